@@ -1,0 +1,20 @@
+"""hwlib: an exact, deterministic engine of one Kafka partition's replication, and tools around it."""
+
+from .checks import KINDS as ANOMALY_KINDS
+from .checks import Anomaly, AnomalyChecker
+from .cluster import Cluster
+from .config import PROTOCOLS, ClusterConfig
+from .epoch_cache import LeaderEpochCache
+from .errors import ConfigError, HwlibError, ScenarioError, UnknownScenarioError
+from .scenario import Scenario, builtin_scenarios, load_scenario
+from .steps import Step, parse_step, parse_steps
+from .trace import RunResult, Trace, run_scenario, run_steps
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "ANOMALY_KINDS", "PROTOCOLS", "Anomaly", "AnomalyChecker", "Cluster", "ClusterConfig",
+    "ConfigError", "HwlibError", "LeaderEpochCache", "RunResult", "Scenario", "ScenarioError",
+    "Step", "Trace", "UnknownScenarioError", "__version__", "builtin_scenarios", "load_scenario",
+    "parse_step", "parse_steps", "run_scenario", "run_steps",
+]

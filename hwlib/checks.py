@@ -1,0 +1,225 @@
+"""Anomaly checks (SPEC section 9), run incrementally after every step of a run."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+from .replica import FETCHING, LEADER
+
+KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr", "hw-regression",
+         "epoch-cache-order")
+
+
+@dataclass(frozen=True)
+class Anomaly:
+    """One finding. ``step`` is 1-based: the anomaly showed after that step ran."""
+
+    kind: str
+    step: int
+    detail: str
+    replica: str | None = None
+    offset: int | None = None
+    value: str | None = None
+
+    def as_dict(self) -> dict:
+        return {k: v for k, v in asdict(self).items() if v is not None}
+
+
+def _record(log, offset: int) -> str:
+    return f"{log.values[offset]} (epoch {log.epochs[offset]})"
+
+
+class AnomalyChecker:
+    """Watches one cluster. ``observe(step)`` after each step; ``finish(step)`` at the end.
+
+    Pairwise log comparisons are amortised: for each pair of replicas it remembers the prefix
+    already found equal and shortens it only when a truncation rewrote one of the logs.
+    A condition that persists over several steps (divergence, a strong-ISR violation) is
+    reported once, when it first appears.
+    """
+
+    def __init__(self, cluster) -> None:
+        self.cluster = cluster
+        self.anomalies: list[Anomaly] = []
+        reps = cluster.replicas
+        self._pairs = [(a, b) for i, a in enumerate(reps) for b in reps[i + 1:]]
+        self._agree = {(a.id, b.id): 0 for a, b in self._pairs}
+        self._diverged: dict[tuple[str, str], int] = {}
+        self._weak_isr: set[tuple[str, str]] = set()
+        self._committed_epochs: list[int] = []
+        self._committed_values: list[str] = []
+        self._last_hw: int | None = None
+        self._last_leader: str | None = None
+        self._cache_versions = {r.id: r.log.cache.version for r in reps}
+        self._acked_seen = 0
+        self._absent_since: dict[str, int] = {}
+
+    def _report(self, kind: str, step: int, detail: str, **extra) -> None:
+        self.anomalies.append(Anomaly(kind, step, detail, **extra))
+
+    def _agreement(self, a, b) -> tuple[tuple[str, str], int]:
+        key = (a.id, b.id) if a.index < b.index else (b.id, a.id)
+        return key, self._agree[key]
+
+    def _first_difference(self, a, b, key, upto: int) -> int | None:
+        """First offset below ``upto`` where a and b differ (or one lacks it), else None."""
+        start = self._agree[key]
+        if upto <= start:
+            return None
+        la, lb = a.log, b.log
+        end = min(upto, len(la.values), len(lb.values))
+        if (la.values[start:end] == lb.values[start:end]
+                and la.epochs[start:end] == lb.epochs[start:end]):
+            if end == upto:
+                self._agree[key] = upto
+                return None
+            self._agree[key] = end
+            return end
+        for o in range(start, end):
+            if la.values[o] != lb.values[o] or la.epochs[o] != lb.epochs[o]:
+                self._agree[key] = o
+                return o
+        raise AssertionError("unreachable: slices differ but no offset does")
+
+    def observe(self, step: int) -> None:
+        cluster = self.cluster
+        leader = cluster.leader
+        leader_rewritten = leader is not None and leader.id != self._last_leader
+        for r in cluster.replicas:
+            rewritten = r.log.rewritten_from
+            if rewritten is None:
+                continue
+            r.log.rewritten_from = None
+            if leader is not None and r is leader:
+                leader_rewritten = True
+            for key, agreed in self._agree.items():
+                if r.id in key and agreed > rewritten:
+                    self._agree[key] = rewritten
+            for key, offset in list(self._diverged.items()):
+                if r.id in key and rewritten <= offset:
+                    del self._diverged[key]
+        self._last_leader = leader.id if leader is not None else None
+
+        if leader is not None:
+            self._check_hw_regression(step, leader)
+            self._check_committed(step, leader, leader_rewritten)
+            self._track_acked(step, leader, leader_rewritten)
+            if leader.online:
+                self._check_strong_isr(step, leader)
+        self._check_divergence(step)
+        self._check_epoch_caches(step)
+
+    def _check_hw_regression(self, step: int, leader) -> None:
+        hw = leader.hw
+        if self._last_hw is not None and hw < self._last_hw:
+            self._report("hw-regression", step,
+                         f"partition HW {self._last_hw} -> {hw} (leader {leader.id}, "
+                         f"epoch {self.cluster.leader_epoch})", replica=leader.id)
+        self._last_hw = hw
+
+    def _check_committed(self, step: int, leader, rewritten: bool) -> None:
+        log = leader.log
+        epochs, values = self._committed_epochs, self._committed_values
+        if rewritten and values:
+            n = len(values)
+            have = min(n, len(log.values))
+            for o in range(n):
+                if o >= have or log.values[o] != values[o] or log.epochs[o] != epochs[o]:
+                    self._report("committed-truncated", step,
+                                 f"offset {o}: {values[o]} (epoch {epochs[o]}) was below the "
+                                 f"partition HW and is gone from leader {leader.id}'s log",
+                                 replica=leader.id, offset=o, value=values[o])
+            # adopt the leader's log as the partition's committed prefix from here on
+            del epochs[:], values[:]
+            upto = min(n, have)
+            epochs.extend(log.epochs[:upto])
+            values.extend(log.values[:upto])
+        if leader.hw > len(values):
+            start = len(values)
+            epochs.extend(log.epochs[start:leader.hw])
+            values.extend(log.values[start:leader.hw])
+
+    def _track_acked(self, step: int, leader, rewritten: bool) -> None:
+        acked = self.cluster.acked
+        for value in acked[self._acked_seen:]:
+            self._absent_since.pop(value, None)
+        self._acked_seen = len(acked)
+        if rewritten and acked:
+            present = set(leader.log.values)
+            for value in acked:
+                if value in present:
+                    self._absent_since.pop(value, None)
+                else:
+                    self._absent_since.setdefault(value, step)
+
+    def _check_strong_isr(self, step: int, leader) -> None:
+        hw = leader.hw
+        cluster = self.cluster
+        for rid in cluster.controller.isr:
+            if rid == leader.id:
+                continue
+            member = cluster.by_id[rid]
+            key, _ = self._agreement(leader, member)
+            bad = self._first_difference(leader, member, key, hw)
+            pair = (leader.id, rid)
+            if bad is None:
+                self._weak_isr.discard(pair)
+            elif pair not in self._weak_isr:
+                self._weak_isr.add(pair)
+                if bad >= member.leo:
+                    what = f"lacks offset {bad} (its LEO is {member.leo})"
+                else:
+                    what = f"holds {_record(member.log, bad)} at offset {bad}"
+                self._report("strong-isr", step,
+                             f"leader {leader.id} has HW {hw} with {_record(leader.log, bad)} "
+                             f"at offset {bad}, but ISR member {rid} {what}",
+                             replica=rid, offset=bad)
+
+    def _check_divergence(self, step: int) -> None:
+        for a, b in self._pairs:
+            if not (_reconciled(a) and _reconciled(b)):
+                continue
+            upto = min(a.hw, b.hw)
+            key, agreed = self._agreement(a, b)
+            if upto <= agreed:
+                continue
+            bad = self._first_difference(a, b, key, upto)
+            if bad is not None and key not in self._diverged:
+                self._diverged[key] = bad
+                self._report("log-divergence", step,
+                             f"{a.id} and {b.id} differ at offset {bad}, below both HWs "
+                             f"({a.id}: {_record(a.log, bad)}, {b.id}: {_record(b.log, bad)})",
+                             replica=f"{a.id},{b.id}", offset=bad)
+
+    def _check_epoch_caches(self, step: int) -> None:
+        for r in self.cluster.replicas:
+            cache = r.log.cache
+            if cache.version != self._cache_versions[r.id]:
+                self._cache_versions[r.id] = cache.version
+                if not cache.is_strictly_increasing():
+                    self._report("epoch-cache-order", step,
+                                 f"{r.id}'s epoch cache {cache.entries} is not strictly increasing",
+                                 replica=r.id)
+
+    def finish(self, step: int) -> list[Anomaly]:
+        """Judge acknowledged records against the final leader's log; returns all anomalies."""
+        leader = self.cluster.leader
+        if leader is not None:
+            present = set(leader.log.values)
+            offsets = {}
+            for request in self.cluster.produces:
+                if request.status == "acked":
+                    offsets.setdefault(request.value, request.offset)
+            for value in dict.fromkeys(self.cluster.acked):
+                if value not in present:
+                    self._report("lost-write", self._absent_since.get(value, step),
+                                 f"{value} was acknowledged at offset {offsets.get(value)} and is "
+                                 f"not in the final log of leader {leader.id}",
+                                 value=value, offset=offsets.get(value))
+        return self.anomalies
+
+
+def _reconciled(replica) -> bool:
+    """Online and done reconciling with its leader (or the leader itself)."""
+    return replica.online and (replica.role == LEADER or (
+        replica.leader_id is not None and replica.fetch_state == FETCHING))

@@ -1,0 +1,648 @@
+"""The partition's replicas, leader-side logic and controller, driven one step at a time.
+
+Leader-side functions carry Kafka's names (``update_follower_fetch_state``,
+``maybe_expand_isr``, ``maybe_shrink_isr``, ``maybe_increment_leader_hw``, ``make_leader``,
+``make_follower``) and follow ``Partition`` / ``ReplicaManager`` of the modelled release.
+Every step is total: a step that cannot act (a fetch from an offline replica, say) records a
+``skip`` event and changes nothing. Logical time moves only in ``tick``.
+"""
+
+from __future__ import annotations
+
+from .config import ClusterConfig
+from .controller import Controller
+from .errors import ScenarioError
+from .protocols import get_protocol
+from .replica import (
+    FETCHING,
+    FOLLOWER,
+    LEADER,
+    NEVER_MS,
+    OFFLINE,
+    TRUNCATING,
+    InFlight,
+    RemoteReplica,
+    Replica,
+)
+
+NOT_LEADER_OR_FOLLOWER = "NOT_LEADER_OR_FOLLOWER"
+NOT_ENOUGH_REPLICAS = "NOT_ENOUGH_REPLICAS"
+NOT_ENOUGH_REPLICAS_AFTER_APPEND = "NOT_ENOUGH_REPLICAS_AFTER_APPEND"
+NETWORK_EXCEPTION = "NETWORK_EXCEPTION"
+REQUEST_TIMED_OUT = "REQUEST_TIMED_OUT"
+OFFSET_OUT_OF_RANGE = "OFFSET_OUT_OF_RANGE"
+
+
+class ProduceRequest:
+    """One produce call and its outcome: ``pending``, ``acked``, ``no-answer`` (acks=0) or an error."""
+
+    __slots__ = ("value", "offset", "acks", "leader", "epoch", "status", "deadline")
+
+    def __init__(self, value: str, acks: str) -> None:
+        self.value = value
+        self.offset = -1
+        self.acks = acks
+        self.leader: str | None = None
+        self.epoch = -1
+        self.status = "pending"
+        self.deadline = 0
+
+    def as_dict(self) -> dict:
+        return {"value": self.value, "offset": self.offset, "acks": self.acks,
+                "leader": self.leader, "epoch": self.epoch, "status": self.status}
+
+
+class Cluster:
+    """One partition: ``config.replicas`` in assignment order; the first leads epoch 0 at start,
+    all logs empty, ISR = all replicas, the leader's remote LEOs known to be 0."""
+
+    def __init__(self, config: ClusterConfig) -> None:
+        self.config = config
+        self.protocol = get_protocol(config.protocol)
+        self.replicas = [Replica(rid, i) for i, rid in enumerate(config.replicas)]
+        self.by_id = {r.id: r for r in self.replicas}
+        self.now = 0
+        self.events: list[tuple] = []
+        self.produces: list[ProduceRequest] = []
+        self.pending: list[ProduceRequest] = []
+        self.acked: list[str] = []
+        self.consumer_position = 0
+        self.polls: list[list[tuple[int, int, str]]] = []
+        self._lag = config.replica_lag_time_max_ms
+        self._next_isr_check = self._lag // 2
+        self._next_checkpoint = config.replica_high_watermark_checkpoint_interval_ms
+        self.controller = Controller(config.replicas, config.unclean_leader_election)
+        first = self.replicas[0]
+        self.controller.leader = first.id
+        self.controller.leader_epoch = 0
+        for r in self.replicas:
+            r.leader_id = first.id
+            r.leader_epoch = 0
+        self.make_leader(first, is_new_leader=True, initial=True)
+
+    # ---------------------------------------------------------------------------- reading
+    def replica(self, replica_id: str) -> Replica:
+        try:
+            return self.by_id[replica_id]
+        except KeyError:
+            raise ScenarioError(
+                f"replica: {replica_id!r} is not a replica; allowed: {', '.join(self.by_id)}"
+            ) from None
+
+    @property
+    def leader(self) -> Replica | None:
+        lid = self.controller.leader
+        return self.by_id[lid] if lid is not None else None
+
+    @property
+    def leader_epoch(self) -> int:
+        return self.controller.leader_epoch
+
+    @property
+    def isr(self) -> tuple[str, ...]:
+        return self.controller.isr
+
+    @property
+    def partition_hw(self) -> int | None:
+        """The leader's HW, or None while the partition has no leader."""
+        leader = self.leader
+        return leader.hw if leader is not None else None
+
+    # ---------------------------------------------------------------------- step dispatch
+    def apply(self, step) -> None:
+        """Apply one parsed ``hwlib.steps.Step``."""
+        kind = step.kind
+        if kind == "produce":
+            self.produce(step.value, step.acks)
+        elif kind == "fetch":
+            self.fetch(step.replica)
+        elif kind == "fetch_request":
+            self.fetch_request(step.replica)
+        elif kind == "fetch_response":
+            self.fetch_response(step.replica)
+        elif kind == "flush":
+            self.flush(step.replica)
+        elif kind == "crash":
+            self.crash(step.replica, step.lose_unflushed, step.detected)
+        elif kind == "restart":
+            self.restart(step.replica)
+        elif kind == "elect":
+            self.elect(step.replica)
+        elif kind == "tick":
+            self.tick(step.ms)
+        elif kind == "consume":
+            self.consume()
+        else:
+            raise ScenarioError(f"step: unknown kind {kind!r}")
+
+    def _skip(self, step: str, replica: str | None, reason: str) -> None:
+        self.events.append(("skip", step, replica, reason))
+
+    # ---------------------------------------------------------------------------- produce
+    def produce(self, value: str, acks: str | None = None) -> ProduceRequest:
+        """A producer sends one record to the leader (SPEC section 4)."""
+        request = ProduceRequest(value, acks or self.config.acks)
+        self.produces.append(request)
+        events = self.events
+        leader = self.leader
+        if leader is None:
+            return self._fail(request, NOT_LEADER_OR_FOLLOWER)
+        if not leader.online:
+            return self._fail(request, NETWORK_EXCEPTION)
+        if request.acks == "all" and len(self.controller.isr) < self.config.min_insync_replicas:
+            return self._fail(request, NOT_ENOUGH_REPLICAS)
+        epoch = self.controller.leader_epoch
+        offset = leader.log.append(epoch, value)
+        request.offset, request.leader, request.epoch = offset, leader.id, epoch
+        events.append(("append", leader.id, offset, epoch, value))
+        self._maybe_flush(leader)
+        if leader.purgatory:
+            self._wake_parked_fetches(leader)
+        self.maybe_increment_leader_hw(leader)
+        if request.acks == "1":
+            self._ack(request)
+        elif request.acks == "0":
+            request.status = "no-answer"
+        else:
+            request.deadline = self.now + self.config.request_timeout_ms
+            self.pending.append(request)
+            self._complete_pending_produces(leader)
+        return request
+
+    def _fail(self, request: ProduceRequest, code: str) -> ProduceRequest:
+        request.status = code
+        self.events.append(("produce_error", request.value, code))
+        return request
+
+    def _ack(self, request: ProduceRequest) -> None:
+        request.status = "acked"
+        self.acked.append(request.value)
+        self.events.append(("ack", request.value, request.offset))
+
+    def _complete_pending_produces(self, leader: Replica) -> None:
+        """DelayedProduce: acks=all succeeds once the leader HW passes the record."""
+        hw = leader.hw
+        enough = len(self.controller.isr) >= self.config.min_insync_replicas
+        still = []
+        for request in self.pending:
+            if request.leader == leader.id and request.offset < hw:
+                if enough:
+                    self._ack(request)
+                else:
+                    self._fail(request, NOT_ENOUGH_REPLICAS_AFTER_APPEND)
+            else:
+                still.append(request)
+        self.pending = still
+
+    def _fail_pending_produces(self, leader_id: str, code: str) -> None:
+        if not self.pending:
+            return
+        still = []
+        for request in self.pending:
+            if request.leader == leader_id:
+                self._fail(request, code)
+            else:
+                still.append(request)
+        self.pending = still
+
+    def _maybe_flush(self, replica: Replica) -> None:
+        interval = self.config.log_flush_interval_messages
+        if interval is not None and replica.leo - replica.log.flushed >= interval:
+            replica.log.flush()
+
+    # ------------------------------------------------------------------------------ fetch
+    def fetch(self, replica_id: str) -> None:
+        """One whole round; if a request is already in flight, this delivers it instead."""
+        follower = self.replica(replica_id)
+        if follower.in_flight is None:
+            self.fetch_request(replica_id)
+        if follower.in_flight is not None:
+            self.fetch_response(replica_id)
+
+    def fetch_request(self, replica_id: str) -> None:
+        """The follower's request reaches the leader and is handled there."""
+        follower = self.replica(replica_id)
+        if not follower.online:
+            return self._skip("fetch_request", replica_id, "replica is offline")
+        if follower.role == LEADER:
+            return self._skip("fetch_request", replica_id, "replica is the leader")
+        if follower.in_flight is not None:
+            return self._skip("fetch_request", replica_id, "a request is already in flight")
+        leader = self.leader
+        if leader is None:
+            return self._skip("fetch_request", replica_id, "the partition has no leader")
+        if not leader.online:
+            return self._skip("fetch_request", replica_id, f"leader {leader.id} is offline")
+        if follower.fetch_state == TRUNCATING:
+            self._handle_epoch_request(leader, follower)
+        else:
+            self._handle_fetch(leader, follower)
+
+    def _handle_epoch_request(self, leader: Replica, follower: Replica) -> None:
+        request = InFlight("epoch", follower, leader, follower.leo)
+        request.asked_epoch = self.protocol.epoch_request(follower.log)
+        request.answer = self.protocol.answer_epoch_request(leader.log, request.asked_epoch)
+        follower.in_flight = request
+
+    def _handle_fetch(self, leader: Replica, follower: Replica) -> None:
+        """ReplicaManager.fetchMessages for a follower (SPEC section 5, leader side)."""
+        fetch_offset = len(follower.log.values)
+        leader_log = leader.log
+        leader_leo = len(leader_log.values)
+        request = InFlight("fetch", follower, leader, fetch_offset)
+        follower.in_flight = request
+        if fetch_offset > leader_leo:
+            request.error = OFFSET_OUT_OF_RANGE
+            request.leader_leo = leader_leo
+            return
+        hw0 = leader.hw
+        self.update_follower_fetch_state(leader, follower.id, fetch_offset, leader_leo)
+        self.maybe_expand_isr(leader, follower.id)
+        self.maybe_increment_leader_hw(leader)
+        if fetch_offset < leader_leo:
+            request.epochs = leader_log.epochs[fetch_offset:]
+            request.values = leader_log.values[fetch_offset:]
+            request.hw = hw0
+            self.events.append(("fetch", follower.id, fetch_offset, leader_leo - fetch_offset, hw0))
+        else:
+            request.parked = True
+            request.deadline = self.now + self.config.replica_fetch_wait_max_ms
+            leader.purgatory.append(request)
+            self.events.append(("park", follower.id, fetch_offset))
+
+    def _complete_delayed_fetch(self, request: InFlight) -> None:
+        """DelayedFetch.onComplete: re-read the log and the current HW."""
+        leader = request.leader
+        request.parked = False
+        request.epochs = leader.log.epochs[request.fetch_offset:]
+        request.values = leader.log.values[request.fetch_offset:]
+        request.hw = leader.hw
+        self.events.append(("fetch", request.follower.id, request.fetch_offset,
+                            len(request.values), request.hw))
+
+    def _wake_parked_fetches(self, leader: Replica) -> None:
+        for request in leader.purgatory:
+            self.events.append(("wake", request.follower.id))
+            self._complete_delayed_fetch(request)
+        leader.purgatory.clear()
+
+    def fetch_response(self, replica_id: str) -> None:
+        """Deliver the follower's in-flight response (a parked fetch first times out)."""
+        follower = self.replica(replica_id)
+        request = follower.in_flight
+        if not follower.online:
+            return self._skip("fetch_response", replica_id, "replica is offline")
+        if request is None:
+            return self._skip("fetch_response", replica_id, "no request in flight")
+        if request.parked:
+            request.leader.purgatory.remove(request)
+            self.events.append(("expire", replica_id))
+            self._complete_delayed_fetch(request)
+        follower.in_flight = None
+        if request.kind == "epoch":
+            self._process_epoch_response(follower, request)
+        elif request.error == OFFSET_OUT_OF_RANGE:
+            self._handle_offset_out_of_range(follower, request)
+        else:
+            self._process_fetch_response(follower, request)
+
+    def _process_fetch_response(self, follower: Replica, request: InFlight) -> None:
+        """Follower side: append the records, then HW = min(leader HW, own LEO)."""
+        log = follower.log
+        if request.values:
+            start = len(log.values)
+            log.append_as_follower(request.epochs, request.values)
+            self.events.append(("replicate", follower.id, start, len(log.values)))
+            self._maybe_flush(follower)
+        new_hw = request.hw if request.hw < len(log.values) else len(log.values)
+        if new_hw != follower.hw:
+            self.events.append(("hw", follower.id, follower.hw, new_hw, False))
+            follower.hw = new_hw
+
+    def _handle_offset_out_of_range(self, follower: Replica, request: InFlight) -> None:
+        """The leader is shorter than the follower (it lost or never had the suffix)."""
+        self.events.append(("out_of_range", follower.id, request.fetch_offset, request.leader_leo))
+        if request.leader_leo < follower.leo:
+            self._truncate(follower, request.leader_leo, "leader's log is shorter")
+
+    def _process_epoch_response(self, follower: Replica, request: InFlight) -> None:
+        offset = self.protocol.truncation_after_answer(follower.log, follower.hw, request.answer)
+        self.events.append(("epoch_request", follower.id, request.asked_epoch, request.answer))
+        follower.fetch_state = FETCHING
+        self._truncate(follower, offset, "OffsetsForLeaderEpoch")
+
+    def _truncate(self, replica: Replica, offset: int, reason: str) -> None:
+        old = replica.leo
+        if offset < old:
+            replica.log.truncate_to(offset)
+            self.events.append(("truncate", replica.id, old, offset, reason))
+        if replica.hw > replica.leo:
+            self.events.append(("hw", replica.id, replica.hw, replica.leo, replica.is_leader))
+            replica.hw = replica.leo
+
+    # -------------------------------------------------------------- leader-side partition
+    def update_follower_fetch_state(self, leader: Replica, follower_id: str, fetch_offset: int,
+                                    leader_leo: int) -> None:
+        """Remote LEO := fetch offset; caught-up time as in Kafka's Replica.updateFetchState."""
+        remote = leader.remotes[follower_id]
+        now = self.now
+        if fetch_offset >= leader_leo:
+            if now > remote.last_caught_up_ms:
+                remote.last_caught_up_ms = now
+        elif fetch_offset >= remote.last_fetch_leader_leo:
+            if remote.last_fetch_ms > remote.last_caught_up_ms:
+                remote.last_caught_up_ms = remote.last_fetch_ms
+        remote.leo = fetch_offset
+        remote.last_fetch_leader_leo = leader_leo
+        remote.last_fetch_ms = now
+
+    def maybe_expand_isr(self, leader: Replica, follower_id: str) -> None:
+        """A follower joins the ISR once its remote LEO reaches the leader's HW."""
+        isr = self.controller.isr
+        if follower_id in isr or leader.remotes[follower_id].leo < leader.hw:
+            return
+        new_isr = tuple(r for r in self.controller.assignment if r in isr or r == follower_id)
+        self._update_isr(new_isr, f"{follower_id} caught up to HW {leader.hw}")
+        self.maybe_increment_leader_hw(leader)
+
+    def maybe_shrink_isr(self, leader: Replica) -> None:
+        """Drop followers not caught up for longer than replica.lag.time.max.ms."""
+        leader_leo = leader.leo
+        out = [rid for rid in self.controller.isr
+               if rid != leader.id
+               and leader.remotes[rid].leo != leader_leo
+               and self.now - leader.remotes[rid].last_caught_up_ms > self._lag]
+        if out:
+            new_isr = tuple(r for r in self.controller.isr if r not in out)
+            self._update_isr(new_isr, f"{','.join(out)} lagged > {self._lag} ms")
+            self.maybe_increment_leader_hw(leader)
+
+    def _update_isr(self, new_isr: tuple[str, ...], reason: str) -> None:
+        self.events.append(("isr", self.controller.isr, new_isr, reason))
+        self.controller.isr = new_isr
+
+    def maybe_increment_leader_hw(self, leader: Replica) -> bool:
+        """HW = min LEO over the leader and every follower in the ISR or caught up within the lag;
+        it only ever rises. Completes acks=all produces it passes."""
+        new_hw = len(leader.log.values)
+        isr = self.controller.isr
+        horizon = self.now - self._lag
+        for rid, remote in leader.remotes.items():
+            if (rid in isr or remote.last_caught_up_ms >= horizon) and remote.leo < new_hw:
+                new_hw = remote.leo
+        if new_hw <= leader.hw:
+            return False
+        self.events.append(("hw", leader.id, leader.hw, new_hw, True))
+        leader.hw = new_hw
+        if self.pending:
+            self._complete_pending_produces(leader)
+        return True
+
+    def make_leader(self, replica: Replica, is_new_leader: bool, initial: bool = False) -> None:
+        """Partition.makeLeader: reset followers' caught-up times; a new leader forgets their
+        LEOs (unknown, -1) and never truncates; then try to advance the HW."""
+        replica.role = LEADER
+        replica.leader_id = replica.id
+        replica.leader_epoch = self.controller.leader_epoch
+        replica.fetch_state = FETCHING
+        self._drop_in_flight(replica)
+        self.protocol.on_become_leader(replica.log, self.controller.leader_epoch)
+        leo = replica.leo
+        now = self.now
+        isr = self.controller.isr
+        if is_new_leader:
+            replica.purgatory.clear()
+            replica.remotes = {}
+        for r in self.replicas:
+            if r is replica:
+                continue
+            caught_up = now if r.id in isr else NEVER_MS
+            remote = replica.remotes.get(r.id)
+            if remote is None:
+                replica.remotes[r.id] = RemoteReplica(0 if initial else -1, caught_up, leo, now)
+            else:
+                remote.last_caught_up_ms = caught_up
+                remote.last_fetch_leader_leo = leo
+                remote.last_fetch_ms = now
+        self.maybe_increment_leader_hw(replica)
+
+    def make_follower(self, replica: Replica, reconcile: bool) -> None:
+        """Partition.makeFollower; ``reconcile`` when the leader changed (or, kip320+, the epoch)."""
+        if replica.role == LEADER:
+            self._fail_pending_produces(replica.id, NOT_LEADER_OR_FOLLOWER)
+            for request in replica.purgatory:
+                request.follower.in_flight = None
+            replica.purgatory.clear()
+            replica.remotes = {}
+        replica.role = FOLLOWER
+        replica.leader_id = self.controller.leader
+        replica.leader_epoch = self.controller.leader_epoch
+        self._drop_in_flight(replica)
+        if reconcile:
+            self._begin_reconciliation(replica)
+
+    def _begin_reconciliation(self, replica: Replica) -> None:
+        offset = self.protocol.begin_reconciliation(replica.log, replica.hw)
+        if offset is None:
+            replica.fetch_state = TRUNCATING
+        else:
+            replica.fetch_state = FETCHING
+            self._truncate(replica, offset, "truncate to HW")
+
+    def _drop_in_flight(self, replica: Replica) -> None:
+        request = replica.in_flight
+        if request is not None:
+            if request.parked and request in request.leader.purgatory:
+                request.leader.purgatory.remove(request)
+            replica.in_flight = None
+
+    # ------------------------------------------------------------------------- controller
+    def _apply_leader_and_isr(self, old_leader: str | None, old_epoch: int) -> None:
+        """Send the controller's new (leader, epoch, ISR) to every live broker."""
+        ctl = self.controller
+        new_leader = ctl.leader
+        self.events.append(("leader", old_leader, new_leader, ctl.leader_epoch))
+        if old_leader is not None and old_leader != new_leader:
+            self._fail_pending_produces(old_leader, NOT_LEADER_OR_FOLLOWER)
+        if new_leader is None:
+            # Followers keep their state; their fetcher has no one to fetch from.
+            for r in self.replicas:
+                if r.online:
+                    self._drop_in_flight(r)
+            return
+        leader = self.by_id[new_leader]
+        if leader.online:
+            self.make_leader(leader, is_new_leader=leader.role != LEADER)
+        for r in self.replicas:
+            if r is leader or not r.online:
+                continue
+            leader_changed = r.leader_id != new_leader or r.role == LEADER
+            epoch_changed = r.leader_epoch != ctl.leader_epoch
+            reconcile = leader_changed or (self.protocol.reconcile_on_epoch_change and epoch_changed)
+            if reconcile or r.role == LEADER:
+                self.make_follower(r, reconcile=reconcile)
+            else:
+                r.leader_epoch = ctl.leader_epoch
+
+    def _on_broker_failure(self, replica: Replica) -> None:
+        ctl = self.controller
+        old_leader, old_epoch = ctl.leader, ctl.leader_epoch
+        old_isr = ctl.isr
+        if ctl.on_broker_failure(replica.id):
+            if ctl.isr != old_isr:
+                self.events.append(("isr", old_isr, ctl.isr, f"controller: {replica.id} failed"))
+            self._apply_leader_and_isr(old_leader, old_epoch)
+
+    def _on_broker_startup(self, replica: Replica) -> None:
+        ctl = self.controller
+        old_leader, old_epoch, old_isr = ctl.leader, ctl.leader_epoch, ctl.isr
+        if ctl.on_broker_startup(replica.id):
+            if ctl.isr != old_isr:
+                self.events.append(("isr", old_isr, ctl.isr, "unclean election"))
+            self._apply_leader_and_isr(old_leader, old_epoch)
+        elif ctl.leader is not None:
+            self.make_follower(replica, reconcile=True)
+
+    # ----------------------------------------------------------------- faults and restarts
+    def flush(self, replica_id: str) -> None:
+        """Make the replica durable: log up to its LEO, HW checkpoint."""
+        replica = self.replica(replica_id)
+        if not replica.online:
+            return self._skip("flush", replica_id, "replica is offline")
+        replica.log.flush()
+        replica.hw_checkpoint = replica.hw
+        self.events.append(("flush", replica_id, replica.log.flushed, replica.hw))
+
+    def crash(self, replica_id: str, lose_unflushed: bool = False, detected: bool = True) -> None:
+        """Process crash (``lose_unflushed``: power loss). The in-memory HW is lost; an
+        undetected crash is a restart within the session timeout: ISR and leadership stay."""
+        replica = self.replica(replica_id)
+        if not replica.online:
+            return self._skip("crash", replica_id, "replica is already offline")
+        replica.online = False
+        self._drop_in_flight(replica)
+        if replica.role == LEADER:
+            self._fail_pending_produces(replica.id, NETWORK_EXCEPTION)
+            for request in replica.purgatory:
+                request.follower.in_flight = None
+            replica.purgatory.clear()
+            # Followers lose their connection: their in-flight requests are gone.
+            for r in self.replicas:
+                if r.in_flight is not None and r.in_flight.leader is replica:
+                    r.in_flight = None
+        replica.role = OFFLINE
+        replica.remotes = {}
+        lost = 0
+        if lose_unflushed:
+            lost = replica.log.truncate_to(replica.log.flushed)
+        replica.hw = min(replica.hw_checkpoint, replica.leo)
+        replica.crashed_at_ms = self.now
+        self.events.append(("crash", replica_id, lost, detected))
+        if detected:
+            self._on_broker_failure(replica)
+
+    def restart(self, replica_id: str) -> None:
+        """The broker comes back from disk and learns its role from the controller."""
+        replica = self.replica(replica_id)
+        if replica.online:
+            return self._skip("restart", replica_id, "replica is already online")
+        replica.online = True
+        replica.crashed_at_ms = None
+        replica.hw = min(replica.hw_checkpoint, replica.leo)
+        replica.fetch_state = FETCHING
+        replica.role = FOLLOWER
+        replica.leader_id = None
+        self.events.append(("restart", replica_id))
+        ctl = self.controller
+        if replica_id in ctl.dead:
+            self._on_broker_startup(replica)
+        elif ctl.leader == replica_id:
+            replica.leader_epoch = ctl.leader_epoch
+            self.make_leader(replica, is_new_leader=True)
+        elif ctl.leader is not None:
+            self.make_follower(replica, reconcile=True)
+
+    def elect(self, replica_id: str) -> None:
+        """Controller moves leadership to ``replica_id`` (clean: it must be a live ISR member)."""
+        replica = self.replica(replica_id)
+        ctl = self.controller
+        if not replica.online:
+            return self._skip("elect", replica_id, "replica is offline")
+        if ctl.leader == replica_id:
+            return self._skip("elect", replica_id, "replica is already the leader")
+        if replica_id not in ctl.isr:
+            return self._skip("elect", replica_id, "replica is not in the ISR (clean election only)")
+        old_leader, old_epoch = ctl.leader, ctl.leader_epoch
+        ctl.move_leadership(replica_id)
+        self._apply_leader_and_isr(old_leader, old_epoch)
+
+    # ------------------------------------------------------------------------------- time
+    def tick(self, ms: int) -> None:
+        """Advance logical time by ``ms``, running what falls due in time order: parked fetch
+        and produce timeouts, session timeouts, ISR shrink checks (every lag/2), HW checkpoints."""
+        if ms < 0:
+            raise ScenarioError(f"tick: milliseconds must be >= 0, got {ms}")
+        target = self.now + ms
+        while True:
+            due = self._next_due()
+            if due is None or due > target:
+                break
+            self.now = due
+            self._run_due(due)
+        self.now = target
+        self.events.append(("time", target))
+
+    def _next_due(self) -> int | None:
+        candidates = [self._next_isr_check, self._next_checkpoint]
+        for r in self.replicas:
+            for request in r.purgatory:
+                candidates.append(request.deadline)
+            if not r.online and r.crashed_at_ms is not None and r.id not in self.controller.dead:
+                candidates.append(r.crashed_at_ms + self.config.session_timeout_ms)
+        for request in self.pending:
+            candidates.append(request.deadline)
+        return min(candidates)
+
+    def _run_due(self, now: int) -> None:
+        for r in self.replicas:
+            expired = [q for q in r.purgatory if q.deadline <= now]
+            for request in expired:
+                r.purgatory.remove(request)
+                self.events.append(("expire", request.follower.id))
+                self._complete_delayed_fetch(request)
+        timed_out = [q for q in self.pending if q.deadline <= now]
+        if timed_out:
+            self.pending = [q for q in self.pending if q.deadline > now]
+            for request in timed_out:
+                self._fail(request, REQUEST_TIMED_OUT)
+        for r in self.replicas:
+            if (not r.online and r.crashed_at_ms is not None and r.id not in self.controller.dead
+                    and r.crashed_at_ms + self.config.session_timeout_ms <= now):
+                self.events.append(("detected", r.id))
+                self._on_broker_failure(r)
+        if self._next_isr_check <= now:
+            self._next_isr_check += self._lag // 2
+            leader = self.leader
+            if leader is not None and leader.online:
+                self.maybe_shrink_isr(leader)
+        if self._next_checkpoint <= now:
+            self._next_checkpoint += self.config.replica_high_watermark_checkpoint_interval_ms
+            for r in self.replicas:
+                if r.online and r.hw_checkpoint != r.hw:
+                    r.hw_checkpoint = r.hw
+                    self.events.append(("checkpoint", r.id, r.hw))
+
+    # --------------------------------------------------------------------------- consumer
+    def consume(self) -> list[tuple[int, int, str]]:
+        """A consumer polls the leader from its position up to the partition HW."""
+        leader = self.leader
+        if leader is None or not leader.online:
+            self._skip("consume", None, "no online leader")
+            return []
+        start = self.consumer_position
+        end = max(start, leader.hw)
+        records = leader.log.records(start, min(end, leader.leo))
+        self.consumer_position = start + len(records)
+        self.polls.append(records)
+        self.events.append(("consume", start, self.consumer_position))
+        return records

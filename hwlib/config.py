@@ -1,0 +1,107 @@
+"""Cluster configuration: the partition's replicas, protocol generation and Kafka settings, validated."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields
+
+from .errors import ConfigError
+
+PROTOCOLS = ("hw", "kip101")
+ACKS = ("0", "1", "all")
+
+
+def _acks(value: object, field: str) -> str:
+    text = str(value).lower()
+    if text == "-1":
+        text = "all"
+    if text not in ACKS:
+        raise ConfigError(f"{field}: {value!r} is not allowed; allowed: 0, 1, all (or -1)")
+    return text
+
+
+@dataclass(frozen=True)
+class ClusterConfig:
+    """Settings of one partition. Names follow Kafka's (``min.insync.replicas`` -> ``min_insync_replicas``).
+
+    Times are logical milliseconds; they pass only through ``tick`` steps.
+    """
+
+    replicas: tuple[str, ...] = ("A", "B")
+    protocol: str = "hw"
+    min_insync_replicas: int = 1
+    acks: str = "all"
+    unclean_leader_election: bool = False
+    replica_lag_time_max_ms: int = 30000
+    replica_fetch_wait_max_ms: int = 500
+    replica_high_watermark_checkpoint_interval_ms: int = 5000
+    request_timeout_ms: int = 30000
+    session_timeout_ms: int = 18000
+    log_flush_interval_messages: int | None = None
+
+    def __post_init__(self) -> None:
+        replicas = self.replicas
+        if isinstance(replicas, str) or not isinstance(replicas, (list, tuple)):
+            raise ConfigError(f"config.replicas: expected a list of replica names, got {replicas!r}")
+        names = tuple(str(r) for r in replicas)
+        if not names:
+            raise ConfigError("config.replicas: at least one replica is required")
+        if len(set(names)) != len(names):
+            raise ConfigError(f"config.replicas: names must be unique, got {list(names)}")
+        for name in names:
+            if not name or not name.replace("_", "").replace("-", "").isalnum():
+                raise ConfigError(
+                    f"config.replicas: {name!r} is not a valid name; use letters, digits, - or _"
+                )
+        object.__setattr__(self, "replicas", names)
+        if self.protocol not in PROTOCOLS:
+            raise ConfigError(
+                f"config.protocol: {self.protocol!r} is not known; allowed: {', '.join(PROTOCOLS)}"
+            )
+        object.__setattr__(self, "acks", _acks(self.acks, "config.acks"))
+        for name in ("min_insync_replicas", "replica_lag_time_max_ms", "replica_fetch_wait_max_ms",
+                     "replica_high_watermark_checkpoint_interval_ms", "request_timeout_ms",
+                     "session_timeout_ms"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise ConfigError(f"config.{name}: must be an integer >= 1, got {value!r}")
+        if self.min_insync_replicas > len(names):
+            raise ConfigError(
+                f"config.min_insync_replicas: {self.min_insync_replicas} exceeds the "
+                f"{len(names)} replicas; allowed: 1..{len(names)}"
+            )
+        if self.replica_lag_time_max_ms < 2:
+            raise ConfigError("config.replica_lag_time_max_ms: must be >= 2 (checked every lag/2)")
+        flush = self.log_flush_interval_messages
+        if flush is not None and (isinstance(flush, bool) or not isinstance(flush, int)
+                                  or flush < 1):
+            raise ConfigError(
+                f"config.log_flush_interval_messages: must be null (never) or an integer >= 1, "
+                f"got {flush!r}"
+            )
+        if not isinstance(self.unclean_leader_election, bool):
+            raise ConfigError(
+                f"config.unclean_leader_election: must be true or false, "
+                f"got {self.unclean_leader_election!r}"
+            )
+
+    @classmethod
+    def from_dict(cls, data: dict, where: str = "config") -> ClusterConfig:
+        if not isinstance(data, dict):
+            raise ConfigError(f"{where}: expected a mapping, got {type(data).__name__}")
+        known = {f.name for f in fields(cls)}
+        unknown = sorted(set(data) - known)
+        if unknown:
+            raise ConfigError(
+                f"{where}.{unknown[0]}: unknown setting; allowed: {', '.join(sorted(known))}"
+            )
+        return cls(**data)
+
+    def to_dict(self) -> dict:
+        out = asdict(self)
+        out["replicas"] = list(self.replicas)
+        return out
+
+    def replace(self, **changes) -> ClusterConfig:
+        data = self.to_dict()
+        data.update(changes)
+        return ClusterConfig.from_dict(data)

@@ -1,0 +1,75 @@
+"""Replica log: records (offset, epoch, value) with a durable (flushed) prefix and its epoch cache."""
+
+from __future__ import annotations
+
+from .epoch_cache import LeaderEpochCache
+
+
+class ReplicaLog:
+    """One replica's log of the partition. Offsets start at 0 (no retention is modelled).
+
+    Records live in two parallel lists, ``epochs`` and ``values``; the LEO is their length.
+    ``flushed`` is the durable prefix: a power loss keeps ``[0, flushed)`` only.
+    ``rewritten_from`` is the lowest offset any truncation touched since an observer last
+    reset it to ``None`` (appends never rewrite).
+    """
+
+    __slots__ = ("epochs", "values", "flushed", "cache", "rewritten_from")
+
+    def __init__(self) -> None:
+        self.epochs: list[int] = []
+        self.values: list[str] = []
+        self.flushed = 0
+        self.cache = LeaderEpochCache()
+        self.rewritten_from: int | None = None
+
+    @property
+    def log_end_offset(self) -> int:
+        return len(self.values)
+
+    leo = log_end_offset
+
+    def records(self, start: int = 0, end: int | None = None) -> list[tuple[int, int, str]]:
+        end = len(self.values) if end is None else end
+        return [(o, self.epochs[o], self.values[o]) for o in range(start, end)]
+
+    def append(self, epoch: int, value: str) -> int:
+        """Leader append with the leader's epoch; returns the record's offset."""
+        offset = len(self.values)
+        cache = self.cache
+        if cache._epochs[-1:] != [epoch]:
+            cache.assign(epoch, offset)
+        self.epochs.append(epoch)
+        self.values.append(value)
+        return offset
+
+    def append_as_follower(self, epochs: list[int], values: list[str]) -> None:
+        """Append a fetched batch; the cache gets an entry wherever the record epoch changes."""
+        cache = self.cache
+        base = len(self.values)
+        last = cache._epochs[-1] if cache._epochs else None
+        for i, epoch in enumerate(epochs):
+            if epoch != last:
+                cache.assign(epoch, base + i)
+                last = epoch
+        self.epochs.extend(epochs)
+        self.values.extend(values)
+
+    def truncate_to(self, offset: int) -> int:
+        """Drop records at ``offset`` and above; returns how many were dropped."""
+        if offset < 0:
+            raise ValueError(f"truncate_to: offset must be >= 0, got {offset}")
+        dropped = len(self.values) - offset
+        if dropped <= 0:
+            return 0
+        del self.epochs[offset:]
+        del self.values[offset:]
+        if self.flushed > offset:
+            self.flushed = offset
+        self.cache.truncate_from_end(offset)
+        if self.rewritten_from is None or offset < self.rewritten_from:
+            self.rewritten_from = offset
+        return dropped
+
+    def flush(self) -> None:
+        self.flushed = len(self.values)

@@ -1,0 +1,85 @@
+"""Protocol generations: how a follower reconciles its log after a leader change (SPEC section 2).
+
+Each generation is a small class over the shared engine. The engine asks it four things:
+whether a follower must reconcile on this change, how it starts reconciling, what the
+leader answers to an OffsetsForLeaderEpoch request, and where the follower truncates.
+"""
+
+from __future__ import annotations
+
+from .epoch_cache import UNDEFINED_EPOCH, UNDEFINED_OFFSET
+from .errors import ConfigError
+from .log import ReplicaLog
+
+
+class Protocol:
+    """Kafka <= 0.10.2 (``hw``): a follower truncates to its own high watermark."""
+
+    name = "hw"
+    kafka = "<= 0.10.2"
+    summary = "follower truncates its log to its own HW, then fetches from there"
+    uses_leader_epochs = False
+    #: kip320+: followers reconcile on every epoch change, not only on a leader change.
+    reconcile_on_epoch_change = False
+
+    def begin_reconciliation(self, log: ReplicaLog, hw: int) -> int | None:
+        """A follower must reconcile. Returns an offset to truncate to now, or None when it
+        first needs a round trip to the leader (an OffsetsForLeaderEpoch request)."""
+        return hw
+
+    def epoch_request(self, log: ReplicaLog) -> int:
+        """The epoch a reconciling follower asks the leader about."""
+        return log.cache.latest_epoch if len(log.cache) else UNDEFINED_EPOCH
+
+    def answer_epoch_request(self, leader_log: ReplicaLog, epoch: int):
+        raise NotImplementedError(f"protocol {self.name} sends no OffsetsForLeaderEpoch request")
+
+    def truncation_after_answer(self, log: ReplicaLog, hw: int, answer) -> int:
+        raise NotImplementedError(f"protocol {self.name} sends no OffsetsForLeaderEpoch request")
+
+    def on_become_leader(self, log: ReplicaLog, epoch: int) -> None:
+        """Hook for generations that record the new epoch at election (kip320+)."""
+
+
+class Kip101(Protocol):
+    """Kafka 0.11 (KIP-101): ask the leader for the end offset of the latest local epoch."""
+
+    name = "kip101"
+    kafka = "0.11"
+    summary = ("follower asks OffsetsForLeaderEpoch(latest local epoch); leader answers one "
+               "offset; truncate to min(answer, LEO); undefined answer -> HW")
+    uses_leader_epochs = True
+
+    def begin_reconciliation(self, log: ReplicaLog, hw: int) -> int | None:
+        # 0.11 sends no request for a partition without epochs: it truncates to the HW.
+        return hw if not len(log.cache) else None
+
+    def answer_epoch_request(self, leader_log: ReplicaLog, epoch: int) -> int:
+        """0.11's one-offset answer: LEO for the latest epoch; -1 when nothing lies above the
+        asked epoch or it is below the first; else the start of the first later epoch."""
+        cache = leader_log.cache
+        if epoch == UNDEFINED_EPOCH or not len(cache):
+            return UNDEFINED_OFFSET
+        if cache.latest_epoch == epoch:
+            return leader_log.log_end_offset
+        if epoch < cache.earliest_epoch:
+            return UNDEFINED_OFFSET
+        _, end_offset = cache.end_offset_for(epoch, leader_log.log_end_offset)
+        return end_offset
+
+    def truncation_after_answer(self, log: ReplicaLog, hw: int, answer: int) -> int:
+        if answer == UNDEFINED_OFFSET:
+            return hw
+        return min(answer, log.log_end_offset)
+
+
+GENERATIONS: dict[str, Protocol] = {p.name: p for p in (Protocol(), Kip101())}
+
+
+def get_protocol(name: str) -> Protocol:
+    try:
+        return GENERATIONS[name]
+    except KeyError:
+        raise ConfigError(
+            f"protocol: {name!r} is not known; allowed: {', '.join(GENERATIONS)}"
+        ) from None

@@ -1,0 +1,90 @@
+"""One broker's replica of the partition: log, HW and its checkpoint, role, and fetch/leader state."""
+
+from __future__ import annotations
+
+from .log import ReplicaLog
+
+LEADER = "leader"
+FOLLOWER = "follower"
+OFFLINE = "offline"
+
+#: Kafka passes 0 (the Unix epoch) for "never caught up"; logical time starts at 0 here.
+NEVER_MS = -(1 << 62)
+
+FETCHING = "fetching"
+TRUNCATING = "truncating"  # awaiting an OffsetsForLeaderEpoch answer before it may fetch
+
+
+class RemoteReplica:
+    """The leader's view of one follower (Kafka's remote ``Replica`` / ``FollowerState``)."""
+
+    __slots__ = ("leo", "last_caught_up_ms", "last_fetch_leader_leo", "last_fetch_ms")
+
+    def __init__(self, leo: int, last_caught_up_ms: int, last_fetch_leader_leo: int,
+                 last_fetch_ms: int) -> None:
+        self.leo = leo
+        self.last_caught_up_ms = last_caught_up_ms
+        self.last_fetch_leader_leo = last_fetch_leader_leo
+        self.last_fetch_ms = last_fetch_ms
+
+
+class InFlight:
+    """A follower's outstanding request and, once completed, the leader's response.
+
+    ``kind`` is ``"fetch"`` or ``"epoch"`` (OffsetsForLeaderEpoch). A fetch with nothing to
+    return is ``parked`` in the leader's purgatory until a produce wakes it or it expires.
+    """
+
+    __slots__ = ("kind", "follower", "leader", "fetch_offset", "asked_epoch", "parked",
+                 "deadline", "epochs", "values", "hw", "error", "leader_leo", "answer")
+
+    def __init__(self, kind: str, follower: Replica, leader: Replica, fetch_offset: int) -> None:
+        self.kind = kind
+        self.follower = follower
+        self.leader = leader
+        self.fetch_offset = fetch_offset
+        self.asked_epoch = -1
+        self.parked = False
+        self.deadline = 0
+        self.epochs: list[int] = []
+        self.values: list[str] = []
+        self.hw = 0
+        self.error: str | None = None
+        self.leader_leo = -1
+        self.answer = None
+
+
+class Replica:
+    """A replica on its broker. ``hw`` is in memory; ``hw_checkpoint`` is what survives a crash."""
+
+    __slots__ = ("id", "index", "online", "log", "hw", "hw_checkpoint", "role", "leader_id",
+                 "leader_epoch", "fetch_state", "in_flight", "remotes", "purgatory",
+                 "crashed_at_ms")
+
+    def __init__(self, replica_id: str, index: int) -> None:
+        self.id = replica_id
+        self.index = index
+        self.online = True
+        self.log = ReplicaLog()
+        self.hw = 0
+        self.hw_checkpoint = 0
+        self.role = FOLLOWER
+        self.leader_id: str | None = None
+        self.leader_epoch = -1
+        self.fetch_state = FETCHING
+        self.in_flight: InFlight | None = None
+        self.remotes: dict[str, RemoteReplica] = {}
+        self.purgatory: list[InFlight] = []
+        self.crashed_at_ms: int | None = None
+
+    @property
+    def leo(self) -> int:
+        return len(self.log.values)
+
+    @property
+    def is_leader(self) -> bool:
+        return self.role == LEADER
+
+    def __repr__(self) -> str:
+        return (f"Replica({self.id}, {self.role}, leo={self.leo}, hw={self.hw}, "
+                f"online={self.online})")

@@ -1,0 +1,122 @@
+"""Scenario files: YAML (name, description, config, steps, expect), built-ins by name, validation."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import yaml
+
+from .checks import KINDS
+from .config import PROTOCOLS, ClusterConfig
+from .errors import HwlibError, ScenarioError, UnknownScenarioError
+from .steps import Step, parse_steps
+
+TOP_LEVEL_KEYS = ("name", "description", "config", "steps", "expect")
+
+
+def scenario_dir() -> Path:
+    """Where built-in scenarios live: ``$HWLIB_SCENARIO_DIR`` or the repo's ``data/scenarios``."""
+    env = os.environ.get("HWLIB_SCENARIO_DIR")
+    if env:
+        return Path(env)
+    return Path(__file__).resolve().parent.parent / "data" / "scenarios"
+
+
+@dataclass(frozen=True)
+class Scenario:
+    name: str
+    config: ClusterConfig
+    steps: tuple[Step, ...]
+    description: str = ""
+    #: expected anomaly kinds per protocol, e.g. {"hw": ["lost-write"], "kip101": []}
+    expect: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    path: str | None = None
+
+    def with_protocol(self, protocol: str) -> Scenario:
+        return Scenario(self.name, self.config.replace(protocol=protocol), self.steps,
+                        self.description, self.expect, self.path)
+
+    def to_dict(self) -> dict:
+        out = {"name": self.name, "description": self.description,
+               "config": self.config.to_dict(), "steps": [s.to_obj() for s in self.steps]}
+        if self.expect:
+            out["expect"] = {p: list(k) for p, k in self.expect.items()}
+        return out
+
+    def to_yaml(self) -> str:
+        return yaml.safe_dump(self.to_dict(), sort_keys=False, default_flow_style=None,
+                              allow_unicode=True)
+
+    def save(self, path: str | os.PathLike) -> Path:
+        """Write atomically (temp file + rename), so no half-written scenario is left behind."""
+        path = Path(path)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_text(self.to_yaml(), encoding="utf-8")
+        tmp.replace(path)
+        return path
+
+
+def scenario_from_dict(data, source: str = "scenario") -> Scenario:
+    if not isinstance(data, dict):
+        raise ScenarioError(f"{source}: expected a mapping with keys {', '.join(TOP_LEVEL_KEYS)}")
+    unknown = sorted(set(data) - set(TOP_LEVEL_KEYS))
+    if unknown:
+        raise ScenarioError(f"{source}: unknown key {unknown[0]!r}; allowed: "
+                            f"{', '.join(TOP_LEVEL_KEYS)}")
+    name = data.get("name")
+    if not isinstance(name, str) or not name:
+        raise ScenarioError(f"{source}: name: required, a non-empty string")
+    if "steps" not in data:
+        raise ScenarioError(f"{source}: steps: required, a list of steps")
+    try:
+        config = ClusterConfig.from_dict(data.get("config") or {})
+        steps = tuple(parse_steps(data["steps"], config.replicas))
+    except HwlibError as exc:
+        raise type(exc)(f"{source}: {exc}") from None
+    expect_raw = data.get("expect") or {}
+    if not isinstance(expect_raw, dict):
+        raise ScenarioError(f"{source}: expect: a mapping protocol -> list of anomaly kinds")
+    expect = {}
+    for protocol, kinds in expect_raw.items():
+        if protocol not in PROTOCOLS:
+            raise ScenarioError(f"{source}: expect.{protocol}: unknown protocol; allowed: "
+                                f"{', '.join(PROTOCOLS)}")
+        if not isinstance(kinds, list) or any(k not in KINDS for k in kinds):
+            raise ScenarioError(f"{source}: expect.{protocol}: a list of anomaly kinds from "
+                                f"{', '.join(KINDS)}; got {kinds!r}")
+        expect[protocol] = tuple(kinds)
+    description = data.get("description") or ""
+    return Scenario(name, config, steps, str(description), expect)
+
+
+def builtin_scenarios() -> dict[str, Path]:
+    folder = scenario_dir()
+    if not folder.is_dir():
+        return {}
+    return {p.stem: p for p in sorted(folder.glob("*.yaml"))}
+
+
+def load_scenario(path_or_name: str | os.PathLike) -> Scenario:
+    """Load a scenario by file path or by the name of a built-in (``data/scenarios/NAME.yaml``)."""
+    candidate = Path(path_or_name)
+    if not candidate.is_file():
+        builtins = builtin_scenarios()
+        if str(path_or_name) in builtins:
+            candidate = builtins[str(path_or_name)]
+        else:
+            raise UnknownScenarioError(
+                f"scenario: {str(path_or_name)!r} is neither a file nor a built-in; built-ins: "
+                f"{', '.join(builtins) or '(none found in ' + str(scenario_dir()) + ')'}"
+            )
+    try:
+        data = yaml.safe_load(candidate.read_text(encoding="utf-8"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise ScenarioError(f"{candidate}:{where}: malformed YAML: {problem}") from None
+    scenario = scenario_from_dict(data, str(candidate))
+    return Scenario(scenario.name, scenario.config, scenario.steps, scenario.description,
+                    scenario.expect, str(candidate))

@@ -1,0 +1,126 @@
+"""Scenario steps: the ``Step`` record, parsing from the YAML forms, validation and round-tripping."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from .config import _acks
+from .errors import ScenarioError
+
+REPLICA_STEPS = ("fetch", "fetch_request", "fetch_response", "flush", "crash", "restart", "elect")
+STEP_KINDS = tuple(sorted(REPLICA_STEPS + ("produce", "tick", "consume")))
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    kind: str
+    replica: str | None = None
+    value: str | None = None
+    acks: str | None = None
+    ms: int = 0
+    lose_unflushed: bool = False
+    detected: bool = True
+
+    def to_obj(self):
+        """The shortest YAML form of this step (``parse_step`` reads it back)."""
+        kind = self.kind
+        if kind == "produce":
+            return {kind: self.value if self.acks is None else {"value": self.value,
+                                                                "acks": self.acks}}
+        if kind == "tick":
+            return {kind: self.ms}
+        if kind == "consume":
+            return {kind: {}}
+        if kind == "crash" and (self.lose_unflushed or not self.detected):
+            return {kind: {"replica": self.replica, "lose_unflushed": self.lose_unflushed,
+                           "detected": self.detected}}
+        return {kind: self.replica}
+
+    def describe(self) -> str:
+        kind = self.kind
+        if kind == "produce":
+            return f"produce {self.value}" + (f" (acks={self.acks})" if self.acks else "")
+        if kind == "tick":
+            return f"tick {self.ms} ms"
+        if kind == "consume":
+            return "consume"
+        if kind == "crash":
+            what = "power loss" if self.lose_unflushed else "crash"
+            return f"{what} {self.replica}" + ("" if self.detected else " (quick restart, unnoticed)")
+        return f"{kind} {self.replica}"
+
+
+def _bool(value, where: str) -> bool:
+    if not isinstance(value, bool):
+        raise ScenarioError(f"{where}: must be true or false, got {value!r}")
+    return value
+
+
+def _replica(value, where: str, replicas: tuple[str, ...] | None) -> str:
+    if not isinstance(value, (str, int)) or isinstance(value, bool):
+        raise ScenarioError(f"{where}: expected a replica name, got {value!r}")
+    name = str(value)
+    if replicas is not None and name not in replicas:
+        raise ScenarioError(
+            f"{where}: {name!r} is not a replica; allowed: {', '.join(replicas)}"
+        )
+    return name
+
+
+def _only_keys(arg: dict, allowed: tuple[str, ...], where: str) -> None:
+    unknown = sorted(set(arg) - set(allowed))
+    if unknown:
+        raise ScenarioError(f"{where}.{unknown[0]}: unknown key; allowed: {', '.join(allowed)}")
+
+
+def parse_step(obj, index: int, replicas: tuple[str, ...] | None = None) -> Step:
+    """Parse one step in any of the scenario forms (see DESIGN.md)."""
+    where = f"steps[{index}]"
+    if isinstance(obj, Step):
+        obj = obj.to_obj()
+    if isinstance(obj, str) and obj == "consume":
+        return Step("consume")
+    if not isinstance(obj, dict) or len(obj) != 1:
+        raise ScenarioError(
+            f"{where}: a step is a mapping with one key, the step kind; allowed kinds: "
+            f"{', '.join(STEP_KINDS)}"
+        )
+    (kind, arg), = obj.items()
+    if kind not in STEP_KINDS:
+        raise ScenarioError(f"{where}: unknown step kind {kind!r}; allowed: {', '.join(STEP_KINDS)}")
+    where = f"{where}.{kind}"
+    if kind == "produce":
+        if isinstance(arg, dict):
+            _only_keys(arg, ("value", "acks"), where)
+            if "value" not in arg:
+                raise ScenarioError(f"{where}.value: required (the record's value)")
+            value, acks = arg["value"], arg.get("acks")
+            acks = None if acks is None else _acks(acks, f"{where}.acks")
+        else:
+            value, acks = arg, None
+        if value is None or isinstance(value, (dict, list, bool)):
+            raise ScenarioError(f"{where}: expected a record value (text), got {value!r}")
+        return Step("produce", value=str(value), acks=acks)
+    if kind == "tick":
+        if isinstance(arg, bool) or not isinstance(arg, int) or arg < 0:
+            raise ScenarioError(f"{where}: expected milliseconds, an integer >= 0, got {arg!r}")
+        return Step("tick", ms=arg)
+    if kind == "consume":
+        if arg not in (None, {}):
+            raise ScenarioError(f"{where}: takes no arguments; write `consume: {{}}`")
+        return Step("consume")
+    if kind == "crash" and isinstance(arg, dict):
+        _only_keys(arg, ("replica", "lose_unflushed", "detected"), where)
+        if "replica" not in arg:
+            raise ScenarioError(f"{where}.replica: required")
+        return Step("crash", replica=_replica(arg["replica"], f"{where}.replica", replicas),
+                    lose_unflushed=_bool(arg.get("lose_unflushed", False),
+                                         f"{where}.lose_unflushed"),
+                    detected=_bool(arg.get("detected", True), f"{where}.detected"))
+    return Step(kind, replica=_replica(arg, where, replicas))
+
+
+def parse_steps(objs, replicas: tuple[str, ...] | None = None) -> list[Step]:
+    if not isinstance(objs, list):
+        raise ScenarioError(f"steps: expected a list of steps, got {type(objs).__name__}")
+    return [parse_step(obj, i, replicas) for i, obj in enumerate(objs)]

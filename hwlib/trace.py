@@ -1,0 +1,189 @@
+"""Running a scenario: per-step snapshots and events, anomalies, the trace hash, DataFrame views."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+
+from .checks import Anomaly, AnomalyChecker
+from .cluster import Cluster
+from .config import ClusterConfig
+from .events import describe
+from .replica import LEADER
+from .scenario import Scenario
+from .steps import Step
+
+
+def snapshot(cluster: Cluster) -> dict:
+    """Everything an analyst sees at one moment: every replica and the leader's remote LEOs."""
+    leader = cluster.leader
+    replicas = {}
+    for r in cluster.replicas:
+        replicas[r.id] = {
+            "online": r.online,
+            "role": r.role,
+            "leo": r.leo,
+            "hw": r.hw,
+            "hw_checkpoint": r.hw_checkpoint,
+            "flushed": r.log.flushed,
+            "log": [list(rec) for rec in r.log.records()],
+            "epoch_cache": [list(e) for e in r.log.cache.entries],
+            "fetch_state": r.fetch_state,
+            "in_flight": (None if r.in_flight is None
+                          else ("parked" if r.in_flight.parked else r.in_flight.kind)),
+        }
+    remote = {}
+    if leader is not None and leader.role == LEADER:
+        remote = {rid: rr.leo for rid, rr in leader.remotes.items()}
+    return {
+        "now": cluster.now,
+        "leader": cluster.controller.leader,
+        "leader_epoch": cluster.leader_epoch,
+        "isr": list(cluster.isr),
+        "partition_hw": cluster.partition_hw,
+        "remote_leo": remote,
+        "acked": list(cluster.acked),
+        "replicas": replicas,
+    }
+
+
+def final_state(cluster: Cluster) -> dict:
+    """The ``hwlib run --json`` shape (DESIGN.md), without anomalies."""
+    snap = snapshot(cluster)
+    return {
+        "leader": snap["leader"],
+        "leader_epoch": snap["leader_epoch"],
+        "isr": snap["isr"],
+        "partition_hw": snap["partition_hw"],
+        "acked": snap["acked"],
+        "replicas": {rid: {k: v[k] for k in ("online", "leo", "hw", "log", "epoch_cache")}
+                     for rid, v in snap["replicas"].items()},
+    }
+
+
+@dataclass
+class Trace:
+    """Snapshot 0 is the initial state; snapshot i is the state after step i (1-based)."""
+
+    steps: tuple[Step, ...]
+    snapshots: list[dict]
+    events: list[list[tuple]]
+    anomalies: list[Anomaly] = field(default_factory=list)
+
+    def __len__(self) -> int:
+        return len(self.snapshots)
+
+    def event_texts(self, i: int) -> list[str]:
+        return [describe(e) for e in self.events[i]]
+
+    def step_label(self, i: int) -> str:
+        return "start" if i == 0 else f"{i}. {self.steps[i - 1].describe()}"
+
+    def to_dataframe(self):
+        """Tidy: one row per (step, replica), with HW-lag columns."""
+        import pandas as pd
+
+        rows = []
+        for i, snap in enumerate(self.snapshots):
+            leader = snap["leader"]
+            phw = snap["partition_hw"]
+            leader_leo = snap["replicas"][leader]["leo"] if leader is not None else None
+            for rid, rep in snap["replicas"].items():
+                rows.append({
+                    "step": i,
+                    "kind": "start" if i == 0 else self.steps[i - 1].kind,
+                    "label": self.step_label(i),
+                    "now_ms": snap["now"],
+                    "replica": rid,
+                    "online": rep["online"],
+                    "role": rep["role"],
+                    "is_leader": rid == leader,
+                    "in_isr": rid in snap["isr"],
+                    "leo": rep["leo"],
+                    "hw": rep["hw"],
+                    "hw_checkpoint": rep["hw_checkpoint"],
+                    "flushed": rep["flushed"],
+                    "remote_leo": snap["remote_leo"].get(rid),
+                    "leader": leader,
+                    "leader_epoch": snap["leader_epoch"],
+                    "partition_hw": phw,
+                    "leader_leo": leader_leo,
+                    "hw_lag_leader": None if phw is None else leader_leo - phw,
+                    "hw_lag": None if phw is None or rid == leader else phw - rep["hw"],
+                    "acked": len(snap["acked"]),
+                })
+        frame = pd.DataFrame(rows)
+        for col in ("remote_leo", "partition_hw", "leader_leo", "hw_lag_leader", "hw_lag"):
+            frame[col] = frame[col].astype("Int64")
+        return frame
+
+
+@dataclass
+class RunResult:
+    name: str
+    config: ClusterConfig
+    steps: tuple[Step, ...]
+    anomalies: list[Anomaly]
+    acked: list[str]
+    produces: list[dict]
+    final: dict
+    trace_hash: str
+    trace: Trace | None = None
+
+    @property
+    def protocol(self) -> str:
+        return self.config.protocol
+
+    def anomaly_kinds(self) -> list[str]:
+        return sorted({a.kind for a in self.anomalies})
+
+    def to_json(self) -> dict:
+        out = dict(self.final)
+        out["anomalies"] = [a.as_dict() for a in self.anomalies]
+        out["scenario"] = self.name
+        out["protocol"] = self.protocol
+        out["produces"] = self.produces
+        out["trace_hash"] = self.trace_hash
+        return out
+
+
+def run_steps(config: ClusterConfig, steps, name: str = "run", record: bool = True) -> RunResult:
+    """Run ``steps`` on a fresh cluster. ``record=False`` keeps only events, anomalies and the
+    hash (for sweeps); the hash is the same either way."""
+    cluster = Cluster(config)
+    checker = AnomalyChecker(cluster)
+    checker.observe(0)
+    digest = hashlib.sha256(repr(config.to_dict()).encode())
+    snapshots = [snapshot(cluster)] if record else None
+    step_events = [list(cluster.events)] if record else None
+    digest.update(repr(cluster.events).encode())
+    steps = tuple(steps)
+    for i, step in enumerate(steps, 1):
+        mark = len(cluster.events)
+        cluster.apply(step)
+        checker.observe(i)
+        new = cluster.events[mark:]
+        digest.update(repr((i, new)).encode())
+        if record:
+            snapshots.append(snapshot(cluster))
+            step_events.append(new)
+    anomalies = checker.finish(len(steps))
+    final = final_state(cluster)
+    digest.update(json.dumps(final, sort_keys=True).encode())
+    digest.update(repr([a.as_dict() for a in anomalies]).encode())
+    trace = Trace(steps, snapshots, step_events, anomalies) if record else None
+    return RunResult(name, config, steps, anomalies, list(cluster.acked),
+                     [p.as_dict() for p in cluster.produces], final, digest.hexdigest(), trace)
+
+
+def run_scenario(scenario: Scenario | str, protocol: str | None = None,
+                 record: bool = True) -> RunResult:
+    """Run a scenario (object, built-in name or path), optionally under another protocol."""
+    if not isinstance(scenario, Scenario):
+        from .scenario import load_scenario
+
+        scenario = load_scenario(scenario)
+    if protocol is not None:
+        scenario = scenario.with_protocol(protocol)
+    return run_steps(scenario.config, scenario.steps, scenario.name, record)
