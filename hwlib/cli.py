@@ -1,0 +1,105 @@
+"""Command line: ``hwlib run``, ``hwlib scenarios``, ``hwlib compare``. Bad input: one line, exit 2."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from .config import PROTOCOLS
+from .errors import HwlibError
+from .scenario import builtin_scenarios, load_scenario
+from .trace import RunResult, run_scenario
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # one line, exit 2
+        self.exit(2, f"hwlib: error: {message}\n")
+
+
+def _protocol(value: str) -> str:
+    if value not in PROTOCOLS:
+        raise argparse.ArgumentTypeError(
+            f"{value!r} is not known; allowed: {', '.join(PROTOCOLS)}")
+    return value
+
+
+def _protocols(value: str) -> list[str]:
+    return [_protocol(p.strip()) for p in value.split(",") if p.strip()]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="hwlib", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    run = sub.add_parser("run", help="run a scenario and report the final state and anomalies")
+    run.add_argument("scenario", help="a built-in scenario name or a YAML file")
+    run.add_argument("--protocol", type=_protocol, help=f"override: {', '.join(PROTOCOLS)}")
+    run.add_argument("--json", action="store_true", help="print one JSON object")
+    sub.add_parser("scenarios", help="list the built-in scenarios")
+    cmp_ = sub.add_parser("compare", help="run scenarios under every protocol, side by side")
+    cmp_.add_argument("scenarios", nargs="*", help="names or files (default: every built-in)")
+    cmp_.add_argument("--out", default="reports/scenarios",
+                      help="output path without suffix: writes OUT.txt and OUT.png")
+    cmp_.add_argument("--protocols", type=_protocols, default=list(PROTOCOLS),
+                      help="comma-separated protocols")
+    return parser
+
+
+def _print_run(result: RunResult) -> None:
+    trace = result.trace
+    print(f"scenario {result.name}  protocol {result.protocol}  replicas "
+          f"{','.join(result.config.replicas)}  acks={result.config.acks}  "
+          f"min.insync.replicas={result.config.min_insync_replicas}")
+    for i, snap in enumerate(trace.snapshots):
+        reps = "  ".join(
+            f"{rid}{'*' if rid == snap['leader'] else ''}{'' if rep['online'] else '(down)'} "
+            f"LEO {rep['leo']} HW {rep['hw']}" for rid, rep in snap["replicas"].items())
+        remote = " ".join(f"{k}={v}" for k, v in snap["remote_leo"].items())
+        print(f"{trace.step_label(i):<34} epoch {snap['leader_epoch']} ISR "
+              f"{{{','.join(snap['isr'])}}}  {reps}  remote LEO {remote or '-'}")
+        for text in trace.event_texts(i):
+            print(f"    - {text}")
+    print(f"acked: {', '.join(result.acked) or '-'}")
+    for rid, rep in result.final["replicas"].items():
+        print(f"final {rid}: {[tuple(r) for r in rep['log']]}  epoch cache {rep['epoch_cache']}")
+    if result.anomalies:
+        for a in result.anomalies:
+            print(f"ANOMALY step {a.step} {a.kind}: {a.detail}")
+    else:
+        print("no anomalies")
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "run":
+            result = run_scenario(load_scenario(args.scenario), protocol=args.protocol)
+            if args.json:
+                print(json.dumps(result.to_json()))
+            else:
+                _print_run(result)
+        elif args.command == "scenarios":
+            for name, path in builtin_scenarios().items():
+                s = load_scenario(path)
+                expect = "; ".join(f"{p}: {', '.join(k) or 'none'}" for p, k in s.expect.items())
+                print(f"{name:<26} {' '.join(s.description.split())[:100]}")
+                if expect:
+                    print(f"{'':<26} expected anomalies - {expect}")
+        elif args.command == "compare":
+            from .compare import write_comparison
+
+            names = args.scenarios or list(builtin_scenarios())
+            scenarios = [load_scenario(n) for n in names]
+            txt, png, text = write_comparison(scenarios, args.out, args.protocols)
+            print(text)
+            print(f"wrote {txt} and {png}")
+    except HwlibError as exc:
+        print(f"hwlib: error: {' '.join(str(exc).split())}", file=sys.stderr)
+        return 2
+    except BrokenPipeError:  # e.g. `hwlib run ... | head`
+        sys.stderr.close()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,100 @@
+"""Side-by-side view of scenarios under each protocol: a text table and one PNG of HW over steps."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .config import PROTOCOLS
+from .scenario import Scenario
+from .trace import RunResult, run_scenario
+
+
+def run_matrix(scenarios: list[Scenario], protocols=PROTOCOLS) -> dict[tuple[str, str], RunResult]:
+    return {(s.name, p): run_scenario(s, protocol=p) for s in scenarios for p in protocols}
+
+
+def _logs(result: RunResult) -> str:
+    return "  ".join(f"{rid}:[{','.join(rec[2] for rec in rep['log'])}]"
+                     for rid, rep in result.final["replicas"].items())
+
+
+def text_table(scenarios: list[Scenario], results: dict, protocols=PROTOCOLS) -> str:
+    lines = []
+    for s in scenarios:
+        lines.append(f"== {s.name}: {' '.join(s.description.split())}")
+        for p in protocols:
+            r = results[(s.name, p)]
+            kinds = ", ".join(r.anomaly_kinds()) or "none"
+            lost = sorted({a.value for a in r.anomalies if a.kind == "lost-write"})
+            lines.append(f"  {p:<7} leader {r.final['leader'] or '-'} epoch {r.final['leader_epoch']}"
+                         f"  HW {r.final['partition_hw']}  acked {len(r.acked)}"
+                         f"  lost {len(lost)}{' (' + ','.join(lost) + ')' if lost else ''}")
+            lines.append(f"          logs {_logs(r)}")
+            lines.append(f"          anomalies: {kinds}")
+            for a in r.anomalies:
+                lines.append(f"            step {a.step:>2} {a.kind}: {a.detail}")
+        lines.append("")
+    return "\n".join(lines)
+
+
+def plot(scenarios: list[Scenario], results: dict, path: str | os.PathLike,
+         protocols=PROTOCOLS) -> Path:
+    """One PNG: a row per scenario, a column per protocol; partition HW, leader LEO and each
+    follower's HW over the steps, anomalies marked where they appear."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rows, cols = len(scenarios), len(protocols)
+    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 2.4 * rows), squeeze=False,
+                             sharey="row")
+    for i, s in enumerate(scenarios):
+        for j, p in enumerate(protocols):
+            ax = axes[i][j]
+            r = results[(s.name, p)]
+            frame = r.trace.to_dataframe()
+            steps = sorted(frame["step"].unique())
+            per_step = frame.groupby("step").first()
+            ax.step(steps, per_step["leader_leo"].astype("float"), where="post",
+                    label="leader LEO", color="0.6", linestyle="--")
+            ax.step(steps, per_step["partition_hw"].astype("float"), where="post",
+                    label="partition HW", color="black", linewidth=2)
+            for rid in r.config.replicas:
+                sub = frame[frame["replica"] == rid]
+                ax.step(sub["step"], sub["hw"], where="post", label=f"{rid} HW", alpha=0.7)
+            for a in r.anomalies:
+                ax.axvline(a.step, color="red", alpha=0.25, linewidth=3)
+            kinds = ", ".join(r.anomaly_kinds()) or "no anomalies"
+            ax.set_title(f"{s.name} [{p}]\n{kinds}", fontsize=8)
+            ax.tick_params(labelsize=7)
+            if i == rows - 1:
+                ax.set_xlabel("step", fontsize=8)
+            if j == 0:
+                ax.set_ylabel("offset", fontsize=8)
+    handles, labels = axes[0][0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="upper center", ncol=len(labels), fontsize=8)
+    fig.tight_layout(rect=(0, 0, 1, 0.97))
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.stem + ".tmp" + path.suffix)
+    fig.savefig(tmp, dpi=90)
+    plt.close(fig)
+    tmp.replace(path)
+    return path
+
+
+def write_comparison(scenarios: list[Scenario], out: str | os.PathLike,
+                     protocols=PROTOCOLS) -> tuple[Path, Path, str]:
+    """Write ``OUT.txt`` and ``OUT.png``; returns their paths and the text."""
+    results = run_matrix(scenarios, protocols)
+    text = text_table(scenarios, results, protocols)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    txt = out.with_suffix(".txt")
+    tmp = txt.with_name(txt.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(txt)
+    png = plot(scenarios, results, out.with_suffix(".png"), protocols)
+    return txt, png, text

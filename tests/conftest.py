@@ -1,0 +1,22 @@
+"""Shared fixtures: paths to the repo and to ../shared (SPEC, seeds)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+
+
+@pytest.fixture(scope="session")
+def repo() -> Path:
+    return REPO
+
+
+@pytest.fixture(scope="session")
+def seeds() -> Path:
+    folder = SHARED / "seeds"
+    assert folder.is_dir(), f"the seeds are golden data and must be beside the repo: {folder}"
+    return folder
