@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Deterministic examples on CI (same schedules every run); random exploration locally.
+settings.register_profile("ci", derandomize=True, database=None)
+settings.register_profile("dev")
+settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"

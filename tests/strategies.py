@@ -1,0 +1,55 @@
+"""Hypothesis strategies: random valid schedules of steps for a partition.
+
+A schedule is built from actions, most of them one step, one of them a replication round
+(every replica fetches once, in a random order), so that acks=all records really get
+acknowledged between faults instead of almost never.
+"""
+
+from __future__ import annotations
+
+from hypothesis import strategies as st
+
+from hwlib import Step
+
+
+def schedules(replicas: tuple[str, ...], *, power_loss: bool = True, undetected: bool = True,
+              elect: bool = True, max_actions: int = 40):
+    """Lists of steps over ``replicas``; produce values are unique (v0, v1, ...)."""
+    replica = st.sampled_from(replicas)
+    crash = st.builds(
+        lambda r, lose, seen: [Step("crash", replica=r, lose_unflushed=lose, detected=seen)],
+        replica,
+        st.booleans() if power_loss else st.just(False),
+        st.booleans() if undetected else st.just(True),
+    )
+    one = lambda kind: st.builds(lambda r: [Step(kind, replica=r)], replica)  # noqa: E731
+    round_ = st.permutations(replicas).map(lambda order: [Step("fetch", replica=r) for r in order])
+    actions = [
+        (5, st.just(["produce"])),
+        (8, round_),
+        (2, one("fetch")),
+        (1, one("fetch_request")),
+        (1, one("fetch_response")),
+        (1, one("flush")),
+        (2, crash),
+        (3, one("restart")),
+        (1, st.builds(lambda ms: [Step("tick", ms=ms)], st.sampled_from([100, 500, 5000, 16000]))),
+        (1, st.just([Step("consume")])),
+    ]
+    if elect:
+        actions.append((1, one("elect")))
+    weighted = [s for w, s in actions for _ in range(w)]
+    raw = st.lists(st.one_of(weighted), min_size=min(15, max_actions), max_size=max_actions)
+
+    def expand(groups):
+        out, n = [], 0
+        for group in groups:
+            for item in group:
+                if item == "produce":
+                    out.append(Step("produce", value=f"v{n}"))
+                    n += 1
+                else:
+                    out.append(item)
+        return out
+
+    return raw.map(expand)
