@@ -10,12 +10,13 @@ PROTOCOLS = ("hw", "kip101")
 ACKS = ("0", "1", "all")
 
 
-def _acks(value: object, field: str) -> str:
+def parse_acks(value: object, field: str, error: type[Exception] = ConfigError) -> str:
+    """``acks`` as Kafka spells it: 0, 1, all (or -1); returned as "0", "1" or "all"."""
     text = str(value).lower()
     if text == "-1":
         text = "all"
     if text not in ACKS:
-        raise ConfigError(f"{field}: {value!r} is not allowed; allowed: 0, 1, all (or -1)")
+        raise error(f"{field}: {value!r} is not allowed; allowed: 0, 1, all (or -1)")
     return text
 
 
@@ -57,7 +58,7 @@ class ClusterConfig:
             raise ConfigError(
                 f"config.protocol: {self.protocol!r} is not known; allowed: {', '.join(PROTOCOLS)}"
             )
-        object.__setattr__(self, "acks", _acks(self.acks, "config.acks"))
+        object.__setattr__(self, "acks", parse_acks(self.acks, "config.acks"))
         for name in ("min_insync_replicas", "replica_lag_time_max_ms", "replica_fetch_wait_max_ms",
                      "replica_high_watermark_checkpoint_interval_ms", "request_timeout_ms",
                      "session_timeout_ms"):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .config import _acks
+from .config import parse_acks
 from .errors import ScenarioError
 
 REPLICA_STEPS = ("fetch", "fetch_request", "fetch_response", "flush", "crash", "restart", "elect")
@@ -95,7 +95,7 @@ def parse_step(obj, index: int, replicas: tuple[str, ...] | None = None) -> Step
             if "value" not in arg:
                 raise ScenarioError(f"{where}.value: required (the record's value)")
             value, acks = arg["value"], arg.get("acks")
-            acks = None if acks is None else _acks(acks, f"{where}.acks")
+            acks = None if acks is None else parse_acks(acks, f"{where}.acks", ScenarioError)
         else:
             value, acks = arg, None
         if value is None or isinstance(value, (dict, list, bool)):

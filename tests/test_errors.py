@@ -1,0 +1,99 @@
+"""Bad input: each raises an HwlibError whose one-line message names the field and what is allowed."""
+
+from __future__ import annotations
+
+import pytest
+
+import hwlib
+from hwlib import ClusterConfig, ConfigError, ScenarioError, load_scenario, parse_step
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"replicas": ("A", "B"), "min_insync_replicas": 3},
+     "config.min_insync_replicas: 3 exceeds the 2 replicas; allowed: 1..2"),
+    ({"protocol": "kip999"}, "config.protocol: 'kip999' is not known; allowed: hw, kip101"),
+    ({"acks": "2"}, "config.acks: '2' is not allowed; allowed: 0, 1, all (or -1)"),
+    ({"replicas": ()}, "config.replicas: at least one replica is required"),
+    ({"replicas": ("A", "A")}, "config.replicas: names must be unique"),
+    ({"replica_lag_time_max_ms": 0}, "config.replica_lag_time_max_ms: must be an integer >= 1"),
+    ({"log_flush_interval_messages": 0}, "config.log_flush_interval_messages: must be null"),
+    ({"unclean_leader_election": "yes"}, "config.unclean_leader_election: must be true or false"),
+])
+def test_bad_config(kwargs, message):
+    with pytest.raises(ConfigError) as info:
+        ClusterConfig(**kwargs)
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_unknown_config_key():
+    with pytest.raises(ConfigError, match=r"config\.min_isr: unknown setting; allowed: acks, "):
+        ClusterConfig.from_dict({"min_isr": 2})
+
+
+@pytest.mark.parametrize(("obj", "message"), [
+    ({"fech": "B"}, "steps[0]: unknown step kind 'fech'; allowed: consume, crash, elect, fetch"),
+    ({"fetch": "C"}, "steps[0].fetch: 'C' is not a replica; allowed: A, B"),
+    ({"crash": {"replica": "B", "power": True}}, "steps[0].crash.power: unknown key; allowed: replica"),
+    ({"crash": {"detected": False}}, "steps[0].crash.replica: required"),
+    ({"crash": {"replica": "B", "detected": "no"}}, "steps[0].crash.detected: must be true or false"),
+    ({"tick": -5}, "steps[0].tick: expected milliseconds, an integer >= 0, got -5"),
+    ({"produce": {"acks": 1}}, "steps[0].produce.value: required"),
+    ({"produce": {"value": "x", "acks": 3}}, "steps[0].produce.acks: 3 is not allowed"),
+    ({"produce": None}, "steps[0].produce: expected a record value"),
+    ({"fetch": "B", "crash": "A"}, "steps[0]: a step is a mapping with one key"),
+    ({"consume": 5}, "steps[0].consume: takes no arguments"),
+])
+def test_bad_step(obj, message):
+    with pytest.raises(ScenarioError) as info:
+        parse_step(obj, 0, ("A", "B"))
+    assert message in str(info.value)
+
+
+def write(tmp_path, text: str):
+    path = tmp_path / "s.yaml"
+    path.write_text(text)
+    return path
+
+
+def test_malformed_yaml_names_the_line(tmp_path):
+    path = write(tmp_path, "name: x\nsteps:\n  - fetch: [B\n")
+    with pytest.raises(ScenarioError, match=r"s\.yaml: line \d+: malformed YAML"):
+        load_scenario(path)
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("- just a list\n", "expected a mapping with keys name, description, config, steps, expect"),
+    ("name: x\n", "steps: required"),
+    ("steps: []\n", "name: required"),
+    ("name: x\nsteps: []\nextra: 1\n", "unknown key 'extra'; allowed: name"),
+    ("name: x\nconfig: {replicas: [A]}\nsteps: [{fetch: Z}]\n", "steps[0].fetch: 'Z' is not a replica"),
+    ("name: x\nconfig: {replicas: [A], min_insync_replicas: 2}\nsteps: []\n",
+     "config.min_insync_replicas: 2 exceeds the 1 replicas"),
+    ("name: x\nsteps: []\nexpect: {kip3: []}\n", "expect.kip3: unknown protocol"),
+    ("name: x\nsteps: []\nexpect: {hw: [data-loss]}\n", "expect.hw: a list of anomaly kinds from"),
+])
+def test_bad_scenario_files(tmp_path, text, message):
+    with pytest.raises(hwlib.HwlibError) as info:
+        load_scenario(write(tmp_path, text))
+    assert message in str(info.value)
+    assert str(info.value).startswith(str(tmp_path))
+
+
+def test_unknown_scenario_name_lists_builtins():
+    with pytest.raises(hwlib.UnknownScenarioError, match="built-ins: data-loss, divergence"):
+        load_scenario("no-such-scenario")
+
+
+def test_unknown_replica_in_a_direct_call():
+    cluster = hwlib.Cluster(ClusterConfig())
+    with pytest.raises(ScenarioError, match="replica: 'Z' is not a replica; allowed: A, B"):
+        cluster.fetch("Z")
+
+
+def test_scenario_round_trips_through_yaml(tmp_path):
+    original = load_scenario("data-loss")
+    saved = original.save(tmp_path / "copy.yaml")
+    again = load_scenario(saved)
+    assert again.steps == original.steps and again.config == original.config
+    assert again.expect == original.expect
+    assert not list(tmp_path.glob("*.tmp"))
