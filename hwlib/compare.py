@@ -46,6 +46,7 @@ def plot(scenarios: list[Scenario], results: dict, path: str | os.PathLike,
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     rows, cols = len(scenarios), len(protocols)
     fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 2.4 * rows), squeeze=False,
@@ -73,8 +74,12 @@ def plot(scenarios: list[Scenario], results: dict, path: str | os.PathLike,
                 ax.set_xlabel("step", fontsize=8)
             if j == 0:
                 ax.set_ylabel("offset", fontsize=8)
-    handles, labels = axes[0][0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="upper center", ncol=len(labels), fontsize=8)
+    legend: dict = {}
+    for ax in axes.flat:
+        ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
+            legend.setdefault(label, handle)
+    fig.legend(legend.values(), legend.keys(), loc="upper center", ncol=len(legend), fontsize=8)
     fig.tight_layout(rect=(0, 0, 1, 0.97))
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
