@@ -9,6 +9,11 @@ from .replica import FETCHING, LEADER
 KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr", "hw-regression",
          "epoch-cache-order")
 
+#: Event kinds after which logs below an HW, HWs, roles or the ISR may differ from before.
+#: After a step without any of these, the pairwise comparisons cannot change their verdict.
+_RELEVANT = frozenset(("hw", "truncate", "isr", "leader", "crash", "restart", "detected",
+                       "epoch_request", "out_of_range"))
+
 
 @dataclass(frozen=True)
 class Anomaly:
@@ -42,8 +47,12 @@ class AnomalyChecker:
         self.cluster = cluster
         self.anomalies: list[Anomaly] = []
         reps = cluster.replicas
-        self._pairs = [(a, b) for i, a in enumerate(reps) for b in reps[i + 1:]]
-        self._agree = {(a.id, b.id): 0 for a, b in self._pairs}
+        self._pairs = [(a, b, (a.id, b.id)) for i, a in enumerate(reps) for b in reps[i + 1:]]
+        self._agree = {key: 0 for _, _, key in self._pairs}
+        self._key = {}
+        for a, b, key in self._pairs:
+            self._key[a.id, b.id] = self._key[b.id, a.id] = key
+        self._events_seen = 0
         self._diverged: dict[tuple[str, str], int] = {}
         self._weak_isr: set[tuple[str, str]] = set()
         self._committed_epochs: list[int] = []
@@ -56,10 +65,6 @@ class AnomalyChecker:
 
     def _report(self, kind: str, step: int, detail: str, **extra) -> None:
         self.anomalies.append(Anomaly(kind, step, detail, **extra))
-
-    def _agreement(self, a, b) -> tuple[tuple[str, str], int]:
-        key = (a.id, b.id) if a.index < b.index else (b.id, a.id)
-        return key, self._agree[key]
 
     def _first_difference(self, a, b, key, upto: int) -> int | None:
         """First offset below ``upto`` where a and b differ (or one lacks it), else None."""
@@ -81,8 +86,18 @@ class AnomalyChecker:
                 return o
         raise AssertionError("unreachable: slices differ but no offset does")
 
+    def _changed(self) -> bool:
+        """Whether any event since the last observation can change a pairwise verdict."""
+        events = self.cluster.events
+        seen = self._events_seen
+        self._events_seen = len(events)
+        if seen > len(events):  # the owner cleared the event list
+            return True
+        return any(events[i][0] in _RELEVANT for i in range(seen, len(events)))
+
     def observe(self, step: int) -> None:
         cluster = self.cluster
+        changed = self._changed()
         leader = cluster.leader
         leader_rewritten = leader is not None and leader.id != self._last_leader
         for r in cluster.replicas:
@@ -93,7 +108,7 @@ class AnomalyChecker:
             if leader is not None and r is leader:
                 leader_rewritten = True
             for key, agreed in self._agree.items():
-                if r.id in key and agreed > rewritten:
+                if agreed > rewritten and r.id in key:
                     self._agree[key] = rewritten
             for key, offset in list(self._diverged.items()):
                 if r.id in key and rewritten <= offset:
@@ -104,9 +119,10 @@ class AnomalyChecker:
             self._check_hw_regression(step, leader)
             self._check_committed(step, leader, leader_rewritten)
             self._track_acked(step, leader, leader_rewritten)
-            if leader.online:
+            if leader.online and (changed or self._weak_isr):
                 self._check_strong_isr(step, leader)
-        self._check_divergence(step)
+        if changed:
+            self._check_divergence(step)
         self._check_epoch_caches(step)
 
     def _check_hw_regression(self, step: int, leader) -> None:
@@ -159,8 +175,7 @@ class AnomalyChecker:
             if rid == leader.id:
                 continue
             member = cluster.by_id[rid]
-            key, _ = self._agreement(leader, member)
-            bad = self._first_difference(leader, member, key, hw)
+            bad = self._first_difference(leader, member, self._key[leader.id, rid], hw)
             pair = (leader.id, rid)
             if bad is None:
                 self._weak_isr.discard(pair)
@@ -176,12 +191,12 @@ class AnomalyChecker:
                              replica=rid, offset=bad)
 
     def _check_divergence(self, step: int) -> None:
-        for a, b in self._pairs:
-            if not (_reconciled(a) and _reconciled(b)):
+        reconciled = {r.id for r in self.cluster.replicas if _reconciled(r)}
+        for a, b, key in self._pairs:
+            if a.id not in reconciled or b.id not in reconciled:
                 continue
-            upto = min(a.hw, b.hw)
-            key, agreed = self._agreement(a, b)
-            if upto <= agreed:
+            upto = a.hw if a.hw < b.hw else b.hw
+            if upto <= self._agree[key]:
                 continue
             bad = self._first_difference(a, b, key, upto)
             if bad is not None and key not in self._diverged:

@@ -154,25 +154,29 @@ def run_steps(config: ClusterConfig, steps, name: str = "run", record: bool = Tr
     cluster = Cluster(config)
     checker = AnomalyChecker(cluster)
     checker.observe(0)
-    digest = hashlib.sha256(repr(config.to_dict()).encode())
     snapshots = [snapshot(cluster)] if record else None
-    step_events = [list(cluster.events)] if record else None
-    digest.update(repr(cluster.events).encode())
+    marks = [len(cluster.events)]
     steps = tuple(steps)
+    apply, observe, events = cluster.apply, checker.observe, cluster.events
     for i, step in enumerate(steps, 1):
-        mark = len(cluster.events)
-        cluster.apply(step)
-        checker.observe(i)
-        new = cluster.events[mark:]
-        digest.update(repr((i, new)).encode())
+        apply(step)
+        observe(i)
+        marks.append(len(events))
         if record:
             snapshots.append(snapshot(cluster))
-            step_events.append(new)
     anomalies = checker.finish(len(steps))
     final = final_state(cluster)
+    # The hash covers the config, every event with the step it belongs to, the final state
+    # and the anomalies: equal hashes mean equal traces.
+    digest = hashlib.sha256(repr(config.to_dict()).encode())
+    digest.update(repr(marks).encode())
+    digest.update(repr(events).encode())
     digest.update(json.dumps(final, sort_keys=True).encode())
     digest.update(repr([a.as_dict() for a in anomalies]).encode())
-    trace = Trace(steps, snapshots, step_events, anomalies) if record else None
+    trace = None
+    if record:
+        step_events = [events[marks[i - 1] if i else 0:marks[i]] for i in range(len(marks))]
+        trace = Trace(steps, snapshots, step_events, anomalies)
     return RunResult(name, config, steps, anomalies, list(cluster.acked),
                      [p.as_dict() for p in cluster.produces], final, digest.hexdigest(), trace)
 

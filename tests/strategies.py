@@ -13,8 +13,10 @@ from hwlib import Step
 
 
 def schedules(replicas: tuple[str, ...], *, power_loss: bool = True, undetected: bool = True,
-              elect: bool = True, max_actions: int = 40):
-    """Lists of steps over ``replicas``; produce values are unique (v0, v1, ...)."""
+              elect: bool = True, max_actions: int = 40, faults: int = 1):
+    """Lists of steps over ``replicas``; produce values are unique (v0, v1, ...).
+
+    ``faults`` multiplies the weight of crashes, restarts, flushes and long ticks."""
     replica = st.sampled_from(replicas)
     crash = st.builds(
         lambda r, lose, seen: [Step("crash", replica=r, lose_unflushed=lose, detected=seen)],
@@ -30,10 +32,11 @@ def schedules(replicas: tuple[str, ...], *, power_loss: bool = True, undetected:
         (2, one("fetch")),
         (1, one("fetch_request")),
         (1, one("fetch_response")),
-        (1, one("flush")),
-        (2, crash),
-        (3, one("restart")),
-        (1, st.builds(lambda ms: [Step("tick", ms=ms)], st.sampled_from([100, 500, 5000, 16000]))),
+        (faults, one("flush")),
+        (2 * faults, crash),
+        (3 * faults, one("restart")),
+        (faults, st.builds(lambda ms: [Step("tick", ms=ms)],
+                           st.sampled_from([100, 500, 5000, 16000, 31000]))),
         (1, st.just([Step("consume")])),
     ]
     if elect:
@@ -53,3 +56,36 @@ def schedules(replicas: tuple[str, ...], *, power_loss: bool = True, undetected:
         return out
 
     return raw.map(expand)
+
+
+def mutated_scenarios(names: list[str]):
+    """(config, steps) from a built-in scenario with random steps deleted, inserted and
+    appended: near variants of known failures, for exercising the checkers' edge cases."""
+    from hwlib import load_scenario
+
+    def build(name, deletions, insertions, suffix, protocol, unclean):
+        scenario = load_scenario(name)
+        steps = list(scenario.steps)
+        for index in deletions:
+            if steps:
+                del steps[index % len(steps)]
+        for index, extra in insertions:
+            at = index % (len(steps) + 1)
+            steps[at:at] = extra
+        steps += suffix
+        config = scenario.config.replace(protocol=protocol, unclean_leader_election=unclean)
+        return config, steps
+
+    def steps_for(name):
+        replicas = load_scenario(name).config.replicas
+        return schedules(replicas, faults=2, max_actions=6).map(lambda s: [x for x in s
+                                                                          if x.kind != "produce"])
+
+    return st.sampled_from(names).flatmap(lambda name: st.builds(
+        build, st.just(name),
+        st.lists(st.integers(0, 100), max_size=3),
+        st.lists(st.tuples(st.integers(0, 100), steps_for(name)), max_size=2),
+        steps_for(name),
+        st.sampled_from(["hw", "kip101"]),
+        st.booleans(),
+    ))
