@@ -41,3 +41,21 @@ def test_json_shape_matches_the_contract():
     rep = out["replicas"]["A"]
     assert set(rep) == {"online", "leo", "hw", "log", "epoch_cache"}
     assert out["anomalies"][0].keys() >= {"kind", "step", "detail"}
+
+
+def test_trace_hash_is_the_same_in_other_processes():
+    """Executors are other processes with other hash seeds: the hash must not depend on them."""
+    import os
+    import subprocess
+    import sys
+
+    code = ("import hwlib; print(hwlib.run_scenario('divergence').trace_hash, "
+            "hwlib.run_scenario('seed001-msg-divergence', record=False).trace_hash)")
+    outputs = {
+        subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                       env={**os.environ, "PYTHONHASHSEED": seed}).stdout
+        for seed in ("0", "1", "12345")
+    }
+    here = f"{hwlib.run_scenario('divergence').trace_hash} " \
+           f"{hwlib.run_scenario('seed001-msg-divergence').trace_hash}\n"
+    assert outputs == {here}
