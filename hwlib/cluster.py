@@ -109,31 +109,26 @@ class Cluster:
         return leader.hw if leader is not None else None
 
     # ---------------------------------------------------------------------- step dispatch
+    #: step kind -> how it calls the cluster
+    _STEP_CALLS = {
+        "produce": lambda c, s: c.produce(s.value, s.acks),
+        "fetch": lambda c, s: c.fetch(s.replica),
+        "fetch_request": lambda c, s: c.fetch_request(s.replica),
+        "fetch_response": lambda c, s: c.fetch_response(s.replica),
+        "flush": lambda c, s: c.flush(s.replica),
+        "crash": lambda c, s: c.crash(s.replica, s.lose_unflushed, s.detected),
+        "restart": lambda c, s: c.restart(s.replica),
+        "elect": lambda c, s: c.elect(s.replica),
+        "tick": lambda c, s: c.tick(s.ms),
+        "consume": lambda c, s: c.consume(),
+    }
+
     def apply(self, step) -> None:
         """Apply one parsed ``hwlib.steps.Step``."""
-        kind = step.kind
-        if kind == "produce":
-            self.produce(step.value, step.acks)
-        elif kind == "fetch":
-            self.fetch(step.replica)
-        elif kind == "fetch_request":
-            self.fetch_request(step.replica)
-        elif kind == "fetch_response":
-            self.fetch_response(step.replica)
-        elif kind == "flush":
-            self.flush(step.replica)
-        elif kind == "crash":
-            self.crash(step.replica, step.lose_unflushed, step.detected)
-        elif kind == "restart":
-            self.restart(step.replica)
-        elif kind == "elect":
-            self.elect(step.replica)
-        elif kind == "tick":
-            self.tick(step.ms)
-        elif kind == "consume":
-            self.consume()
-        else:
-            raise ScenarioError(f"step: unknown kind {kind!r}")
+        call = self._STEP_CALLS.get(step.kind)
+        if call is None:
+            raise ScenarioError(f"step: unknown kind {step.kind!r}; allowed: {', '.join(sorted(self._STEP_CALLS))}")
+        call(self, step)
 
     def _skip(self, step: str, replica: str | None, reason: str) -> None:
         self.events.append(("skip", step, replica, reason))

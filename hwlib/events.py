@@ -29,67 +29,52 @@ from __future__ import annotations
 Event = tuple
 
 
+def _span(start: int, end: int) -> str:
+    return f"offset {start}" if end - start == 1 else f"offsets {start}..{end - 1}"
+
+
+def _leader(old, new, epoch) -> str:
+    if old == new:
+        return f"leader {new} stays, epoch -> {epoch}"
+    return f"leader {old or 'none'} -> {new or 'none'}, epoch {epoch}"
+
+
+def _crash(r, lost, detected) -> str:
+    lost_text = f", loses {lost} unflushed record(s)" if lost else ""
+    seen = "the controller notices" if detected else "unnoticed by the controller"
+    return f"{r} crashes{lost_text} ({seen})"
+
+
+_DESCRIBE = {
+    "append": lambda r, offset, epoch, value: f"{r} appends {value} at offset {offset} (epoch {epoch})",
+    "replicate": lambda r, start, end: f"{r} appends {_span(start, end)}, LEO {end}",
+    "hw": lambda r, old, new, is_leader: (f"partition HW {old} -> {new}" if is_leader
+                                          else f"{r} HW {old} -> {new}"),
+    "truncate": lambda r, old, new, reason: f"{r} truncates to {new} (LEO {old} -> {new}; {reason})",
+    "isr": lambda old, new, reason: f"ISR {{{','.join(old)}}} -> {{{','.join(new)}}} ({reason})",
+    "leader": _leader,
+    "ack": lambda value, offset: f"producer: {value} at offset {offset} acknowledged",
+    "produce_error": lambda value, code: f"producer: {value} failed with {code}",
+    "park": lambda r, offset: f"fetch from {r} at offset {offset} parks in purgatory",
+    "wake": lambda r: f"produce wakes {r}'s parked fetch",
+    "expire": lambda r: f"{r}'s parked fetch times out",
+    "fetch": lambda r, offset, count, hw: f"leader answers {r}'s fetch at {offset}: {count} record(s), HW {hw}",
+    "out_of_range": lambda r, offset, leo: (f"{r} fetch offset {offset} is beyond the leader's LEO {leo}: "
+                                            "OFFSET_OUT_OF_RANGE"),
+    "epoch_request": lambda r, epoch, answer: f"{r} asks OffsetsForLeaderEpoch({epoch}); leader answers {answer}",
+    "crash": _crash,
+    "restart": lambda r: f"{r} restarts",
+    "detected": lambda r: f"session timeout: the controller notices {r} is down",
+    "flush": lambda r, offset, hw: f"{r} flushes its log to offset {offset} and checkpoints HW {hw}",
+    "checkpoint": lambda r, hw: f"{r} checkpoints HW {hw}",
+    "consume": lambda start, end: f"consumer reads {_span(start, end)}" if end > start else "consumer reads nothing",
+    "skip": lambda step, r, reason: f"{step}{' ' + r if r else ''}: nothing happens ({reason})",
+    "time": lambda now: f"time is now {now} ms",
+}
+
+
 def describe(event: Event) -> str:
-    kind = event[0]
-    if kind == "append":
-        _, r, offset, epoch, value = event
-        return f"{r} appends {value} at offset {offset} (epoch {epoch})"
-    if kind == "replicate":
-        _, r, start, end = event
-        span = f"offset {start}" if end - start == 1 else f"offsets {start}..{end - 1}"
-        return f"{r} appends {span}, LEO {end}"
-    if kind == "hw":
-        _, r, old, new, is_leader = event
-        return f"partition HW {old} -> {new}" if is_leader else f"{r} HW {old} -> {new}"
-    if kind == "truncate":
-        _, r, old, new, reason = event
-        return f"{r} truncates to {new} (LEO {old} -> {new}; {reason})"
-    if kind == "isr":
-        _, old, new, reason = event
-        return f"ISR {{{','.join(old)}}} -> {{{','.join(new)}}} ({reason})"
-    if kind == "leader":
-        _, old, new, epoch = event
-        if old == new:
-            return f"leader {new} stays, epoch -> {epoch}"
-        return f"leader {old or 'none'} -> {new or 'none'}, epoch {epoch}"
-    if kind == "ack":
-        return f"producer: {event[1]} at offset {event[2]} acknowledged"
-    if kind == "produce_error":
-        return f"producer: {event[1]} failed with {event[2]}"
-    if kind == "park":
-        return f"fetch from {event[1]} at offset {event[2]} parks in purgatory"
-    if kind == "wake":
-        return f"produce wakes {event[1]}'s parked fetch"
-    if kind == "expire":
-        return f"{event[1]}'s parked fetch times out"
-    if kind == "fetch":
-        _, r, offset, count, hw = event
-        return f"leader answers {r}'s fetch at {offset}: {count} record(s), HW {hw}"
-    if kind == "out_of_range":
-        _, r, offset, leo = event
-        return f"{r} fetch offset {offset} is beyond the leader's LEO {leo}: OFFSET_OUT_OF_RANGE"
-    if kind == "epoch_request":
-        _, r, epoch, answer = event
-        return f"{r} asks OffsetsForLeaderEpoch({epoch}); leader answers {answer}"
-    if kind == "crash":
-        _, r, lost, detected = event
-        lost_text = f", loses {lost} unflushed record(s)" if lost else ""
-        seen = "the controller notices" if detected else "unnoticed by the controller"
-        return f"{r} crashes{lost_text} ({seen})"
-    if kind == "restart":
-        return f"{event[1]} restarts"
-    if kind == "detected":
-        return f"session timeout: the controller notices {event[1]} is down"
-    if kind == "flush":
-        return f"{event[1]} flushes its log to offset {event[2]} and checkpoints HW {event[3]}"
-    if kind == "checkpoint":
-        return f"{event[1]} checkpoints HW {event[2]}"
-    if kind == "consume":
-        _, start, end = event
-        return f"consumer reads offsets {start}..{end - 1}" if end > start else "consumer reads nothing"
-    if kind == "skip":
-        _, step, r, reason = event
-        return f"{step} {r or ''}: nothing happens ({reason})".replace("  ", " ")
-    if kind == "time":
-        return f"time is now {event[1]} ms"
-    return " ".join(str(x) for x in event)
+    """One line for an event, e.g. ``("truncate", "B", 2, 1, "truncate to HW")`` ->
+    ``B truncates to 1 (LEO 2 -> 1; truncate to HW)``."""
+    render = _DESCRIBE.get(event[0])
+    return render(*event[1:]) if render else " ".join(str(x) for x in event)

@@ -297,3 +297,19 @@ def test_steps_that_cannot_act_are_recorded_as_skips():
     skips = [e for e in c.events if e[0] == "skip"]
     assert [s[3] for s in skips] == ["replica is offline", "replica is already offline", "replica is already online",
                                      "no request in flight", "replica is the leader"]
+
+
+def test_every_step_kind_has_a_cluster_call_and_every_event_a_description():
+    import hwlib
+    from hwlib.events import _DESCRIBE, describe
+    from hwlib.steps import STEP_KINDS
+
+    assert set(STEP_KINDS) == set(Cluster._STEP_CALLS)
+    seen = set()
+    for name in hwlib.builtin_scenarios():
+        for protocol in hwlib.PROTOCOLS:
+            for events in hwlib.run_scenario(name, protocol=protocol).trace.events:
+                for event in events:
+                    seen.add(event[0])
+                    assert describe(event) != " ".join(str(x) for x in event), event
+    assert seen <= set(_DESCRIBE) and len(seen) >= 15
