@@ -321,10 +321,11 @@ class Cluster:
             self._truncate(follower, request.leader_leo, "leader's log is shorter")
 
     def _process_epoch_response(self, follower: Replica, request: InFlight) -> None:
-        offset = self.protocol.truncation_after_answer(follower.log, follower.hw, request.answer)
+        offset, done = self.protocol.truncation_after_answer(follower.log, follower.hw, request.answer)
         self.events.append(("epoch_request", follower.id, request.asked_epoch, request.answer))
-        follower.fetch_state = FETCHING
-        self._truncate(follower, offset, "OffsetsForLeaderEpoch")
+        if done:
+            follower.fetch_state = FETCHING
+        self._truncate(follower, offset, "OffsetsForLeaderEpoch" if done else "OffsetsForLeaderEpoch, walking back")
 
     def _truncate(self, replica: Replica, offset: int, reason: str) -> None:
         old = replica.leo

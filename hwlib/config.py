@@ -5,8 +5,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 
 from .errors import ConfigError
+from .protocols import GENERATIONS
 
-PROTOCOLS = ("hw", "kip101")
+PROTOCOLS = tuple(GENERATIONS)
+
 ACKS = ("0", "1", "all")
 
 

@@ -34,7 +34,9 @@ class Protocol:
     def answer_epoch_request(self, leader_log: ReplicaLog, epoch: int):
         raise NotImplementedError(f"protocol {self.name} sends no OffsetsForLeaderEpoch request")
 
-    def truncation_after_answer(self, log: ReplicaLog, hw: int, answer) -> int:
+    def truncation_after_answer(self, log: ReplicaLog, hw: int, answer) -> tuple[int, bool]:
+        """Where to truncate after the leader's answer, and whether reconciliation is done
+        (False: truncate there, then ask again - one more round trip)."""
         raise NotImplementedError(f"protocol {self.name} sends no OffsetsForLeaderEpoch request")
 
     def on_become_leader(self, log: ReplicaLog, epoch: int) -> None:
@@ -67,13 +69,51 @@ class Kip101(Protocol):
         _, end_offset = cache.end_offset_for(epoch, leader_log.log_end_offset)
         return end_offset
 
-    def truncation_after_answer(self, log: ReplicaLog, hw: int, answer: int) -> int:
+    def truncation_after_answer(self, log: ReplicaLog, hw: int, answer: int) -> tuple[int, bool]:
         if answer == UNDEFINED_OFFSET:
-            return hw
-        return min(answer, log.log_end_offset)
+            return hw, True
+        return min(answer, log.log_end_offset), True
 
 
-GENERATIONS: dict[str, Protocol] = {p.name: p for p in (Protocol(), Kip101())}
+class Kip279(Kip101):
+    """Kafka 2.0 (KIP-279): the leader answers ``(largest epoch <= asked, its end offset)``;
+    the follower walks back epoch by epoch when it does not know the answered epoch."""
+
+    name = "kip279"
+    kafka = "2.0"
+    summary = ("leader answers (largest epoch <= asked, its end offset); a follower that lacks "
+               "that epoch truncates to its own end of the epoch below and asks again")
+
+    def end_offset_for(self, log: ReplicaLog, epoch: int) -> tuple[int, int]:
+        """The cache lookup as this release did it, on either side of the request. 2.0
+        answered ``(-1, -1)`` below the first epoch; later releases ``(epoch, first start)``."""
+        cache = log.cache
+        if len(cache) and epoch != UNDEFINED_EPOCH and epoch < cache.earliest_epoch:
+            return UNDEFINED_EPOCH, UNDEFINED_OFFSET
+        return cache.end_offset_for(epoch, log.log_end_offset)
+
+    def answer_epoch_request(self, leader_log: ReplicaLog, epoch: int) -> tuple[int, int]:
+        return self.end_offset_for(leader_log, epoch)
+
+    def truncation_after_answer(self, log: ReplicaLog, hw: int,
+                                answer: tuple[int, int]) -> tuple[int, bool]:
+        """AbstractFetcherThread.getOffsetTruncationState (2.0)."""
+        leader_epoch, leader_end = answer
+        leo = log.log_end_offset
+        if leader_end == UNDEFINED_OFFSET:
+            return hw, True
+        follower_epoch, follower_end = self.end_offset_for(log, leader_epoch)
+        if follower_end == UNDEFINED_OFFSET:
+            # the follower has no epoch at or below the answer: trust the leader's offset
+            return min(leader_end, leo), True
+        if follower_epoch != leader_epoch:
+            # the follower does not know the leader's epoch: cut back to the end of its own
+            # largest epoch below it, then ask again about its (now older) latest epoch
+            return min(follower_end, leo), False
+        return min(follower_end, leader_end, leo), True
+
+
+GENERATIONS: dict[str, Protocol] = {p.name: p for p in (Protocol(), Kip101(), Kip279())}
 
 
 def get_protocol(name: str) -> Protocol:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from hypothesis import strategies as st
 
-from hwlib import Step
+from hwlib import PROTOCOLS, Step
 
 
 def schedules(replicas: tuple[str, ...], *, power_loss: bool = True, undetected: bool = True,
@@ -86,6 +86,6 @@ def mutated_scenarios(names: list[str]):
         st.lists(st.integers(0, 100), max_size=3),
         st.lists(st.tuples(st.integers(0, 100), steps_for(name)), max_size=2),
         steps_for(name),
-        st.sampled_from(["hw", "kip101"]),
+        st.sampled_from(PROTOCOLS),
         st.booleans(),
     ))

@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+from hwlib import PROTOCOLS
 from hwlib.cli import main
 
 
@@ -54,7 +55,7 @@ def test_errors_exit_2_with_one_line(tmp_path):
     bad.write_text("name: x\nconfig: {replicas: [A, B]}\nsteps: [{fetch: C}]\n")
     for args, needle in [
         (["run", "nope"], "'nope' is neither a file nor a built-in"),
-        (["run", "data-loss", "--protocol", "kip999"], "'kip999' is not known; allowed: hw, kip101"),
+        (["run", "data-loss", "--protocol", "kip999"], "'kip999' is not known; allowed: " + ", ".join(PROTOCOLS)),
         (["run", str(bad)], "steps[0].fetch: 'C' is not a replica; allowed: A, B"),
         (["frobnicate"], "invalid choice"),
     ]:

@@ -11,7 +11,7 @@ from hwlib import ClusterConfig, ConfigError, ScenarioError, load_scenario, pars
 @pytest.mark.parametrize(("kwargs", "message"), [
     ({"replicas": ("A", "B"), "min_insync_replicas": 3},
      "config.min_insync_replicas: 3 exceeds the 2 replicas; allowed: 1..2"),
-    ({"protocol": "kip999"}, "config.protocol: 'kip999' is not known; allowed: hw, kip101"),
+    ({"protocol": "kip999"}, "config.protocol: 'kip999' is not known; allowed: " + ", ".join(hwlib.PROTOCOLS)),
     ({"acks": "2"}, "config.acks: '2' is not allowed; allowed: 0, 1, all (or -1)"),
     ({"replicas": ()}, "config.replicas: at least one replica is required"),
     ({"replicas": ("A", "A")}, "config.replicas: names must be unique"),

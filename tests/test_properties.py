@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hwlib import AnomalyChecker, Cluster, ClusterConfig, run_steps
+from hwlib import PROTOCOLS, AnomalyChecker, Cluster, ClusterConfig, run_steps
 
 from .strategies import schedules
 
@@ -19,7 +19,7 @@ def configs():
         lambda protocol, acks, min_isr, unclean, flush: ClusterConfig(
             replicas=REPLICAS, protocol=protocol, acks=acks, min_insync_replicas=min_isr,
             unclean_leader_election=unclean, log_flush_interval_messages=flush),
-        st.sampled_from(["hw", "kip101"]), st.sampled_from(["0", "1", "all"]),
+        st.sampled_from(PROTOCOLS), st.sampled_from(["0", "1", "all"]),
         st.integers(1, 3), st.booleans(), st.sampled_from([None, 1, 3]))
 
 

@@ -1,0 +1,85 @@
+"""Each protocol generation's own rules, and each motivating case before and after its fix."""
+
+from __future__ import annotations
+
+import pytest
+
+import hwlib
+from hwlib import Cluster, ClusterConfig
+from hwlib.log import ReplicaLog
+from hwlib.protocols import get_protocol
+from hwlib.replica import FETCHING, TRUNCATING
+
+
+def log_with(*records: tuple[int, str]) -> ReplicaLog:
+    log = ReplicaLog()
+    for epoch, value in records:
+        log.append(epoch, value)
+    return log
+
+
+def test_kip279_answer_is_a_pair_and_below_first_epoch_is_undefined():
+    kip279 = get_protocol("kip279")
+    leader = log_with((1, "a"), (1, "b"), (3, "c"), (5, "d"))      # [(1,0),(3,2),(5,3)] LEO 4
+    assert kip279.answer_epoch_request(leader, 5) == (5, 4)
+    assert kip279.answer_epoch_request(leader, 4) == (3, 3)
+    assert kip279.answer_epoch_request(leader, 1) == (1, 2)
+    assert kip279.answer_epoch_request(leader, 0) == (-1, -1)       # 2.0: below the first epoch
+    assert kip279.answer_epoch_request(leader, 6) == (-1, -1)
+
+
+@pytest.mark.parametrize(("follower", "answer", "expected"), [
+    # the follower knows the answered epoch: min(its end of it, leader's end, LEO)
+    ([(0, "a"), (1, "b"), (1, "c")], (0, 1), (1, True)),
+    ([(0, "a"), (0, "b"), (0, "c")], (0, 2), (2, True)),
+    # it does not: cut back to the end of its own epoch below, and ask again
+    ([(0, "a"), (3, "b"), (3, "c")], (2, 2), (1, False)),
+    # no epoch at or below the answer: trust the leader's offset
+    ([(4, "a"), (4, "b")], (2, 1), (1, True)),
+    # undefined answer: fall back to the HW
+    ([(0, "a"), (3, "b")], (-1, -1), (7, True)),
+])
+def test_kip279_follower_truncation_states(follower, answer, expected):
+    log = log_with(*follower)
+    assert get_protocol("kip279").truncation_after_answer(log, 7, answer) == expected
+
+
+def test_kip279_walk_back_costs_one_more_round_trip():
+    c = Cluster(ClusterConfig(replicas=("A", "B", "C"), protocol="kip279", acks="1"))
+    for _ in range(2):
+        c.produce("x") if _ == 0 else None
+        c.fetch("B")
+        c.fetch("C")
+    # B wrote y in epoch 3 that nobody has; C leads with z (epoch 2) and w (epoch 4).
+    b, leader_c = c.by_id["B"], c.by_id["C"]
+    b.log.append(3, "y")
+    leader_c.log.append(2, "z")
+    leader_c.log.append(4, "w")
+    c.elect("C")
+    assert b.fetch_state == TRUNCATING
+    c.fetch("B")                                    # ask 3 -> (2, 2); B lacks epoch 2: cut to 1
+    assert b.fetch_state == TRUNCATING and b.log.values == ["x"]
+    assert ("epoch_request", "B", 3, (2, 2)) in c.events
+    c.fetch("B")                                    # ask 0 -> (0, 1): done at 1
+    assert b.fetch_state == FETCHING and ("epoch_request", "B", 0, (0, 1)) in c.events
+    c.fetch("B")
+    assert b.log.values == ["x", "z", "w"]
+
+
+@pytest.mark.parametrize(("name", "before", "after", "kind"), [
+    ("fast-leader-failover", "kip101", "kip279", "log-divergence"),
+    ("seed001-msg-divergence", "kip101", "kip279", "log-divergence"),
+    ("data-loss", "hw", "kip101", "lost-write"),
+    ("divergence", "hw", "kip101", "log-divergence"),
+])
+def test_motivating_case_before_and_after_its_fix(name, before, after, kind):
+    assert kind in hwlib.run_scenario(name, protocol=before).anomaly_kinds()
+    fixed = hwlib.run_scenario(name, protocol=after)
+    assert kind not in fixed.anomaly_kinds()
+
+
+def test_fast_leader_failover_converges_under_kip279():
+    result = hwlib.run_scenario("fast-leader-failover", protocol="kip279")
+    logs = {rid: rep["log"] for rid, rep in result.final["replicas"].items()}
+    assert logs["A"] == logs["B"] == logs["C"] == [[0, 0, "m1"], [1, 0, "m2"], [2, 2, "m4"]]
+    assert ("epoch_request", "B", 1, (0, 2)) in result.trace.events[11]
