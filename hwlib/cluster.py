@@ -355,7 +355,8 @@ class Cluster:
     def maybe_expand_isr(self, leader: Replica, follower_id: str) -> None:
         """A follower joins the ISR once its remote LEO reaches the leader's HW."""
         isr = self.controller.isr
-        if follower_id in isr or leader.remotes[follower_id].leo < leader.hw:
+        leo = leader.remotes[follower_id].leo
+        if follower_id in isr or leo < leader.hw or leo < self.protocol.isr_join_floor(leader.leader_epoch_start):
             return
         new_isr = tuple(r for r in self.controller.assignment if r in isr or r == follower_id)
         self._update_isr(new_isr, f"{follower_id} caught up to HW {leader.hw}")
@@ -383,8 +384,9 @@ class Cluster:
         new_hw = len(leader.log.values)
         isr = self.controller.isr
         horizon = self.now - self._lag
+        dead = self.controller.dead if self.protocol.hw_counts_only_live_followers else ()
         for rid, remote in leader.remotes.items():
-            if (rid in isr or remote.last_caught_up_ms >= horizon) and remote.leo < new_hw:
+            if remote.leo < new_hw and (rid in isr or (remote.last_caught_up_ms >= horizon and rid not in dead)):
                 new_hw = remote.leo
         if new_hw <= leader.hw:
             return False
@@ -402,7 +404,7 @@ class Cluster:
         replica.leader_epoch = self.controller.leader_epoch
         replica.fetch_state = FETCHING
         self._drop_in_flight(replica)
-        self.protocol.on_become_leader(replica.log, self.controller.leader_epoch)
+        replica.leader_epoch_start = self.protocol.on_become_leader(replica.log, self.controller.leader_epoch)
         leo = replica.leo
         now = self.now
         isr = self.controller.isr

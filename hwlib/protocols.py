@@ -39,8 +39,19 @@ class Protocol:
         (False: truncate there, then ask again - one more round trip)."""
         raise NotImplementedError(f"protocol {self.name} sends no OffsetsForLeaderEpoch request")
 
-    def on_become_leader(self, log: ReplicaLog, epoch: int) -> None:
-        """Hook for generations that record the new epoch at election (kip320+)."""
+    #: kip320+: a caught-up follower outside the ISR counts for the HW only while the
+    #: controller thinks it live (Kafka's isReplicaIsrEligible).
+    hw_counts_only_live_followers = False
+
+    def on_become_leader(self, log: ReplicaLog, epoch: int) -> int:
+        """A replica becomes leader of ``epoch``; returns the start offset of that epoch
+        (kip320+ records ``(epoch, LEO)`` in the cache at once; earlier ones on first append)."""
+        return log.log_end_offset
+
+    def isr_join_floor(self, leader_epoch_start: int) -> int:
+        """Lowest follower LEO that may join the ISR besides reaching the HW (kip320+: the
+        start offset of the leader's epoch)."""
+        return 0
 
 
 class Kip101(Protocol):
@@ -113,7 +124,31 @@ class Kip279(Kip101):
         return min(follower_end, leader_end, leo), True
 
 
-GENERATIONS: dict[str, Protocol] = {p.name: p for p in (Protocol(), Kip101(), Kip279())}
+class Kip320(Kip279):
+    """Kafka 2.1 (KIP-320): the new leader caches ``(epoch, LEO)`` at election, so it can
+    answer about epochs a follower wrote that it never did; followers reconcile on every epoch
+    change; a follower joins the ISR only once it reaches the start of the leader's epoch."""
+
+    name = "kip320"
+    kafka = "2.1"
+    summary = ("new leader caches (epoch, LEO) at election; reconcile on every epoch change; "
+               "ISR join needs LEO >= start of the leader's epoch; current cache semantics")
+    reconcile_on_epoch_change = True
+    hw_counts_only_live_followers = True
+
+    def end_offset_for(self, log: ReplicaLog, epoch: int) -> tuple[int, int]:
+        return log.cache.end_offset_for(epoch, log.log_end_offset)
+
+    def on_become_leader(self, log: ReplicaLog, epoch: int) -> int:
+        start = log.log_end_offset
+        log.cache.assign(epoch, start)
+        return start
+
+    def isr_join_floor(self, leader_epoch_start: int) -> int:
+        return leader_epoch_start
+
+
+GENERATIONS: dict[str, Protocol] = {p.name: p for p in (Protocol(), Kip101(), Kip279(), Kip320())}
 
 
 def get_protocol(name: str) -> Protocol:

@@ -59,7 +59,7 @@ class Replica:
 
     __slots__ = ("id", "index", "online", "log", "hw", "hw_checkpoint", "role", "leader_id",
                  "leader_epoch", "fetch_state", "in_flight", "remotes", "purgatory",
-                 "crashed_at_ms")
+                 "crashed_at_ms", "leader_epoch_start")
 
     def __init__(self, replica_id: str, index: int) -> None:
         self.id = replica_id
@@ -76,6 +76,8 @@ class Replica:
         self.remotes: dict[str, RemoteReplica] = {}
         self.purgatory: list[InFlight] = []
         self.crashed_at_ms: int | None = None
+        #: as leader: the offset at which its current epoch started
+        self.leader_epoch_start = 0
 
     @property
     def leo(self) -> int:

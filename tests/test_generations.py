@@ -83,3 +83,65 @@ def test_fast_leader_failover_converges_under_kip279():
     logs = {rid: rep["log"] for rid, rep in result.final["replicas"].items()}
     assert logs["A"] == logs["B"] == logs["C"] == [[0, 0, "m1"], [1, 0, "m2"], [2, 2, "m4"]]
     assert ("epoch_request", "B", 1, (0, 2)) in result.trace.events[11]
+
+
+def test_kip320_leader_caches_its_epoch_at_election():
+    c = Cluster(ClusterConfig(replicas=("A", "B"), protocol="kip320", acks="1"))
+    assert c.by_id["A"].log.cache.entries == [(0, 0)]
+    c.produce("x")
+    c.fetch("B")
+    c.elect("B")
+    assert c.by_id["B"].log.cache.entries == [(0, 0), (1, 1)]
+    assert c.by_id["B"].leader_epoch_start == 1
+    older = Cluster(ClusterConfig(replicas=("A", "B"), protocol="kip279"))
+    assert older.by_id["A"].log.cache.entries == []
+
+
+def test_kip320_followers_reconcile_on_an_epoch_change_with_the_same_leader():
+    for protocol, reconciles in (("kip279", False), ("kip320", True)):
+        c = Cluster(ClusterConfig(replicas=("A", "B", "C"), protocol=protocol, acks="1"))
+        c.produce("x")
+        c.fetch("B")
+        c.crash("C")                                  # controller shrinks the ISR: epoch 1
+        assert c.leader.id == "A" and c.leader_epoch == 1
+        assert (c.by_id["B"].fetch_state == TRUNCATING) is reconciles
+
+
+def test_kip320_isr_join_needs_the_leader_epoch_start():
+    for protocol, joins in (("kip279", True), ("kip320", False)):
+        c = Cluster(ClusterConfig(replicas=("A", "B", "C"), protocol=protocol, acks="1"))
+        c.crash("C")                                  # ISR {A, B}
+        for i in range(5):
+            c.produce(f"x{i}")
+        c.fetch("B")                                  # B: 5 records, HW still 0
+        c.elect("B")                                  # B leads from offset 5 with stale HW 0
+        c.restart("C")                                # empty log, outside the ISR
+        b = c.leader
+        assert b.leader_epoch_start == 5 and b.hw == 0
+        c.fetch_request("C")                          # fetch offset 0 >= HW 0
+        assert ("C" in c.isr) is joins, protocol
+
+
+def test_kip320_dead_followers_outside_isr_do_not_hold_back_the_hw():
+    for protocol, expected in (("kip279", 1), ("kip320", 2)):
+        c = Cluster(ClusterConfig(replicas=("A", "B", "C"), protocol=protocol, acks="1"))
+        leader = c.leader
+        c.produce("x")
+        c.produce("y")
+        c.controller.isr = ("A", "B")
+        c.controller.dead.add("C")
+        leader.remotes["B"].leo = 2
+        leader.remotes["C"].leo = 1
+        leader.remotes["C"].last_caught_up_ms = c.now
+        c.maybe_increment_leader_hw(leader)
+        assert leader.hw == expected, protocol
+
+
+@pytest.mark.parametrize(("name", "kind"), [
+    ("kafka-7128-stale-hw-isr-join", "lost-write"),
+    ("kip101-undefined-epoch-truncation", "lost-write"),
+])
+def test_kip320_fixes_the_kip101_property_findings(name, kind):
+    assert kind in hwlib.run_scenario(name, protocol="kip279").anomaly_kinds()
+    fixed = hwlib.run_scenario(name, protocol="kip320")
+    assert fixed.anomaly_kinds() == ["hw-regression"]
