@@ -31,6 +31,7 @@ NOT_ENOUGH_REPLICAS_AFTER_APPEND = "NOT_ENOUGH_REPLICAS_AFTER_APPEND"
 NETWORK_EXCEPTION = "NETWORK_EXCEPTION"
 REQUEST_TIMED_OUT = "REQUEST_TIMED_OUT"
 OFFSET_OUT_OF_RANGE = "OFFSET_OUT_OF_RANGE"
+DIVERGING = "DIVERGING"  # a fetch response carrying diverging_epoch (kip595)
 
 
 class ProduceRequest:
@@ -228,7 +229,7 @@ class Cluster:
             return self._skip("fetch_request", replica_id, "the partition has no leader")
         if not leader.online:
             return self._skip("fetch_request", replica_id, f"leader {leader.id} is offline")
-        if follower.fetch_state == TRUNCATING:
+        if follower.fetch_state == TRUNCATING and not self.protocol.truncate_on_fetch:
             self._handle_epoch_request(leader, follower)
         else:
             self._handle_fetch(leader, follower)
@@ -246,6 +247,13 @@ class Cluster:
         leader_leo = len(leader_log.values)
         request = InFlight("fetch", follower, leader, fetch_offset)
         follower.in_flight = request
+        if self.protocol.truncate_on_fetch and follower.log.cache._epochs:
+            request.asked_epoch = follower.log.cache._epochs[-1]
+            diverging = self.protocol.diverging_epoch(leader_log, request.asked_epoch, fetch_offset)
+            if diverging is not None:
+                request.error = DIVERGING
+                request.answer = diverging
+                return
         if fetch_offset > leader_leo:
             request.error = OFFSET_OUT_OF_RANGE
             request.leader_leo = leader_leo
@@ -296,13 +304,25 @@ class Cluster:
         follower.in_flight = None
         if request.kind == "epoch":
             self._process_epoch_response(follower, request)
+        elif request.error == DIVERGING:
+            self._process_diverging_epoch(follower, request)
         elif request.error == OFFSET_OUT_OF_RANGE:
             self._handle_offset_out_of_range(follower, request)
         else:
             self._process_fetch_response(follower, request)
 
+    def _process_diverging_epoch(self, follower: Replica, request: InFlight) -> None:
+        """kip595: no records, no HW; truncate and let the next fetch validate again."""
+        offset, _ = self.protocol.truncation_after_answer(follower.log, follower.hw, request.answer)
+        self.events.append(("diverging", follower.id, request.fetch_offset, request.asked_epoch,
+                            request.answer))
+        self._truncate(follower, offset, "diverging epoch")
+
     def _process_fetch_response(self, follower: Replica, request: InFlight) -> None:
         """Follower side: append the records, then HW = min(leader HW, own LEO)."""
+        if follower.fetch_state == TRUNCATING:   # kip595: the leader accepted the fetch
+            follower.fetch_state = FETCHING
+            self.events.append(("reconciled", follower.id, request.fetch_offset))
         log = follower.log
         if request.values:
             start = len(log.values)

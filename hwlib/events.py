@@ -17,6 +17,8 @@ from __future__ import annotations
 #   ("fetch", replica, fetch_offset, count, hw)     leader answered a fetch
 #   ("out_of_range", replica, fetch_offset, leader_leo)
 #   ("epoch_request", replica, asked_epoch, answer) OffsetsForLeaderEpoch round trip
+#   ("reconciled", replica, fetch_offset)           kip595: a fetch was accepted after a change
+#   ("diverging", replica, fetch_offset, last_fetched_epoch, (epoch, end))  kip595 fetch answer
 #   ("crash", replica, lost_records, detected)
 #   ("restart", replica)
 #   ("detected", replica)                           session timeout: controller notices a crash
@@ -62,6 +64,9 @@ _DESCRIBE = {
     "out_of_range": lambda r, offset, leo: (f"{r} fetch offset {offset} is beyond the leader's LEO {leo}: "
                                             "OFFSET_OUT_OF_RANGE"),
     "epoch_request": lambda r, epoch, answer: f"{r} asks OffsetsForLeaderEpoch({epoch}); leader answers {answer}",
+    "diverging": lambda r, offset, last, answer: (f"{r} fetches at {offset} after epoch {last}; leader answers "
+                                                 f"diverging epoch {answer[0]} ending at {answer[1]}"),
+    "reconciled": lambda r, offset: f"leader accepts {r}'s fetch at {offset}: its log matches, reconciled",
     "crash": _crash,
     "restart": lambda r: f"{r} restarts",
     "detected": lambda r: f"session timeout: the controller notices {r} is down",

@@ -39,6 +39,9 @@ class Protocol:
         (False: truncate there, then ask again - one more round trip)."""
         raise NotImplementedError(f"protocol {self.name} sends no OffsetsForLeaderEpoch request")
 
+    #: kip595+: no OffsetsForLeaderEpoch: a reconciling follower's fetch carries its last
+    #: fetched epoch and the leader answers a diverging epoch instead of records.
+    truncate_on_fetch = False
     #: kip320+: a caught-up follower outside the ISR counts for the HW only while the
     #: controller thinks it live (Kafka's isReplicaIsrEligible).
     hw_counts_only_live_followers = False
@@ -148,7 +151,30 @@ class Kip320(Kip279):
         return leader_epoch_start
 
 
-GENERATIONS: dict[str, Protocol] = {p.name: p for p in (Protocol(), Kip101(), Kip279(), Kip320())}
+class Kip595(Kip320):
+    """Kafka 2.7+ (truncation on fetch, as in KIP-595's Raft fetch): the fetch itself carries
+    ``last_fetched_epoch``; a diverging log gets ``diverging_epoch (epoch, end offset)`` back
+    with no records and no HW, truncates by the same rule and fetches again."""
+
+    name = "kip595"
+    kafka = "2.7+"
+    summary = ("fetch carries last_fetched_epoch; leader answers diverging_epoch (no records, no "
+               "HW); follower truncates as in kip320 and fetches again: no extra round trip")
+    truncate_on_fetch = True
+
+    def diverging_epoch(self, leader_log: ReplicaLog, last_fetched_epoch: int,
+                        fetch_offset: int) -> tuple[int, int] | None:
+        """Partition.readRecords: the leader's end of the follower's last epoch, when the
+        follower's log runs past it (or the leader never had that epoch)."""
+        epoch, end = leader_log.cache.end_offset_for(last_fetched_epoch, leader_log.log_end_offset)
+        if epoch < last_fetched_epoch or end < fetch_offset:
+            return epoch, end
+        return None
+
+
+GENERATIONS: dict[str, Protocol] = {
+    p.name: p for p in (Protocol(), Kip101(), Kip279(), Kip320(), Kip595())
+}
 
 
 def get_protocol(name: str) -> Protocol:

@@ -145,3 +145,44 @@ def test_kip320_fixes_the_kip101_property_findings(name, kind):
     assert kind in hwlib.run_scenario(name, protocol="kip279").anomaly_kinds()
     fixed = hwlib.run_scenario(name, protocol="kip320")
     assert fixed.anomaly_kinds() == ["hw-regression"]
+
+
+def test_kip595_diverging_response_carries_no_records_no_hw_no_state_update():
+    result = hwlib.run_scenario("fast-leader-failover", protocol="kip595")
+    events = result.trace.events[11]                    # B's first fetch after the moves
+    assert events[0] == ("diverging", "B", 2, 1, (0, 2))
+    assert ("truncate", "B", 2, 1, "diverging epoch") in events
+    assert not [e for e in events if e[0] in ("replicate", "hw", "epoch_request")]
+    before, after = result.trace.snapshots[10], result.trace.snapshots[11]
+    assert before["remote_leo"]["B"] == after["remote_leo"]["B"]   # leader state untouched
+
+
+def test_kip595_saves_the_epoch_round_trip_when_nothing_diverged():
+    def rounds_until_caught_up(protocol: str) -> int:
+        c = Cluster(ClusterConfig(replicas=("A", "B"), protocol=protocol, acks="1"))
+        c.produce("x")
+        c.fetch("B")
+        c.crash("B", detected=False)
+        c.restart("B")                                  # must reconcile before fetching again
+        c.produce("y")
+        for n in range(1, 5):
+            c.fetch("B")
+            if c.by_id["B"].log.values == ["x", "y"]:
+                return n
+        raise AssertionError("never caught up")
+
+    assert rounds_until_caught_up("kip320") == 2
+    assert rounds_until_caught_up("kip595") == 1
+
+
+def test_kip595_shorter_leader_answers_diverging_epoch_instead_of_out_of_range():
+    c = Cluster(ClusterConfig(replicas=("A", "B"), protocol="kip595", acks="1"))
+    c.produce("x")
+    c.produce("y")
+    c.fetch("B")
+    c.fetch("B")
+    c.crash("A", lose_unflushed=True, detected=False)  # A loses both, stays leader
+    c.restart("A")
+    c.fetch("B")
+    assert ("diverging", "B", 2, 0, (0, 0)) in c.events
+    assert c.by_id["B"].leo == 0 and not [e for e in c.events if e[0] == "out_of_range"]
