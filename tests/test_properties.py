@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from hypothesis import HealthCheck, given, settings
+import pytest
+from hypothesis import HealthCheck, find, given, settings
 from hypothesis import strategies as st
 
-from hwlib import PROTOCOLS, AnomalyChecker, Cluster, ClusterConfig, run_steps
+from hwlib import PROTOCOLS, AnomalyChecker, Cluster, ClusterConfig, load_scenario, run_steps
 
 from .strategies import schedules
 
@@ -62,11 +63,66 @@ def test_same_config_and_schedule_give_the_same_trace_hash(config, steps):
     assert first.anomalies == second.anomalies
 
 
+DURABLE = dict(replicas=REPLICAS, acks="all", min_insync_replicas=2,
+               unclean_leader_election=False)
+
+
 @settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(schedules(REPLICAS, power_loss=False, max_actions=40))
-def test_kip101_acks_all_min_isr_2_clean_no_power_loss_never_loses_a_write(steps):
-    config = ClusterConfig(replicas=REPLICAS, protocol="kip101", acks="all",
-                           min_insync_replicas=2, unclean_leader_election=False)
-    result = run_steps(config, steps, record=False)
+@given(schedules(REPLICAS, power_loss=False, elect=False))
+def test_kip101_acks_all_min_isr_2_crash_elections_never_lose_a_write(steps):
+    """Clean elections driven by crashes, no power loss: kip101 never loses an acknowledged
+    record. With operator leader moves (``elect``) it does - see the two findings below."""
+    result = run_steps(ClusterConfig(protocol="kip101", **DURABLE), steps, record=False)
     lost = [a for a in result.anomalies if a.kind == "lost-write"]
     assert not lost, [a.detail for a in lost]
+
+
+def test_generator_reaches_hw_data_loss_so_the_kip101_property_is_not_vacuous():
+    """The same kind of schedule makes hw lose acknowledged records (find() raises if it
+    cannot), and kip101 keeps them on that very schedule."""
+    hw = ClusterConfig(protocol="hw", **DURABLE)
+    found = find(schedules(REPLICAS, power_loss=False, elect=False),
+                 lambda steps: "lost-write" in run_steps(hw, steps, record=False).anomaly_kinds(),
+                 settings=settings(max_examples=5000, deadline=None, database=None,
+                                   suppress_health_check=list(HealthCheck)))
+    kip101 = run_steps(ClusterConfig(protocol="kip101", **DURABLE), found, record=False)
+    assert "lost-write" not in kip101.anomaly_kinds()
+
+
+def _run(name: str, protocol: str):
+    scenario = load_scenario(name).with_protocol(protocol)
+    return run_steps(scenario.config, scenario.steps, scenario.name)
+
+
+def test_finding_kafka_7128_isr_join_below_a_stale_hw_loses_acked_data():
+    result = _run("kafka-7128-stale-hw-isr-join", "kip101")
+    assert [a.value for a in result.anomalies if a.kind == "lost-write"] == ["v0"]
+    trace = result.trace
+    assert ("isr", ("B", "C"), ("A", "B", "C"), "A caught up to HW 0") in trace.events[7]
+    assert trace.snapshots[7]["replicas"]["A"]["leo"] == 0
+
+
+def test_finding_kip101_undefined_answer_truncates_to_a_stale_hw():
+    result = _run("kip101-undefined-epoch-truncation", "kip101")
+    assert [a.value for a in result.anomalies if a.kind == "lost-write"] == ["v0"]
+    trace = result.trace
+    assert ("epoch_request", "B", 1, -1) in trace.events[9]
+    assert ("truncate", "B", 2, 0, "OffsetsForLeaderEpoch") in trace.events[9]
+    assert trace.snapshots[10]["leader"] == "B" and "B" in trace.snapshots[9]["isr"]
+
+
+@pytest.mark.parametrize("protocol", ["kip320", "kip595"])
+def test_fast_leader_changes_never_lose_or_diverge_from_kip320_on(protocol):
+    """kip320 closes both kip101 findings: with operator leader moves as well as crashes,
+    acks=all / min.insync.replicas=2 never loses an acknowledged record and logs never
+    diverge. (Power loss is kip966's subject.)"""
+    config = ClusterConfig(protocol=protocol, **DURABLE)
+
+    @settings(max_examples=700, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(schedules(REPLICAS, power_loss=False, elect=True))
+    def check(steps):
+        result = run_steps(config, steps, record=False)
+        bad = [a for a in result.anomalies if a.kind in ("lost-write", "log-divergence")]
+        assert not bad, [a.detail for a in bad]
+
+    check()
