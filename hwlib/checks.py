@@ -12,7 +12,7 @@ KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr", "h
 #: Event kinds after which logs below an HW, HWs, roles or the ISR may differ from before.
 #: After a step without any of these, the pairwise comparisons cannot change their verdict.
 _RELEVANT = frozenset(("hw", "truncate", "isr", "leader", "crash", "restart", "detected",
-                       "epoch_request", "out_of_range", "diverging", "reconciled"))
+                       "epoch_request", "out_of_range", "diverging", "reconciled", "elr"))
 
 
 @dataclass(frozen=True)
@@ -99,6 +99,10 @@ class AnomalyChecker:
         cluster = self.cluster
         changed = self._changed()
         leader = cluster.leader
+        if leader is not None and not leader.online:
+            # Nobody reads from a leader that is down; if it returns as leader with less, the
+            # loss shows at that step.
+            leader = None
         leader_rewritten = leader is not None and leader.id != self._last_leader
         for r in cluster.replicas:
             rewritten = r.log.rewritten_from
@@ -119,7 +123,7 @@ class AnomalyChecker:
             self._check_hw_regression(step, leader)
             self._check_committed(step, leader, leader_rewritten)
             self._track_acked(step, leader, leader_rewritten)
-            if leader.online and (changed or self._weak_isr):
+            if changed or self._weak_isr:
                 self._check_strong_isr(step, leader)
         if changed:
             self._check_divergence(step)
@@ -217,9 +221,11 @@ class AnomalyChecker:
                                  replica=r.id)
 
     def finish(self, step: int) -> list[Anomaly]:
-        """Judge acknowledged records against the final leader's log; returns all anomalies."""
+        """Judge acknowledged records against the final leader's log; returns all anomalies.
+        With no leader, or the leader down, at the end the question stays open: nothing is
+        reported."""
         leader = self.cluster.leader
-        if leader is not None:
+        if leader is not None and leader.online:
             present = set(leader.log.values)
             offsets = {}
             for request in self.cluster.produces:

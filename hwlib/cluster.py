@@ -72,9 +72,11 @@ class Cluster:
         self._lag = config.replica_lag_time_max_ms
         self._next_isr_check = self._lag // 2
         self._next_checkpoint = config.replica_high_watermark_checkpoint_interval_ms
-        self.controller = Controller(config.replicas, config.unclean_leader_election)
+        self.controller = Controller(config.replicas, config.unclean_leader_election,
+                                     elr=self.protocol.eligible_leader_replicas,
+                                     min_insync_replicas=config.min_insync_replicas)
         first = self.replicas[0]
-        self.controller.leader = first.id
+        self.controller.leader = self.controller.last_known_leader = first.id
         self.controller.leader_epoch = 0
         for r in self.replicas:
             r.leader_id = first.id
@@ -395,14 +397,23 @@ class Cluster:
             self.maybe_increment_leader_hw(leader)
 
     def _update_isr(self, new_isr: tuple[str, ...], reason: str) -> None:
-        self.events.append(("isr", self.controller.isr, new_isr, reason))
-        self.controller.isr = new_isr
+        ctl = self.controller
+        old_elr = ctl.elr
+        self.events.append(("isr", ctl.isr, new_isr, reason))
+        ctl.set_isr(new_isr)
+        self._note_elr(old_elr)
+
+    def _note_elr(self, old_elr: tuple[str, ...]) -> None:
+        if self.controller.elr != old_elr:
+            self.events.append(("elr", old_elr, self.controller.elr))
 
     def maybe_increment_leader_hw(self, leader: Replica) -> bool:
         """HW = min LEO over the leader and every follower in the ISR or caught up within the lag;
         it only ever rises. Completes acks=all produces it passes."""
-        new_hw = len(leader.log.values)
         isr = self.controller.isr
+        if self.protocol.strict_min_isr and len(isr) < self.config.min_insync_replicas:
+            return False
+        new_hw = len(leader.log.values)
         horizon = self.now - self._lag
         dead = self.controller.dead if self.protocol.hw_counts_only_live_followers else ()
         for rid, remote in leader.remotes.items():
@@ -505,18 +516,21 @@ class Cluster:
     def _on_broker_failure(self, replica: Replica) -> None:
         ctl = self.controller
         old_leader, old_epoch = ctl.leader, ctl.leader_epoch
-        old_isr = ctl.isr
+        old_isr, old_elr = ctl.isr, ctl.elr
         if ctl.on_broker_failure(replica.id):
             if ctl.isr != old_isr:
                 self.events.append(("isr", old_isr, ctl.isr, f"controller: {replica.id} failed"))
+            self._note_elr(old_elr)
             self._apply_leader_and_isr(old_leader, old_epoch)
 
-    def _on_broker_startup(self, replica: Replica) -> None:
+    def _on_broker_startup(self, replica: Replica, unclean_shutdown: bool) -> None:
         ctl = self.controller
-        old_leader, old_epoch, old_isr = ctl.leader, ctl.leader_epoch, ctl.isr
-        if ctl.on_broker_startup(replica.id):
-            if ctl.isr != old_isr:
-                self.events.append(("isr", old_isr, ctl.isr, "unclean election"))
+        old_leader, old_epoch, old_isr, old_elr = ctl.leader, ctl.leader_epoch, ctl.isr, ctl.elr
+        elected = ctl.on_broker_startup(replica.id, unclean_shutdown)
+        if ctl.isr != old_isr:
+            self.events.append(("isr", old_isr, ctl.isr, f"election of {ctl.leader}"))
+        self._note_elr(old_elr)
+        if elected:
             self._apply_leader_and_isr(old_leader, old_epoch)
         elif ctl.leader is not None:
             self.make_follower(replica, reconcile=True)
@@ -555,6 +569,7 @@ class Cluster:
             lost = replica.log.truncate_to(replica.log.flushed)
         replica.hw = min(replica.hw_checkpoint, replica.leo)
         replica.crashed_at_ms = self.now
+        replica.unclean_shutdown = lose_unflushed
         self.events.append(("crash", replica_id, lost, detected))
         if detected:
             self._on_broker_failure(replica)
@@ -572,8 +587,13 @@ class Cluster:
         replica.leader_id = None
         self.events.append(("restart", replica_id))
         ctl = self.controller
+        unclean, replica.unclean_shutdown = replica.unclean_shutdown, False
+        if unclean and self.protocol.eligible_leader_replicas and replica_id not in ctl.dead:
+            # KRaft: the broker re-registers, reporting its unclean shutdown
+            self.events.append(("detected", replica_id))
+            self._on_broker_failure(replica)
         if replica_id in ctl.dead:
-            self._on_broker_startup(replica)
+            self._on_broker_startup(replica, unclean)
         elif ctl.leader == replica_id:
             replica.leader_epoch = ctl.leader_epoch
             self.make_leader(replica, is_new_leader=True)

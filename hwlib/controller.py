@@ -4,21 +4,51 @@ ZooKeeper-era rules (SPEC sections 7-8): on a broker failure the broker leaves t
 unless it is the last member; a failed leader is replaced by the first live ISR member in
 assignment order (or, with unclean election, the first live replica, ISR := {it}); every
 change the controller writes bumps the leader epoch.
+
+kip966 (KIP-966, Eligible Leader Replicas): a failed broker always leaves the ISR; replicas
+that leave while the ISR is below min.insync.replicas join the ELR (the HW cannot move then,
+so they hold every committed record); the ELR empties once the ISR is back at min ISR. An
+election takes a live ISR member, else a live eligible ELR member, else the last known
+leader if eligible. A replica that restarted from an unclean shutdown (power loss) is not
+eligible until it is back in the ISR.
 """
 
 from __future__ import annotations
 
 
 class Controller:
-    __slots__ = ("assignment", "unclean", "leader", "leader_epoch", "isr", "dead")
+    __slots__ = ("assignment", "unclean", "leader", "leader_epoch", "isr", "dead", "elr_enabled",
+                 "min_isr", "elr", "last_known_leader", "ineligible")
 
-    def __init__(self, assignment: tuple[str, ...], unclean_leader_election: bool) -> None:
+    def __init__(self, assignment: tuple[str, ...], unclean_leader_election: bool,
+                 elr: bool = False, min_insync_replicas: int = 1) -> None:
         self.assignment = assignment
         self.unclean = unclean_leader_election
         self.leader: str | None = None
         self.leader_epoch = 0
         self.isr: tuple[str, ...] = tuple(assignment)
         self.dead: set[str] = set()
+        self.elr_enabled = elr
+        self.min_isr = min_insync_replicas
+        self.elr: tuple[str, ...] = ()
+        self.last_known_leader: str | None = None
+        self.ineligible: set[str] = set()
+
+    def _ordered(self, ids) -> tuple[str, ...]:
+        return tuple(r for r in self.assignment if r in ids)
+
+    def set_isr(self, new_isr: tuple[str, ...]) -> None:
+        """Write a new ISR (leader's AlterIsr or the controller's own); keeps the ELR."""
+        if self.elr_enabled:
+            removed = set(self.isr) - set(new_isr)
+            elr = set(self.elr) - set(new_isr)
+            if len(new_isr) < self.min_isr:
+                elr |= removed - self.ineligible
+            else:
+                elr = set()
+            self.elr = self._ordered(elr)
+            self.ineligible -= set(new_isr)
+        self.isr = self._ordered(new_isr)
 
     def is_live(self, replica_id: str) -> bool:
         """Live as far as the controller knows (an unnoticed crash still looks live)."""
@@ -30,10 +60,21 @@ class Controller:
         for rid in self.assignment:
             if rid in self.isr and rid not in self.dead:
                 return rid
+        if self.elr_enabled:
+            for rid in self.assignment:
+                if rid in self.elr and rid not in self.dead and rid not in self.ineligible:
+                    self.set_isr((rid,))
+                    return rid
+            last = self.last_known_leader
+            if (not self.isr and not self.elr and last is not None and last not in self.dead
+                    and last not in self.ineligible):
+                self.set_isr((last,))
+                return last
         if self.unclean:
             for rid in self.assignment:
                 if rid not in self.dead:
-                    self.isr = (rid,)
+                    self.set_isr((rid,))
+                    self.elr = ()
                     return rid
         return None
 
@@ -41,27 +82,36 @@ class Controller:
         """Returns whether the controller wrote a new leader/ISR (and bumped the epoch)."""
         self.dead.add(replica_id)
         changed = False
-        if replica_id in self.isr and len(self.isr) > 1:
-            self.isr = tuple(r for r in self.isr if r != replica_id)
+        if replica_id in self.isr and (len(self.isr) > 1 or self.elr_enabled):
+            self.set_isr(tuple(r for r in self.isr if r != replica_id))
             changed = True
         if self.leader == replica_id:
-            self.leader = self.elect_leader()
+            self._set_leader(self.elect_leader())
             changed = True
         if changed:
             self.leader_epoch += 1
         return changed
 
-    def on_broker_startup(self, replica_id: str) -> bool:
-        """A failed broker is back; elect if the partition has no leader."""
+    def _set_leader(self, leader: str | None) -> None:
+        self.leader = leader
+        if leader is not None:
+            self.last_known_leader = leader
+
+    def on_broker_startup(self, replica_id: str, unclean_shutdown: bool = False) -> bool:
+        """A failed broker is back; elect if the partition has no leader. After an unclean
+        shutdown (kip966) it is not eligible from the ELR until it rejoins the ISR."""
         self.dead.discard(replica_id)
+        if unclean_shutdown and self.elr_enabled:
+            self.ineligible.add(replica_id)
+            self.elr = tuple(r for r in self.elr if r != replica_id)
         if self.leader is None:
             new_leader = self.elect_leader()
             if new_leader is not None:
-                self.leader = new_leader
+                self._set_leader(new_leader)
                 self.leader_epoch += 1
                 return True
         return False
 
     def move_leadership(self, replica_id: str) -> None:
-        self.leader = replica_id
+        self._set_leader(replica_id)
         self.leader_epoch += 1

@@ -8,6 +8,7 @@ from __future__ import annotations
 #   ("hw", replica, old, new, is_leader)            a replica's HW moved
 #   ("truncate", replica, old_leo, new_leo, reason) records dropped from a log
 #   ("isr", old, new, reason)                       ISR changed (tuples of ids)
+#   ("elr", old, new)                               kip966: Eligible Leader Replicas changed
 #   ("leader", old, new, epoch)                     controller wrote a new leader / epoch
 #   ("ack", value, offset)                          producer got success for a record
 #   ("produce_error", value, code)                  producer got an error
@@ -54,6 +55,7 @@ _DESCRIBE = {
                                           else f"{r} HW {old} -> {new}"),
     "truncate": lambda r, old, new, reason: f"{r} truncates to {new} (LEO {old} -> {new}; {reason})",
     "isr": lambda old, new, reason: f"ISR {{{','.join(old)}}} -> {{{','.join(new)}}} ({reason})",
+    "elr": lambda old, new: f"ELR {{{','.join(old)}}} -> {{{','.join(new)}}}",
     "leader": _leader,
     "ack": lambda value, offset: f"producer: {value} at offset {offset} acknowledged",
     "produce_error": lambda value, code: f"producer: {value} failed with {code}",

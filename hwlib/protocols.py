@@ -39,6 +39,10 @@ class Protocol:
         (False: truncate there, then ask again - one more round trip)."""
         raise NotImplementedError(f"protocol {self.name} sends no OffsetsForLeaderEpoch request")
 
+    #: kip966: the leader HW does not advance while |ISR| < min.insync.replicas
+    strict_min_isr = False
+    #: kip966: Eligible Leader Replicas; KRaft notices every restart (broker registration)
+    eligible_leader_replicas = False
     #: kip595+: no OffsetsForLeaderEpoch: a reconciling follower's fetch carries its last
     #: fetched epoch and the leader answers a diverging epoch instead of records.
     truncate_on_fetch = False
@@ -172,8 +176,21 @@ class Kip595(Kip320):
         return None
 
 
+class Kip966(Kip595):
+    """Kafka 3.7 / 4.x (KIP-966): strict min ISR - the HW does not advance while the ISR is
+    smaller than min.insync.replicas - and Eligible Leader Replicas in elections; a replica
+    back from an unclean shutdown (power loss) is not eligible until it rejoins the ISR."""
+
+    name = "kip966"
+    kafka = "3.7 / 4.x"
+    summary = ("strict min ISR (no HW advance below min.insync.replicas); elections take ISR, "
+               "then ELR, then the last known leader; unclean-shutdown replicas not eligible")
+    strict_min_isr = True
+    eligible_leader_replicas = True
+
+
 GENERATIONS: dict[str, Protocol] = {
-    p.name: p for p in (Protocol(), Kip101(), Kip279(), Kip320(), Kip595())
+    p.name: p for p in (Protocol(), Kip101(), Kip279(), Kip320(), Kip595(), Kip966())
 }
 
 

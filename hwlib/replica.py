@@ -59,7 +59,7 @@ class Replica:
 
     __slots__ = ("id", "index", "online", "log", "hw", "hw_checkpoint", "role", "leader_id",
                  "leader_epoch", "fetch_state", "in_flight", "remotes", "purgatory",
-                 "crashed_at_ms", "leader_epoch_start")
+                 "crashed_at_ms", "leader_epoch_start", "unclean_shutdown")
 
     def __init__(self, replica_id: str, index: int) -> None:
         self.id = replica_id
@@ -78,6 +78,8 @@ class Replica:
         self.crashed_at_ms: int | None = None
         #: as leader: the offset at which its current epoch started
         self.leader_epoch_start = 0
+        #: crashed with power loss; cleared when it restarts
+        self.unclean_shutdown = False
 
     @property
     def leo(self) -> int:

@@ -41,6 +41,7 @@ def snapshot(cluster: Cluster) -> dict:
         "leader": cluster.controller.leader,
         "leader_epoch": cluster.leader_epoch,
         "isr": list(cluster.isr),
+        "elr": list(cluster.controller.elr),
         "partition_hw": cluster.partition_hw,
         "remote_leo": remote,
         "acked": list(cluster.acked),

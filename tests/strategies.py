@@ -58,7 +58,7 @@ def schedules(replicas: tuple[str, ...], *, power_loss: bool = True, undetected:
     return raw.map(expand)
 
 
-def mutated_scenarios(names: list[str]):
+def mutated_scenarios(names: list[str], protocols=PROTOCOLS):
     """(config, steps) from a built-in scenario with random steps deleted, inserted and
     appended: near variants of known failures, for exercising the checkers' edge cases."""
     from hwlib import load_scenario
@@ -86,6 +86,6 @@ def mutated_scenarios(names: list[str]):
         st.lists(st.integers(0, 100), max_size=3),
         st.lists(st.tuples(st.integers(0, 100), steps_for(name)), max_size=2),
         steps_for(name),
-        st.sampled_from(PROTOCOLS),
+        st.sampled_from(protocols),
         st.booleans(),
     ))

@@ -186,3 +186,59 @@ def test_kip595_shorter_leader_answers_diverging_epoch_instead_of_out_of_range()
     c.fetch("B")
     assert ("diverging", "B", 2, 0, (0, 0)) in c.events
     assert c.by_id["B"].leo == 0 and not [e for e in c.events if e[0] == "out_of_range"]
+
+
+def test_kip966_strict_min_isr_holds_the_hw():
+    for protocol, expected in (("kip595", 2), ("kip966", 0)):
+        c = Cluster(ClusterConfig(replicas=("A", "B", "C"), protocol=protocol, acks="1",
+                                  min_insync_replicas=2))
+        c.crash("B")
+        c.crash("C")                                  # ISR {A} < min ISR 2
+        c.produce("x")
+        c.produce("y")
+        assert c.partition_hw == expected, protocol
+
+
+def test_kip966_elr_joins_below_min_isr_and_clears_at_min_isr():
+    c = Cluster(ClusterConfig(replicas=("A", "B", "C"), protocol="kip966", min_insync_replicas=2))
+    c.crash("B")
+    assert c.isr == ("A", "C") and c.controller.elr == ()       # still at min ISR
+    c.crash("C")
+    assert c.isr == ("A",) and c.controller.elr == ("C",)
+    assert ("elr", (), ("C",)) in c.events
+    c.restart("C")
+    c.fetch("C")
+    c.fetch("C")                                  # C catches up and rejoins: ISR back at 2
+    assert c.isr == ("A", "C") and c.controller.elr == ()
+
+
+def test_kip966_notices_an_unclean_restart_and_does_not_keep_the_leader():
+    c = Cluster(ClusterConfig(replicas=("A", "B", "C"), protocol="kip966", min_insync_replicas=2))
+    c.produce("x")
+    for _ in range(2):
+        c.fetch("B")
+        c.fetch("C")
+    c.crash("A", lose_unflushed=True, detected=False)
+    assert c.leader.id == "A"                     # not noticed while it is down
+    c.restart("A")                                # broker registration reports the unclean shutdown
+    assert c.leader.id == "B" and c.leader.log.values == ["x"]
+    assert "A" in c.controller.ineligible and "A" not in c.isr
+
+
+def test_last_replica_standing_before_and_after_kip966():
+    for protocol in ("hw", "kip101", "kip279", "kip320", "kip595"):
+        before = hwlib.run_scenario("last-replica-standing", protocol=protocol)
+        assert [a.value for a in before.anomalies if a.kind == "lost-write"] == ["v0"], protocol
+    after = hwlib.run_scenario("last-replica-standing", protocol="kip966")
+    assert "lost-write" not in after.anomaly_kinds()
+    assert after.final["leader"] == "C"
+    assert ("elr", (), ("C",)) in after.trace.events[7]
+    logs = [rep["log"] for rep in after.final["replicas"].values()]
+    assert logs == [[[0, 0, "v0"]]] * 3
+
+
+def test_kip966_keeps_the_partition_offline_rather_than_elect_a_replica_that_lost_data():
+    result = hwlib.run_scenario("divergence", protocol="kip966")
+    assert result.final["leader"] is None and result.anomalies == []
+    assert [r[2] for r in result.final["replicas"]["A"]["log"]] == ["m1", "m2"]   # m2 survives on A
+    assert any(p["status"] == "NOT_LEADER_OR_FOLLOWER" and p["value"] == "m3" for p in result.produces)
