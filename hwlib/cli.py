@@ -36,6 +36,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--protocol", type=_protocol, help=f"override: {', '.join(PROTOCOLS)}")
     run.add_argument("--json", action="store_true", help="print one JSON object")
     sub.add_parser("scenarios", help="list the built-in scenarios")
+    sub.add_parser("protocols", help="the protocol generations and what each changed")
     cmp_ = sub.add_parser("compare", help="run scenarios under every protocol, side by side")
     cmp_.add_argument("scenarios", nargs="*", help="names or files (default: every built-in)")
     cmp_.add_argument("--out", default="reports/scenarios",
@@ -85,6 +86,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name:<26} {' '.join(s.description.split())[:100]}")
                 if expect:
                     print(f"{'':<26} expected anomalies - {expect}")
+        elif args.command == "protocols":
+            from .protocols import generations_table
+
+            print(generations_table())
         elif args.command == "compare":
             from .compare import write_comparison
 

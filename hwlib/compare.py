@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import textwrap
 from pathlib import Path
 
 from .config import PROTOCOLS
@@ -49,7 +50,7 @@ def plot(scenarios: list[Scenario], results: dict, path: str | os.PathLike,
     from matplotlib.ticker import MaxNLocator
 
     rows, cols = len(scenarios), len(protocols)
-    fig, axes = plt.subplots(rows, cols, figsize=(5.2 * cols, 2.4 * rows), squeeze=False,
+    fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 2.3 * rows), squeeze=False,
                              sharey="row")
     for i, s in enumerate(scenarios):
         for j, p in enumerate(protocols):
@@ -67,8 +68,8 @@ def plot(scenarios: list[Scenario], results: dict, path: str | os.PathLike,
                 ax.step(sub["step"], sub["hw"], where="post", label=f"{rid} HW", alpha=0.7)
             for a in r.anomalies:
                 ax.axvline(a.step, color="red", alpha=0.25, linewidth=3)
-            kinds = ", ".join(r.anomaly_kinds()) or "no anomalies"
-            ax.set_title(f"{s.name} [{p}]\n{kinds}", fontsize=8)
+            kinds = textwrap.fill(", ".join(r.anomaly_kinds()) or "no anomalies", 40)
+            ax.set_title(f"{s.name} [{p}]\n{kinds}", fontsize=7)
             ax.tick_params(labelsize=7)
             if i == rows - 1:
                 ax.set_xlabel("step", fontsize=8)
@@ -77,6 +78,7 @@ def plot(scenarios: list[Scenario], results: dict, path: str | os.PathLike,
     legend: dict = {}
     for ax in axes.flat:
         ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
         for handle, label in zip(*ax.get_legend_handles_labels(), strict=True):
             legend.setdefault(label, handle)
     fig.legend(legend.values(), legend.keys(), loc="upper center", ncol=len(legend), fontsize=8)

@@ -29,3 +29,17 @@ def test_readme_front_door_commands(repo):
     makefile = (repo / "Makefile").read_text()
     assert re.search(r"^report: setup$", makefile, re.M) and re.search(r"^test: setup$", makefile, re.M)
     assert "make test" in (repo / ".ci" / "run").read_text()
+
+
+def test_readme_generations_table_comes_from_the_code(repo):
+    from hwlib.protocols import generations_table
+
+    assert generations_table() in (repo / "README.md").read_text()
+
+
+def test_readme_lists_every_builtin_scenario(repo):
+    import hwlib
+
+    readme = (repo / "README.md").read_text()
+    for name in hwlib.builtin_scenarios():
+        assert f"| `{name}` |" in readme, name
