@@ -7,7 +7,7 @@ from dataclasses import asdict, dataclass
 from .replica import FETCHING, LEADER
 
 KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr", "hw-regression",
-         "epoch-cache-order")
+         "epoch-cache-order", "duplicate", "reordered")
 
 #: Event kinds after which logs below an HW, HWs, roles or the ISR may differ from before.
 #: After a step without any of these, the pairwise comparisons cannot change their verdict.
@@ -237,7 +237,36 @@ class AnomalyChecker:
                                  f"{value} was acknowledged at offset {offsets.get(value)} and is "
                                  f"not in the final log of leader {leader.id}",
                                  value=value, offset=offsets.get(value))
+            self._check_client_order(step, leader)
         return self.anomalies
+
+    def _check_client_order(self, step: int, leader) -> None:
+        """``duplicate``: a record sent once stands at several offsets of the final log;
+        ``reordered``: a record sent earlier stands after one sent later. Only values that
+        exactly one produce call sent are judged (a scenario may send a value twice)."""
+        sends: dict[str, int] = {}
+        for request in self.cluster.produces:
+            sends[request.value] = sends.get(request.value, 0) + 1
+        where: dict[str, list[int]] = {}
+        for offset, value in enumerate(leader.log.values):
+            if sends.get(value) == 1:
+                where.setdefault(value, []).append(offset)
+        for value, offsets in where.items():
+            if len(offsets) > 1:
+                self._report("duplicate", step, f"{value}, sent once, stands at offsets "
+                             f"{', '.join(map(str, offsets))} of leader {leader.id}'s log",
+                             value=value, offset=offsets[1])
+        latest_offset, latest_value = -1, None
+        for request in sorted(self.cluster.produces, key=lambda r: r.order):
+            offsets = where.get(request.value)
+            if not offsets:
+                continue
+            if offsets[0] < latest_offset:
+                self._report("reordered", step, f"{request.value} was sent after {latest_value} but "
+                             f"stands before it (offset {offsets[0]} < {latest_offset})",
+                             value=request.value, offset=offsets[0])
+            else:
+                latest_offset, latest_value = offsets[0], request.value
 
 
 def _reconciled(replica) -> bool:

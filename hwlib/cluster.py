@@ -30,16 +30,25 @@ NOT_ENOUGH_REPLICAS = "NOT_ENOUGH_REPLICAS"
 NOT_ENOUGH_REPLICAS_AFTER_APPEND = "NOT_ENOUGH_REPLICAS_AFTER_APPEND"
 NETWORK_EXCEPTION = "NETWORK_EXCEPTION"
 REQUEST_TIMED_OUT = "REQUEST_TIMED_OUT"
+OUT_OF_ORDER_SEQUENCE_NUMBER = "OUT_OF_ORDER_SEQUENCE_NUMBER"
+#: errors the producer may retry (Kafka's RetriableException family, and the idempotent
+#: producer's out-of-order answer, which it resolves by resending in sequence order)
+RETRIABLE = frozenset((NOT_LEADER_OR_FOLLOWER, NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+                       NETWORK_EXCEPTION, REQUEST_TIMED_OUT, OUT_OF_ORDER_SEQUENCE_NUMBER))
 OFFSET_OUT_OF_RANGE = "OFFSET_OUT_OF_RANGE"
 DIVERGING = "DIVERGING"  # a fetch response carrying diverging_epoch (kip595)
 
 
 class ProduceRequest:
-    """One produce call and its outcome: ``pending``, ``acked``, ``no-answer`` (acks=0) or an error."""
+    """One record the producer sends, over all its attempts. ``status``: ``queued`` (waiting
+    for an in-flight slot), ``pending`` (awaiting its acknowledgement), ``retrying`` (failed
+    with a retriable error or lost acknowledgement, awaiting a ``retry`` step), ``acked``,
+    ``no-answer`` (acks=0), or the error it finally failed with."""
 
-    __slots__ = ("value", "offset", "acks", "leader", "epoch", "status", "deadline")
+    __slots__ = ("value", "offset", "acks", "leader", "epoch", "status", "deadline", "order",
+                 "seq", "attempts", "lose_ack", "error")
 
-    def __init__(self, value: str, acks: str) -> None:
+    def __init__(self, value: str, acks: str, order: int, seq: int, lose_ack: bool) -> None:
         self.value = value
         self.offset = -1
         self.acks = acks
@@ -47,10 +56,19 @@ class ProduceRequest:
         self.epoch = -1
         self.status = "pending"
         self.deadline = 0
+        self.order = order
+        self.seq = seq
+        self.attempts = 0
+        self.lose_ack = lose_ack
+        self.error: str | None = None
 
     def as_dict(self) -> dict:
-        return {"value": self.value, "offset": self.offset, "acks": self.acks,
-                "leader": self.leader, "epoch": self.epoch, "status": self.status}
+        out = {"value": self.value, "offset": self.offset, "acks": self.acks,
+               "leader": self.leader, "epoch": self.epoch, "status": self.status,
+               "attempts": self.attempts}
+        if self.seq >= 0:
+            out["seq"] = self.seq
+        return out
 
 
 class Cluster:
@@ -67,6 +85,9 @@ class Cluster:
         self.produces: list[ProduceRequest] = []
         self.pending: list[ProduceRequest] = []
         self.acked: list[str] = []
+        self.retrying: list[ProduceRequest] = []
+        self.queued: list[ProduceRequest] = []
+        self.next_seq = 0
         self.consumer_position = 0
         self.polls: list[list[tuple[int, int, str]]] = []
         self._lag = config.replica_lag_time_max_ms
@@ -114,7 +135,8 @@ class Cluster:
     # ---------------------------------------------------------------------- step dispatch
     #: step kind -> how it calls the cluster
     _STEP_CALLS = {
-        "produce": lambda c, s: c.produce(s.value, s.acks),
+        "produce": lambda c, s: c.produce(s.value, s.acks, s.lose_ack),
+        "retry": lambda c, s: c.retry(),
         "fetch": lambda c, s: c.fetch(s.replica),
         "fetch_request": lambda c, s: c.fetch_request(s.replica),
         "fetch_response": lambda c, s: c.fetch_response(s.replica),
@@ -137,11 +159,32 @@ class Cluster:
         self.events.append(("skip", step, replica, reason))
 
     # ---------------------------------------------------------------------------- produce
-    def produce(self, value: str, acks: str | None = None) -> ProduceRequest:
-        """A producer sends one record to the leader (SPEC section 4)."""
-        request = ProduceRequest(value, acks or self.config.acks)
+    def produce(self, value: str, acks: str | None = None, lose_ack: bool = False) -> ProduceRequest:
+        """The producer sends one record (SPEC section 4). ``lose_ack``: whatever the leader
+        answers to the first attempt never reaches the producer (it times out)."""
+        config = self.config
+        seq = -1
+        if config.enable_idempotence:
+            seq, self.next_seq = self.next_seq, self.next_seq + 1
+        request = ProduceRequest(value, acks or config.acks, len(self.produces), seq, lose_ack)
+        limit = config.max_in_flight_requests_per_connection
+        full = limit is not None and self._in_flight() >= limit
         self.produces.append(request)
-        events = self.events
+        if full:
+            request.status = "queued"
+            self.queued.append(request)
+            self.events.append(("queued", value))
+            return request
+        self._send(request)
+        return request
+
+    def _in_flight(self) -> int:
+        return sum(1 for r in self.produces if r.status in ("pending", "retrying"))
+
+    def _send(self, request: ProduceRequest) -> None:
+        """One attempt: the request reaches the leader and is handled there."""
+        request.attempts += 1
+        request.status = "pending"
         leader = self.leader
         if leader is None:
             return self._fail(request, NOT_LEADER_OR_FOLLOWER)
@@ -150,13 +193,11 @@ class Cluster:
         if request.acks == "all" and len(self.controller.isr) < self.config.min_insync_replicas:
             return self._fail(request, NOT_ENOUGH_REPLICAS)
         epoch = self.controller.leader_epoch
-        offset = leader.log.append(epoch, value)
-        request.offset, request.leader, request.epoch = offset, leader.id, epoch
-        events.append(("append", leader.id, offset, epoch, value))
-        self._maybe_flush(leader)
-        if leader.purgatory:
-            self._wake_parked_fetches(leader)
-        self.maybe_increment_leader_hw(leader)
+        request.leader, request.epoch = leader.id, epoch
+        offset = self._append_or_find_duplicate(leader, request, epoch)
+        if offset is None:
+            return None
+        request.offset = offset
         if request.acks == "1":
             self._ack(request)
         elif request.acks == "0":
@@ -165,43 +206,90 @@ class Cluster:
             request.deadline = self.now + self.config.request_timeout_ms
             self.pending.append(request)
             self._complete_pending_produces(leader)
-        return request
+        return None
+
+    def _append_or_find_duplicate(self, leader: Replica, request: ProduceRequest, epoch: int) -> int | None:
+        """Append, or - idempotent producer - answer a duplicate with the original offset and
+        reject a sequence gap, from the producer state the leader rebuilds from its log."""
+        log = leader.log
+        if request.seq >= 0:
+            last_seq, last_offset = log.last_sequence()
+            if request.seq <= last_seq:
+                offset = last_offset
+                while log.seqs[offset] != request.seq:
+                    offset -= 1
+                self.events.append(("duplicate_seq", request.value, request.seq, offset))
+                return offset
+            if request.seq > last_seq + 1:
+                self._fail(request, OUT_OF_ORDER_SEQUENCE_NUMBER)
+                return None
+        offset = log.append(epoch, request.value, request.seq)
+        self.events.append(("append", leader.id, offset, epoch, request.value))
+        self._maybe_flush(leader)
+        if leader.purgatory:
+            self._wake_parked_fetches(leader)
+        self.maybe_increment_leader_hw(leader)
+        return offset
+
+    def retry(self) -> None:
+        """The producer resends its failed batches in the order it first sent them."""
+        if not self.retrying:
+            return self._skip("retry", None, "no batch awaits a retry")
+        batches = sorted(self.retrying, key=lambda r: r.order)
+        self.retrying = []
+        for request in batches:
+            self.events.append(("retry", request.value, request.attempts + 1))
+            self._send(request)
+        self._send_queued()
+
+    def _send_queued(self) -> None:
+        limit = self.config.max_in_flight_requests_per_connection
+        while self.queued and (limit is None or self._in_flight() < limit):
+            self._send(self.queued.pop(0))
 
     def _fail(self, request: ProduceRequest, code: str) -> ProduceRequest:
-        request.status = code
         self.events.append(("produce_error", request.value, code))
+        request.error = code
+        if code in RETRIABLE and request.attempts <= self.config.retries:
+            request.status = "retrying"
+            self.retrying.append(request)
+        else:
+            request.status = code
+            self._send_queued()
         return request
 
     def _ack(self, request: ProduceRequest) -> None:
+        if request.lose_ack and request.attempts == 1:
+            self.events.append(("ack_lost", request.value, request.offset))
+            self._fail(request, REQUEST_TIMED_OUT)
+            return
         request.status = "acked"
         self.acked.append(request.value)
         self.events.append(("ack", request.value, request.offset))
+        self._send_queued()
 
     def _complete_pending_produces(self, leader: Replica) -> None:
         """DelayedProduce: acks=all succeeds once the leader HW passes the record."""
         hw = leader.hw
         enough = len(self.controller.isr) >= self.config.min_insync_replicas
-        still = []
-        for request in self.pending:
-            if request.leader == leader.id and request.offset < hw:
-                if enough:
-                    self._ack(request)
-                else:
-                    self._fail(request, NOT_ENOUGH_REPLICAS_AFTER_APPEND)
+        done = [r for r in self.pending if r.leader == leader.id and r.offset < hw]
+        if not done:
+            return
+        # Detach first: answering may send queued batches, which may complete others.
+        self.pending = [r for r in self.pending if not (r.leader == leader.id and r.offset < hw)]
+        for request in done:
+            if enough:
+                self._ack(request)
             else:
-                still.append(request)
-        self.pending = still
+                self._fail(request, NOT_ENOUGH_REPLICAS_AFTER_APPEND)
 
     def _fail_pending_produces(self, leader_id: str, code: str) -> None:
-        if not self.pending:
+        failed = [r for r in self.pending if r.leader == leader_id]
+        if not failed:
             return
-        still = []
-        for request in self.pending:
-            if request.leader == leader_id:
-                self._fail(request, code)
-            else:
-                still.append(request)
-        self.pending = still
+        self.pending = [r for r in self.pending if r.leader != leader_id]
+        for request in failed:
+            self._fail(request, code)
 
     def _maybe_flush(self, replica: Replica) -> None:
         interval = self.config.log_flush_interval_messages
@@ -267,6 +355,7 @@ class Cluster:
         if fetch_offset < leader_leo:
             request.epochs = leader_log.epochs[fetch_offset:]
             request.values = leader_log.values[fetch_offset:]
+            request.seqs = leader_log.seqs[fetch_offset:]
             request.hw = hw0
             self.events.append(("fetch", follower.id, fetch_offset, leader_leo - fetch_offset, hw0))
         else:
@@ -281,6 +370,7 @@ class Cluster:
         request.parked = False
         request.epochs = leader.log.epochs[request.fetch_offset:]
         request.values = leader.log.values[request.fetch_offset:]
+        request.seqs = leader.log.seqs[request.fetch_offset:]
         request.hw = leader.hw
         self.events.append(("fetch", request.follower.id, request.fetch_offset,
                             len(request.values), request.hw))
@@ -328,7 +418,7 @@ class Cluster:
         log = follower.log
         if request.values:
             start = len(log.values)
-            log.append_as_follower(request.epochs, request.values)
+            log.append_as_follower(request.epochs, request.values, request.seqs)
             self.events.append(("replicate", follower.id, start, len(log.values)))
             self._maybe_flush(follower)
         new_hw = request.hw if request.hw < len(log.values) else len(log.values)

@@ -40,6 +40,13 @@ class ClusterConfig:
     request_timeout_ms: int = 30000
     session_timeout_ms: int = 18000
     log_flush_interval_messages: int | None = None
+    #: producer: resend attempts per batch after a retriable error or a lost acknowledgement
+    retries: int = 0
+    #: producer: producer id + sequence numbers; the leader drops duplicates
+    enable_idempotence: bool = False
+    #: producer: batches sent and not yet resolved before later ones must wait; null sends
+    #: every produce step at once (the seeds' model); Kafka's producer default is 5
+    max_in_flight_requests_per_connection: int | None = None
 
     def __post_init__(self) -> None:
         replicas = self.replicas
@@ -81,6 +88,19 @@ class ClusterConfig:
                 f"config.log_flush_interval_messages: must be null (never) or an integer >= 1, "
                 f"got {flush!r}"
             )
+        retries = self.retries
+        if isinstance(retries, bool) or not isinstance(retries, int) or retries < 0:
+            raise ConfigError(f"config.retries: must be an integer >= 0, got {retries!r}")
+        in_flight = self.max_in_flight_requests_per_connection
+        if in_flight is not None and (isinstance(in_flight, bool) or not isinstance(in_flight, int)
+                                      or in_flight < 1):
+            raise ConfigError(f"config.max_in_flight_requests_per_connection: must be null (no limit) or "
+                              f"an integer >= 1, got {in_flight!r}")
+        if not isinstance(self.enable_idempotence, bool):
+            raise ConfigError(f"config.enable_idempotence: must be true or false, got {self.enable_idempotence!r}")
+        if self.enable_idempotence and (self.acks != "all" or (in_flight or 0) > 5):
+            raise ConfigError("config.enable_idempotence: requires acks: all and "
+                              "max_in_flight_requests_per_connection <= 5 (as Kafka's producer does)")
         if not isinstance(self.unclean_leader_election, bool):
             raise ConfigError(
                 f"config.unclean_leader_election: must be true or false, "

@@ -12,6 +12,10 @@ from __future__ import annotations
 #   ("leader", old, new, epoch)                     controller wrote a new leader / epoch
 #   ("ack", value, offset)                          producer got success for a record
 #   ("produce_error", value, code)                  producer got an error
+#   ("ack_lost", value, offset)                     the success answer never reached the producer
+#   ("retry", value, attempt)                       the producer resends a batch
+#   ("queued", value)                               max.in.flight reached: the batch waits
+#   ("duplicate_seq", value, seq, offset)           idempotence: the leader already has it
 #   ("park", replica, fetch_offset)                 an empty fetch waits in purgatory
 #   ("wake", replica)                               a produce woke a parked fetch
 #   ("expire", replica)                             a parked fetch's wait ran out
@@ -59,6 +63,11 @@ _DESCRIBE = {
     "leader": _leader,
     "ack": lambda value, offset: f"producer: {value} at offset {offset} acknowledged",
     "produce_error": lambda value, code: f"producer: {value} failed with {code}",
+    "ack_lost": lambda value, offset: f"the acknowledgement of {value} (offset {offset}) is lost",
+    "retry": lambda value, attempt: f"producer resends {value} (attempt {attempt})",
+    "queued": lambda value: f"producer holds {value}: max.in.flight reached",
+    "duplicate_seq": lambda value, seq, offset: (f"leader already has {value} (sequence {seq}) at offset {offset}: "
+                                                 "duplicate dropped"),
     "park": lambda r, offset: f"fetch from {r} at offset {offset} parks in purgatory",
     "wake": lambda r: f"produce wakes {r}'s parked fetch",
     "expire": lambda r: f"{r}'s parked fetch times out",

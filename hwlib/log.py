@@ -8,17 +8,19 @@ from .epoch_cache import LeaderEpochCache
 class ReplicaLog:
     """One replica's log of the partition. Offsets start at 0 (no retention is modelled).
 
-    Records live in two parallel lists, ``epochs`` and ``values``; the LEO is their length.
+    Records live in parallel lists, ``epochs``, ``values`` and ``seqs`` (the idempotent
+    producer's sequence number, -1 for other records); the LEO is their length.
     ``flushed`` is the durable prefix: a power loss keeps ``[0, flushed)`` only.
     ``rewritten_from`` is the lowest offset any truncation touched since an observer last
     reset it to ``None`` (appends never rewrite).
     """
 
-    __slots__ = ("epochs", "values", "flushed", "cache", "rewritten_from")
+    __slots__ = ("epochs", "values", "seqs", "flushed", "cache", "rewritten_from")
 
     def __init__(self) -> None:
         self.epochs: list[int] = []
         self.values: list[str] = []
+        self.seqs: list[int] = []
         self.flushed = 0
         self.cache = LeaderEpochCache()
         self.rewritten_from: int | None = None
@@ -33,7 +35,7 @@ class ReplicaLog:
         end = len(self.values) if end is None else end
         return [(o, self.epochs[o], self.values[o]) for o in range(start, end)]
 
-    def append(self, epoch: int, value: str) -> int:
+    def append(self, epoch: int, value: str, seq: int = -1) -> int:
         """Leader append with the leader's epoch; returns the record's offset."""
         offset = len(self.values)
         cache = self.cache
@@ -41,9 +43,19 @@ class ReplicaLog:
             cache.assign(epoch, offset)
         self.epochs.append(epoch)
         self.values.append(value)
+        self.seqs.append(seq)
         return offset
 
-    def append_as_follower(self, epochs: list[int], values: list[str]) -> None:
+    def last_sequence(self) -> tuple[int, int]:
+        """(sequence, offset) of the newest idempotent record, or (-1, -1): the producer state
+        a leader rebuilds from its log."""
+        seqs = self.seqs
+        for offset in range(len(seqs) - 1, -1, -1):
+            if seqs[offset] >= 0:
+                return seqs[offset], offset
+        return -1, -1
+
+    def append_as_follower(self, epochs: list[int], values: list[str], seqs: list[int]) -> None:
         """Append a fetched batch; the cache gets an entry wherever the record epoch changes."""
         cache = self.cache
         base = len(self.values)
@@ -54,6 +66,7 @@ class ReplicaLog:
                 last = epoch
         self.epochs.extend(epochs)
         self.values.extend(values)
+        self.seqs.extend(seqs)
 
     def truncate_to(self, offset: int) -> int:
         """Drop records at ``offset`` and above; returns how many were dropped."""
@@ -64,6 +77,7 @@ class ReplicaLog:
             return 0
         del self.epochs[offset:]
         del self.values[offset:]
+        del self.seqs[offset:]
         if self.flushed > offset:
             self.flushed = offset
         self.cache.truncate_from_end(offset)

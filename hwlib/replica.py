@@ -36,7 +36,7 @@ class InFlight:
     """
 
     __slots__ = ("kind", "follower", "leader", "fetch_offset", "asked_epoch", "parked",
-                 "deadline", "epochs", "values", "hw", "error", "leader_leo", "answer")
+                 "deadline", "epochs", "values", "seqs", "hw", "error", "leader_leo", "answer")
 
     def __init__(self, kind: str, follower: Replica, leader: Replica, fetch_offset: int) -> None:
         self.kind = kind
@@ -48,6 +48,7 @@ class InFlight:
         self.deadline = 0
         self.epochs: list[int] = []
         self.values: list[str] = []
+        self.seqs: list[int] = []
         self.hw = 0
         self.error: str | None = None
         self.leader_leo = -1

@@ -8,7 +8,7 @@ from .config import parse_acks
 from .errors import ScenarioError
 
 REPLICA_STEPS = ("fetch", "fetch_request", "fetch_response", "flush", "crash", "restart", "elect")
-STEP_KINDS = tuple(sorted(REPLICA_STEPS + ("produce", "tick", "consume")))
+STEP_KINDS = tuple(sorted(REPLICA_STEPS + ("produce", "tick", "consume", "retry")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -20,16 +20,23 @@ class Step:
     ms: int = 0
     lose_unflushed: bool = False
     detected: bool = True
+    lose_ack: bool = False
 
     def to_obj(self):
         """The shortest YAML form of this step (``parse_step`` reads it back)."""
         kind = self.kind
         if kind == "produce":
-            return {kind: self.value if self.acks is None else {"value": self.value,
-                                                                "acks": self.acks}}
+            if self.acks is None and not self.lose_ack:
+                return {kind: self.value}
+            out = {"value": self.value}
+            if self.acks is not None:
+                out["acks"] = self.acks
+            if self.lose_ack:
+                out["lose_ack"] = True
+            return {kind: out}
         if kind == "tick":
             return {kind: self.ms}
-        if kind == "consume":
+        if kind in ("consume", "retry"):
             return {kind: {}}
         if kind == "crash" and (self.lose_unflushed or not self.detected):
             return {kind: {"replica": self.replica, "lose_unflushed": self.lose_unflushed,
@@ -39,11 +46,14 @@ class Step:
     def describe(self) -> str:
         kind = self.kind
         if kind == "produce":
-            return f"produce {self.value}" + (f" (acks={self.acks})" if self.acks else "")
+            notes = [f"acks={self.acks}"] if self.acks else []
+            if self.lose_ack:
+                notes.append("its ack is lost")
+            return f"produce {self.value}" + (f" ({', '.join(notes)})" if notes else "")
         if kind == "tick":
             return f"tick {self.ms} ms"
-        if kind == "consume":
-            return "consume"
+        if kind in ("consume", "retry"):
+            return kind
         if kind == "crash":
             what = "power loss" if self.lose_unflushed else "crash"
             return f"{what} {self.replica}" + ("" if self.detected else " (quick restart, unnoticed)")
@@ -90,25 +100,27 @@ def parse_step(obj, index: int, replicas: tuple[str, ...] | None = None) -> Step
         raise ScenarioError(f"{where}: unknown step kind {kind!r}; allowed: {', '.join(STEP_KINDS)}")
     where = f"{where}.{kind}"
     if kind == "produce":
+        lose_ack = False
         if isinstance(arg, dict):
-            _only_keys(arg, ("value", "acks"), where)
+            _only_keys(arg, ("value", "acks", "lose_ack"), where)
             if "value" not in arg:
                 raise ScenarioError(f"{where}.value: required (the record's value)")
             value, acks = arg["value"], arg.get("acks")
             acks = None if acks is None else parse_acks(acks, f"{where}.acks", ScenarioError)
+            lose_ack = _bool(arg.get("lose_ack", False), f"{where}.lose_ack")
         else:
             value, acks = arg, None
         if value is None or isinstance(value, (dict, list, bool)):
             raise ScenarioError(f"{where}: expected a record value (text), got {value!r}")
-        return Step("produce", value=str(value), acks=acks)
+        return Step("produce", value=str(value), acks=acks, lose_ack=lose_ack)
     if kind == "tick":
         if isinstance(arg, bool) or not isinstance(arg, int) or arg < 0:
             raise ScenarioError(f"{where}: expected milliseconds, an integer >= 0, got {arg!r}")
         return Step("tick", ms=arg)
-    if kind == "consume":
+    if kind in ("consume", "retry"):
         if arg not in (None, {}):
-            raise ScenarioError(f"{where}: takes no arguments; write `consume: {{}}`")
-        return Step("consume")
+            raise ScenarioError(f"{where}: takes no arguments; write `{kind}: {{}}`")
+        return Step(kind)
     if kind == "crash" and isinstance(arg, dict):
         _only_keys(arg, ("replica", "lose_unflushed", "detected"), where)
         if "replica" not in arg:

@@ -13,7 +13,7 @@ from hwlib import PROTOCOLS, Step
 
 
 def schedules(replicas: tuple[str, ...], *, power_loss: bool = True, undetected: bool = True,
-              elect: bool = True, max_actions: int = 40, faults: int = 1):
+              elect: bool = True, max_actions: int = 40, faults: int = 1, clients: bool = False):
     """Lists of steps over ``replicas``; produce values are unique (v0, v1, ...).
 
     ``faults`` multiplies the weight of crashes, restarts, flushes and long ticks."""
@@ -41,6 +41,8 @@ def schedules(replicas: tuple[str, ...], *, power_loss: bool = True, undetected:
     ]
     if elect:
         actions.append((1, one("elect")))
+    if clients:  # lost acknowledgements and producer retries
+        actions += [(2, st.just(["produce-lose-ack"])), (3, st.just([Step("retry")]))]
     weighted = [s for w, s in actions for _ in range(w)]
     raw = st.lists(st.one_of(weighted), min_size=min(15, max_actions), max_size=max_actions)
 
@@ -48,8 +50,8 @@ def schedules(replicas: tuple[str, ...], *, power_loss: bool = True, undetected:
         out, n = [], 0
         for group in groups:
             for item in group:
-                if item == "produce":
-                    out.append(Step("produce", value=f"v{n}"))
+                if item in ("produce", "produce-lose-ack"):
+                    out.append(Step("produce", value=f"v{n}", lose_ack=item == "produce-lose-ack"))
                     n += 1
                 else:
                     out.append(item)
