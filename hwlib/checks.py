@@ -7,7 +7,8 @@ from dataclasses import asdict, dataclass
 from .replica import FETCHING, LEADER
 
 KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr", "hw-regression",
-         "epoch-cache-order", "duplicate", "reordered")
+         "epoch-cache-order", "duplicate", "reordered", "inconsistent-offsets", "nonmonotonic-poll",
+         "unseen")
 
 #: Event kinds after which logs below an HW, HWs, roles or the ISR may differ from before.
 #: After a step without any of these, the pairwise comparisons cannot change their verdict.
@@ -62,6 +63,11 @@ class AnomalyChecker:
         self._cache_versions = {r.id: r.log.cache.version for r in reps}
         self._acked_seen = 0
         self._absent_since: dict[str, int] = {}
+        self._polls_seen = 0
+        self._read_at: dict[int, str] = {}          # offset -> value the consumer first read there
+        self._inconsistent: set[int] = set()
+        self._session_last: dict[int, int] = {}     # consumer session -> last offset it read
+        self._values_read: set[str] = set()
 
     def _report(self, kind: str, step: int, detail: str, **extra) -> None:
         self.anomalies.append(Anomaly(kind, step, detail, **extra))
@@ -128,6 +134,30 @@ class AnomalyChecker:
         if changed:
             self._check_divergence(step)
         self._check_epoch_caches(step)
+        if len(cluster.polls) > self._polls_seen:
+            self._check_polls(step)
+
+    def _check_polls(self, step: int) -> None:
+        """Jepsen's consumer checks on the polls since the last step: two values read at one
+        offset (``inconsistent-offsets``); one consumer session reading an offset at or below
+        one it already read (``nonmonotonic-poll``)."""
+        polls = self.cluster.polls
+        for session, records in polls[self._polls_seen:]:
+            rewound = False
+            for offset, _, value in records:
+                first = self._read_at.setdefault(offset, value)
+                if first != value and offset not in self._inconsistent:
+                    self._inconsistent.add(offset)
+                    self._report("inconsistent-offsets", step, f"the consumer read {first} and later {value} "
+                                 f"at offset {offset}", offset=offset, value=value)
+                last = self._session_last.get(session)
+                if last is not None and offset <= last and not rewound:
+                    rewound = True
+                    self._report("nonmonotonic-poll", step, f"consumer session {session} read offset {offset} "
+                                 f"after offset {last}", offset=offset, value=value)
+                self._session_last[session] = offset
+                self._values_read.add(value)
+        self._polls_seen = len(polls)
 
     def _check_hw_regression(self, step: int, leader) -> None:
         hw = leader.hw
@@ -238,7 +268,23 @@ class AnomalyChecker:
                                  f"not in the final log of leader {leader.id}",
                                  value=value, offset=offsets.get(value))
             self._check_client_order(step, leader)
+            self._check_unseen(step, leader)
         return self.anomalies
+
+    def _check_unseen(self, step: int, leader) -> None:
+        """``unseen``: acknowledged, in the final log below the consumer's position (it went
+        past them), and never read - skipped by a reset, or rewritten under it."""
+        cluster = self.cluster
+        if not cluster.polls:
+            return
+        acked = set(cluster.acked)
+        values = leader.log.values
+        for offset in range(min(cluster.consumer_position, len(values))):
+            value = values[offset]
+            if value in acked and value not in self._values_read:
+                self._report("unseen", step, f"{value} is acknowledged and at offset {offset}, below the "
+                             f"consumer's position {cluster.consumer_position}, but was never read",
+                             offset=offset, value=value)
 
     def _check_client_order(self, step: int, leader) -> None:
         """``duplicate``: a record sent once stands at several offsets of the final log;

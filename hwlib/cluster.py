@@ -89,7 +89,11 @@ class Cluster:
         self.queued: list[ProduceRequest] = []
         self.next_seq = 0
         self.consumer_position = 0
-        self.polls: list[list[tuple[int, int, str]]] = []
+        self.committed_offset = 0
+        self.last_commit_ms = 0
+        self.consumer_session = 0
+        #: every poll: (consumer session, records returned as (offset, epoch, value))
+        self.polls: list[tuple[int, list[tuple[int, int, str]]]] = []
         self._lag = config.replica_lag_time_max_ms
         self._next_isr_check = self._lag // 2
         self._next_checkpoint = config.replica_high_watermark_checkpoint_interval_ms
@@ -146,6 +150,8 @@ class Cluster:
         "elect": lambda c, s: c.elect(s.replica),
         "tick": lambda c, s: c.tick(s.ms),
         "consume": lambda c, s: c.consume(),
+        "commit": lambda c, s: c.commit(),
+        "consumer_crash": lambda c, s: c.consumer_crash(),
     }
 
     def apply(self, step) -> None:
@@ -762,15 +768,35 @@ class Cluster:
 
     # --------------------------------------------------------------------------- consumer
     def consume(self) -> list[tuple[int, int, str]]:
-        """A consumer polls the leader from its position up to the partition HW."""
+        """The consumer polls the leader from its position up to the partition HW. With
+        auto-commit, a poll first commits the position once the interval has passed; a
+        position beyond the leader's log end is OFFSET_OUT_OF_RANGE and is reset."""
         leader = self.leader
         if leader is None or not leader.online:
             self._skip("consume", None, "no online leader")
             return []
+        config = self.config
+        if config.enable_auto_commit and self.now - self.last_commit_ms >= config.auto_commit_interval_ms:
+            self.commit()
         start = self.consumer_position
-        end = max(start, leader.hw)
-        records = leader.log.records(start, min(end, leader.leo))
-        self.consumer_position = start + len(records)
-        self.polls.append(records)
-        self.events.append(("consume", start, self.consumer_position))
+        if start > leader.leo:
+            start = 0 if config.auto_offset_reset == "earliest" else leader.hw
+            self.events.append(("consumer_reset", self.consumer_position, start, config.auto_offset_reset))
+        end = max(start, min(leader.hw, leader.leo))
+        records = leader.log.records(start, end)
+        self.consumer_position = end
+        self.polls.append((self.consumer_session, records))
+        self.events.append(("consume", start, end))
         return records
+
+    def commit(self) -> None:
+        """The consumer commits its position (as commitSync does)."""
+        self.committed_offset = self.consumer_position
+        self.last_commit_ms = self.now
+        self.events.append(("commit", self.committed_offset))
+
+    def consumer_crash(self) -> None:
+        """The consumer dies; a new one resumes from the last committed offset."""
+        self.events.append(("consumer_crash", self.consumer_position, self.committed_offset))
+        self.consumer_position = self.committed_offset
+        self.consumer_session += 1

@@ -47,6 +47,11 @@ class ClusterConfig:
     #: producer: batches sent and not yet resolved before later ones must wait; null sends
     #: every produce step at once (the seeds' model); Kafka's producer default is 5
     max_in_flight_requests_per_connection: int | None = None
+    #: consumer: commit the position at a poll once this much time passed since the last commit
+    enable_auto_commit: bool = False
+    auto_commit_interval_ms: int = 5000
+    #: consumer: where to go when its position is beyond the leader's log: latest (the HW) or earliest
+    auto_offset_reset: str = "latest"
 
     def __post_init__(self) -> None:
         replicas = self.replicas
@@ -70,7 +75,7 @@ class ClusterConfig:
         object.__setattr__(self, "acks", parse_acks(self.acks, "config.acks"))
         for name in ("min_insync_replicas", "replica_lag_time_max_ms", "replica_fetch_wait_max_ms",
                      "replica_high_watermark_checkpoint_interval_ms", "request_timeout_ms",
-                     "session_timeout_ms"):
+                     "session_timeout_ms", "auto_commit_interval_ms"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"config.{name}: must be an integer >= 1, got {value!r}")
@@ -101,6 +106,11 @@ class ClusterConfig:
         if self.enable_idempotence and (self.acks != "all" or (in_flight or 0) > 5):
             raise ConfigError("config.enable_idempotence: requires acks: all and "
                               "max_in_flight_requests_per_connection <= 5 (as Kafka's producer does)")
+        if not isinstance(self.enable_auto_commit, bool):
+            raise ConfigError(f"config.enable_auto_commit: must be true or false, got {self.enable_auto_commit!r}")
+        if self.auto_offset_reset not in ("latest", "earliest"):
+            raise ConfigError(f"config.auto_offset_reset: {self.auto_offset_reset!r} is not allowed; "
+                              "allowed: latest, earliest")
         if not isinstance(self.unclean_leader_election, bool):
             raise ConfigError(
                 f"config.unclean_leader_election: must be true or false, "

@@ -30,6 +30,9 @@ from __future__ import annotations
 #   ("flush", replica, offset, hw)                  log and HW made durable
 #   ("checkpoint", replica, hw)                     periodic HW checkpoint
 #   ("consume", start, end)                         consumer read [start, end)
+#   ("consumer_reset", old, new, policy)            OFFSET_OUT_OF_RANGE: auto.offset.reset
+#   ("commit", offset)                              consumer committed its position
+#   ("consumer_crash", position, committed)         consumer died; a new one resumes
 #   ("skip", step_kind, replica, reason)            the step could not act
 #   ("time", now)                                   logical clock after a tick
 
@@ -84,6 +87,11 @@ _DESCRIBE = {
     "flush": lambda r, offset, hw: f"{r} flushes its log to offset {offset} and checkpoints HW {hw}",
     "checkpoint": lambda r, hw: f"{r} checkpoints HW {hw}",
     "consume": lambda start, end: f"consumer reads {_span(start, end)}" if end > start else "consumer reads nothing",
+    "consumer_reset": lambda old, new, policy: (f"consumer position {old} is beyond the leader's log: "
+                                                f"OFFSET_OUT_OF_RANGE, reset ({policy}) to {new}"),
+    "commit": lambda offset: f"consumer commits offset {offset}",
+    "consumer_crash": lambda position, committed: (f"consumer dies at position {position}; a new one resumes "
+                                                   f"from the committed offset {committed}"),
     "skip": lambda step, r, reason: f"{step}{' ' + r if r else ''}: nothing happens ({reason})",
     "time": lambda now: f"time is now {now} ms",
 }

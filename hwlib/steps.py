@@ -8,7 +8,8 @@ from .config import parse_acks
 from .errors import ScenarioError
 
 REPLICA_STEPS = ("fetch", "fetch_request", "fetch_response", "flush", "crash", "restart", "elect")
-STEP_KINDS = tuple(sorted(REPLICA_STEPS + ("produce", "tick", "consume", "retry")))
+CLIENT_STEPS = ("consume", "retry", "commit", "consumer_crash")  # steps without arguments
+STEP_KINDS = tuple(sorted(REPLICA_STEPS + CLIENT_STEPS + ("produce", "tick")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,7 +37,7 @@ class Step:
             return {kind: out}
         if kind == "tick":
             return {kind: self.ms}
-        if kind in ("consume", "retry"):
+        if kind in CLIENT_STEPS:
             return {kind: {}}
         if kind == "crash" and (self.lose_unflushed or not self.detected):
             return {kind: {"replica": self.replica, "lose_unflushed": self.lose_unflushed,
@@ -52,8 +53,8 @@ class Step:
             return f"produce {self.value}" + (f" ({', '.join(notes)})" if notes else "")
         if kind == "tick":
             return f"tick {self.ms} ms"
-        if kind in ("consume", "retry"):
-            return kind
+        if kind in CLIENT_STEPS:
+            return kind.replace("_", " ")
         if kind == "crash":
             what = "power loss" if self.lose_unflushed else "crash"
             return f"{what} {self.replica}" + ("" if self.detected else " (quick restart, unnoticed)")
@@ -117,7 +118,7 @@ def parse_step(obj, index: int, replicas: tuple[str, ...] | None = None) -> Step
         if isinstance(arg, bool) or not isinstance(arg, int) or arg < 0:
             raise ScenarioError(f"{where}: expected milliseconds, an integer >= 0, got {arg!r}")
         return Step("tick", ms=arg)
-    if kind in ("consume", "retry"):
+    if kind in CLIENT_STEPS:
         if arg not in (None, {}):
             raise ScenarioError(f"{where}: takes no arguments; write `{kind}: {{}}`")
         return Step(kind)

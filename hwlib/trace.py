@@ -131,6 +131,9 @@ class RunResult:
     final: dict
     trace_hash: str
     trace: Trace | None = None
+    #: polls, records read, values read by more than one consumer session (at-least-once
+    #: reprocessing after a consumer crash), committed offset, position
+    consumer: dict = field(default_factory=dict)
 
     @property
     def protocol(self) -> str:
@@ -146,7 +149,22 @@ class RunResult:
         out["protocol"] = self.protocol
         out["produces"] = self.produces
         out["trace_hash"] = self.trace_hash
+        out["consumer"] = self.consumer
         return out
+
+
+def consumer_stats(cluster: Cluster) -> dict:
+    sessions_by_value: dict[str, set[int]] = {}
+    for session, records in cluster.polls:
+        for _, _, value in records:
+            sessions_by_value.setdefault(value, set()).add(session)
+    return {
+        "polls": len(cluster.polls),
+        "read": sum(len(records) for _, records in cluster.polls),
+        "reprocessed": [v for v, sessions in sessions_by_value.items() if len(sessions) > 1],
+        "committed": cluster.committed_offset,
+        "position": cluster.consumer_position,
+    }
 
 
 def run_steps(config: ClusterConfig, steps, name: str = "run", record: bool = True) -> RunResult:
@@ -179,7 +197,8 @@ def run_steps(config: ClusterConfig, steps, name: str = "run", record: bool = Tr
         step_events = [events[marks[i - 1] if i else 0:marks[i]] for i in range(len(marks))]
         trace = Trace(steps, snapshots, step_events, anomalies)
     return RunResult(name, config, steps, anomalies, list(cluster.acked),
-                     [p.as_dict() for p in cluster.produces], final, digest.hexdigest(), trace)
+                     [p.as_dict() for p in cluster.produces], final, digest.hexdigest(), trace,
+                     consumer_stats(cluster))
 
 
 def run_scenario(scenario: Scenario | str, protocol: str | None = None,

@@ -6,6 +6,7 @@ import pytest
 
 import hwlib
 from hwlib import ClusterConfig, ConfigError, ScenarioError, load_scenario, parse_step
+from hwlib.steps import STEP_KINDS
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
@@ -31,7 +32,7 @@ def test_unknown_config_key():
 
 
 @pytest.mark.parametrize(("obj", "message"), [
-    ({"fech": "B"}, "steps[0]: unknown step kind 'fech'; allowed: consume, crash, elect, fetch"),
+    ({"fech": "B"}, "steps[0]: unknown step kind 'fech'; allowed: " + ", ".join(STEP_KINDS)),
     ({"fetch": "C"}, "steps[0].fetch: 'C' is not a replica; allowed: A, B"),
     ({"crash": {"replica": "B", "power": True}}, "steps[0].crash.power: unknown key; allowed: replica"),
     ({"crash": {"detected": False}}, "steps[0].crash.replica: required"),
@@ -80,8 +81,9 @@ def test_bad_scenario_files(tmp_path, text, message):
 
 
 def test_unknown_scenario_name_lists_builtins():
-    with pytest.raises(hwlib.UnknownScenarioError, match="built-ins: data-loss, divergence"):
+    with pytest.raises(hwlib.UnknownScenarioError) as info:
         load_scenario("no-such-scenario")
+    assert str(info.value).endswith("built-ins: " + ", ".join(hwlib.builtin_scenarios()))
 
 
 def test_unknown_replica_in_a_direct_call():
