@@ -56,8 +56,9 @@ def _print_run(result: RunResult) -> None:
             f"{rid}{'*' if rid == snap['leader'] else ''}{'' if rep['online'] else '(down)'} "
             f"LEO {rep['leo']} HW {rep['hw']}" for rid, rep in snap["replicas"].items())
         remote = " ".join(f"{k}={v}" for k, v in snap["remote_leo"].items())
+        elr = f" ELR {{{','.join(snap['elr'])}}}" if snap["elr"] else ""
         print(f"{trace.step_label(i):<34} epoch {snap['leader_epoch']} ISR "
-              f"{{{','.join(snap['isr'])}}}  {reps}  remote LEO {remote or '-'}")
+              f"{{{','.join(snap['isr'])}}}{elr}  {reps}  remote LEO {remote or '-'}")
         for text in trace.event_texts(i):
             print(f"    - {text}")
     print(f"acked: {', '.join(result.acked) or '-'}")

@@ -101,6 +101,7 @@ class Trace:
                     "role": rep["role"],
                     "is_leader": rid == leader,
                     "in_isr": rid in snap["isr"],
+                    "in_elr": rid in snap["elr"],
                     "leo": rep["leo"],
                     "hw": rep["hw"],
                     "hw_checkpoint": rep["hw_checkpoint"],

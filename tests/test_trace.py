@@ -17,6 +17,13 @@ def test_dataframe_is_tidy_with_lag_columns():
     assert list(b.hw_lag) == [0, 0, 0, 1, 1, 0, 0]               # partition HW - B's HW
     assert a.hw_lag.isna().all()
     assert b.loc[3, "label"] == "3. fetch_request B"
+    assert not frame.in_elr.any()
+
+
+def test_dataframe_shows_the_elr():
+    frame = hwlib.run_scenario("last-replica-standing", protocol="kip966").trace.to_dataframe()
+    c = frame[frame.replica == "C"].set_index("step")
+    assert list(c.in_elr[6:11]) == [False, True, True, True, False]
 
 
 def test_events_are_described_per_step():
