@@ -114,19 +114,25 @@ def test_finding_kip101_undefined_answer_truncates_to_a_stale_hw():
     assert trace.snapshots[10]["leader"] == "B" and "B" in trace.snapshots[9]["isr"]
 
 
-def test_kip966_never_loses_or_diverges_even_with_power_loss():
-    """Eligible Leader Replicas and unclean-shutdown ineligibility close what power loss opens
-    in every earlier generation (compare test_power_loss_still_loses_writes_before_kip966)."""
-    config = ClusterConfig(protocol="kip966", **DURABLE)
+def assert_never_loses_or_diverges(protocol: str, power_loss: bool, examples: int) -> None:
+    """acks=all, min.insync.replicas=2, 3 replicas, clean elections (crashes and operator
+    leader moves): no acknowledged record lost, no divergence, over random schedules."""
+    config = ClusterConfig(protocol=protocol, **DURABLE)
 
-    @settings(max_examples=1000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(schedules(REPLICAS, power_loss=True, elect=True))
+    @settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(schedules(REPLICAS, power_loss=power_loss, elect=True))
     def check(steps):
         result = run_steps(config, steps, record=False)
         bad = [a for a in result.anomalies if a.kind in ("lost-write", "log-divergence")]
         assert not bad, [a.detail for a in bad]
 
     check()
+
+
+def test_kip966_never_loses_or_diverges_even_with_power_loss():
+    """Eligible Leader Replicas and unclean-shutdown ineligibility close what power loss opens
+    in every earlier generation (compare test_power_loss_still_loses_writes_before_kip966)."""
+    assert_never_loses_or_diverges("kip966", power_loss=True, examples=1000)
 
 
 def test_power_loss_still_loses_writes_before_kip966():
@@ -146,13 +152,4 @@ def test_fast_leader_changes_never_lose_or_diverge_from_kip320_on(protocol):
     """kip320 closes both kip101 findings: with operator leader moves as well as crashes,
     acks=all / min.insync.replicas=2 never loses an acknowledged record and logs never
     diverge. (Power loss is kip966's subject.)"""
-    config = ClusterConfig(protocol=protocol, **DURABLE)
-
-    @settings(max_examples=700, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-    @given(schedules(REPLICAS, power_loss=False, elect=True))
-    def check(steps):
-        result = run_steps(config, steps, record=False)
-        bad = [a for a in result.anomalies if a.kind in ("lost-write", "log-divergence")]
-        assert not bad, [a.detail for a in bad]
-
-    check()
+    assert_never_loses_or_diverges(protocol, power_loss=False, examples=700)
