@@ -166,8 +166,8 @@ class Cluster:
 
     # ---------------------------------------------------------------------------- produce
     def produce(self, value: str, acks: str | None = None, lose_ack: bool = False) -> ProduceRequest:
-        """The producer sends one record (SPEC section 4). ``lose_ack``: whatever the leader
-        answers to the first attempt never reaches the producer (it times out)."""
+        """The producer sends one record (SPEC section 4). ``lose_ack``: the acknowledgement of
+        the first attempt never reaches the producer, which times out (errors still arrive)."""
         config = self.config
         seq = -1
         if config.enable_idempotence:
@@ -221,12 +221,11 @@ class Cluster:
         if request.seq >= 0:
             last_seq, last_offset = log.last_sequence()
             if request.seq <= last_seq:
-                offset = last_offset
-                while log.seqs[offset] != request.seq:
-                    offset -= 1
-                self.events.append(("duplicate_seq", request.value, request.seq, offset))
-                return offset
-            if request.seq > last_seq + 1:
+                for offset in range(last_offset, -1, -1):
+                    if log.seqs[offset] == request.seq:
+                        self.events.append(("duplicate_seq", request.value, request.seq, offset))
+                        return offset
+            if request.seq != last_seq + 1:
                 self._fail(request, OUT_OF_ORDER_SEQUENCE_NUMBER)
                 return None
         offset = log.append(epoch, request.value, request.seq)
@@ -343,8 +342,9 @@ class Cluster:
         leader_leo = len(leader_log.values)
         request = InFlight("fetch", follower, leader, fetch_offset)
         follower.in_flight = request
-        if self.protocol.truncate_on_fetch and follower.log.cache._epochs:
-            request.asked_epoch = follower.log.cache._epochs[-1]
+        last_fetched_epoch = follower.log.cache.latest_epoch
+        if self.protocol.truncate_on_fetch and last_fetched_epoch is not None:
+            request.asked_epoch = last_fetched_epoch
             diverging = self.protocol.diverging_epoch(leader_log, request.asked_epoch, fetch_offset)
             if diverging is not None:
                 request.error = DIVERGING

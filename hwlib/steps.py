@@ -49,7 +49,7 @@ class Step:
         if kind == "produce":
             notes = [f"acks={self.acks}"] if self.acks else []
             if self.lose_ack:
-                notes.append("its ack is lost")
+                notes.append("its acknowledgement is lost")
             return f"produce {self.value}" + (f" ({', '.join(notes)})" if notes else "")
         if kind == "tick":
             return f"tick {self.ms} ms"
