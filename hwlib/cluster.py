@@ -260,7 +260,8 @@ class Cluster:
             self.retrying.append(request)
         else:
             request.status = code
-            self._send_queued()
+            if self.queued:
+                self._send_queued()
         return request
 
     def _ack(self, request: ProduceRequest) -> None:
@@ -271,7 +272,8 @@ class Cluster:
         request.status = "acked"
         self.acked.append(request.value)
         self.events.append(("ack", request.value, request.offset))
-        self._send_queued()
+        if self.queued:
+            self._send_queued()
 
     def _complete_pending_produces(self, leader: Replica) -> None:
         """DelayedProduce: acks=all succeeds once the leader HW passes the record."""
@@ -342,9 +344,8 @@ class Cluster:
         leader_leo = len(leader_log.values)
         request = InFlight("fetch", follower, leader, fetch_offset)
         follower.in_flight = request
-        last_fetched_epoch = follower.log.cache.latest_epoch
-        if self.protocol.truncate_on_fetch and last_fetched_epoch is not None:
-            request.asked_epoch = last_fetched_epoch
+        if self.protocol.truncate_on_fetch and follower.log.cache.latest_epoch is not None:
+            request.asked_epoch = follower.log.cache.latest_epoch
             diverging = self.protocol.diverging_epoch(leader_log, request.asked_epoch, fetch_offset)
             if diverging is not None:
                 request.error = DIVERGING
