@@ -12,7 +12,7 @@ KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr", "h
 
 #: Event kinds after which logs below an HW, HWs, roles or the ISR may differ from before.
 #: After a step without any of these, the pairwise comparisons cannot change their verdict.
-_RELEVANT = frozenset(("hw", "truncate", "isr", "leader", "crash", "restart", "detected",
+_RELEVANT = frozenset(("hw", "truncate", "isr", "leader", "crash", "restart", "detected", "bounced",
                        "epoch_request", "out_of_range", "diverging", "reconciled", "elr"))
 
 

@@ -685,9 +685,9 @@ class Cluster:
         self.events.append(("restart", replica_id))
         ctl = self.controller
         unclean, replica.unclean_shutdown = replica.unclean_shutdown, False
-        if unclean and self.protocol.eligible_leader_replicas and replica_id not in ctl.dead:
-            # KRaft: the broker re-registers, reporting its unclean shutdown
-            self.events.append(("detected", replica_id))
+        if self.protocol.notices_restarts and replica_id not in ctl.dead:
+            # the broker re-registers: the controller sees the bounce (failure, then startup)
+            self.events.append(("bounced", replica_id))
             self._on_broker_failure(replica)
         if replica_id in ctl.dead:
             self._on_broker_startup(replica, unclean)

@@ -27,6 +27,7 @@ from __future__ import annotations
 #   ("crash", replica, lost_records, detected)
 #   ("restart", replica)
 #   ("detected", replica)                           session timeout: controller notices a crash
+#   ("bounced", replica)                            controller notices a quick restart (>= 1.1)
 #   ("flush", replica, offset, hw)                  log and HW made durable
 #   ("checkpoint", replica, hw)                     periodic HW checkpoint
 #   ("consume", start, end)                         consumer read [start, end)
@@ -84,6 +85,7 @@ _DESCRIBE = {
     "crash": _crash,
     "restart": lambda r: f"{r} restarts",
     "detected": lambda r: f"session timeout: the controller notices {r} is down",
+    "bounced": lambda r: f"{r} re-registers: the controller handles its quick restart as a failure and a startup",
     "flush": lambda r, offset, hw: f"{r} flushes its log to offset {offset} and checkpoints HW {hw}",
     "checkpoint": lambda r, hw: f"{r} checkpoints HW {hw}",
     "consume": lambda start, end: f"consumer reads {_span(start, end)}" if end > start else "consumer reads nothing",

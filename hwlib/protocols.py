@@ -39,9 +39,13 @@ class Protocol:
         (False: truncate there, then ask again - one more round trip)."""
         raise NotImplementedError(f"protocol {self.name} sends no OffsetsForLeaderEpoch request")
 
+    #: Kafka >= 1.1 (KAFKA-1120): the controller notices a broker that restarted within its
+    #: session timeout when it re-registers, and handles it as a failure plus a startup. Up to
+    #: 0.11 such a bounce could go unnoticed: ISR and leadership stayed as they were.
+    notices_restarts = False
     #: kip966: the leader HW does not advance while |ISR| < min.insync.replicas
     strict_min_isr = False
-    #: kip966: Eligible Leader Replicas; KRaft notices every restart (broker registration)
+    #: kip966: Eligible Leader Replicas; a restart reports an unclean shutdown
     eligible_leader_replicas = False
     #: kip595+: no OffsetsForLeaderEpoch: a reconciling follower's fetch carries its last
     #: fetched epoch and the leader answers a diverging epoch instead of records.
@@ -100,7 +104,9 @@ class Kip279(Kip101):
     name = "kip279"
     kafka = "2.0"
     summary = ("leader answers (largest epoch <= asked, its end offset); a follower that lacks "
-               "that epoch truncates to its own end of the epoch below and asks again")
+               "that epoch truncates to its own end of the epoch below and asks again; the "
+               "controller notices quick restarts (KAFKA-1120, since 1.1)")
+    notices_restarts = True
 
     def end_offset_for(self, log: ReplicaLog, epoch: int) -> tuple[int, int]:
         """The cache lookup as this release did it, on either side of the request. 2.0

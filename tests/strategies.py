@@ -60,9 +60,11 @@ def schedules(replicas: tuple[str, ...], *, power_loss: bool = True, undetected:
     return raw.map(expand)
 
 
-def mutated_scenarios(names: list[str], protocols=PROTOCOLS):
+def mutated_scenarios(names: list[str], protocols=PROTOCOLS, unclean: bool | None = None,
+                      **schedule_options):
     """(config, steps) from a built-in scenario with random steps deleted, inserted and
-    appended: near variants of known failures, for exercising the checkers' edge cases."""
+    appended: near variants of known failures. ``schedule_options`` go to ``schedules`` for
+    the inserted steps (e.g. power_loss=False keeps power loss out of the variants)."""
     from hwlib import load_scenario
 
     def build(name, deletions, insertions, suffix, protocol, unclean):
@@ -80,8 +82,9 @@ def mutated_scenarios(names: list[str], protocols=PROTOCOLS):
 
     def steps_for(name):
         replicas = load_scenario(name).config.replicas
-        return schedules(replicas, faults=2, max_actions=6).map(lambda s: [x for x in s
-                                                                          if x.kind != "produce"])
+        options = {"faults": 2, **schedule_options}
+        return schedules(replicas, max_actions=6, **options).map(
+            lambda s: [x for x in s if x.kind != "produce"])
 
     return st.sampled_from(names).flatmap(lambda name: st.builds(
         build, st.just(name),
@@ -89,5 +92,5 @@ def mutated_scenarios(names: list[str], protocols=PROTOCOLS):
         st.lists(st.tuples(st.integers(0, 100), steps_for(name)), max_size=2),
         steps_for(name),
         st.sampled_from(protocols),
-        st.booleans(),
+        st.booleans() if unclean is None else st.just(unclean),
     ))

@@ -176,17 +176,20 @@ def test_kip595_saves_the_epoch_round_trip_when_nothing_diverged():
 
 
 def test_kip595_shorter_leader_answers_diverging_epoch_instead_of_out_of_range():
-    c = Cluster(ClusterConfig(replicas=("A", "B"), protocol="kip595", acks="1"))
+    c = Cluster(ClusterConfig(replicas=("A", "B"), protocol="kip595", acks="1",
+                              unclean_leader_election=True))
     c.produce("x")
     c.produce("y")
-    c.fetch("B")
-    c.fetch("B")
-    c.crash("A", lose_unflushed=True, detected=False)  # A loses both, stays leader
+    c.tick(45000)                                  # B never fetched: out of the ISR
+    c.crash("A")                                   # B elected uncleanly with an empty log
     c.restart("A")
-    c.fetch("B")
-    assert ("diverging", "B", 2, 0, (0, 0)) in c.events
-    assert c.by_id["B"].leo == 0 and not [e for e in c.events if e[0] == "out_of_range"]
-
+    assert c.leader.id == "B" and c.leader.log.cache.entries == [(1, 0)]
+    c.fetch("A")
+    assert ("diverging", "A", 2, 0, (0, 0)) in c.events
+    assert c.by_id["A"].leo == 0 and not [e for e in c.events if e[0] == "out_of_range"]
+    c.produce("z")
+    c.fetch("A")
+    assert c.by_id["A"].log.values == ["z"]
 
 def test_kip966_strict_min_isr_holds_the_hw():
     for protocol, expected in (("kip595", 2), ("kip966", 0)):
@@ -242,3 +245,16 @@ def test_kip966_keeps_the_partition_offline_rather_than_elect_a_replica_that_los
     assert result.final["leader"] is None and result.anomalies == []
     assert [r[2] for r in result.final["replicas"]["A"]["log"]] == ["m1", "m2"]   # m2 survives on A
     assert any(p["status"] == "NOT_LEADER_OR_FOLLOWER" and p["value"] == "m3" for p in result.produces)
+
+
+def test_quick_restarts_go_unnoticed_up_to_kip101_and_are_noticed_from_kip279():
+    for protocol, noticed in (("hw", False), ("kip101", False), ("kip279", True), ("kip966", True)):
+        c = Cluster(ClusterConfig(replicas=("A", "B", "C"), protocol=protocol))
+        c.crash("B", detected=False)
+        assert c.isr == ("A", "B", "C")           # while it is down, nobody knows
+        c.restart("B")
+        assert (c.isr == ("A", "C")) is noticed, protocol
+        assert (("bounced", "B") in c.events) is noticed
+        c.crash("A", detected=False)
+        c.restart("A")
+        assert (c.leader.id != "A") is noticed    # a bounced leader loses leadership
