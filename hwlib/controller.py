@@ -50,13 +50,12 @@ class Controller:
             self.ineligible -= set(new_isr)
         self.isr = self._ordered(new_isr)
 
-    def is_live(self, replica_id: str) -> bool:
-        """Live as far as the controller knows (an unnoticed crash still looks live)."""
-        return replica_id not in self.dead
-
     def elect_leader(self) -> str | None:
-        """offlinePartitionLeaderElection: first live ISR member, else (unclean) first live
-        replica with ISR := {it}, else none."""
+        """offlinePartitionLeaderElection: the first live ISR member in assignment order; with
+        kip966 then the first live eligible ELR member, then the last known leader (ISR and
+        ELR empty); else, with unclean election, the first live replica; each non-ISR choice
+        becomes the ISR on its own. None when nobody qualifies. "Live" is the controller's
+        view: an unnoticed crash still looks live."""
         for rid in self.assignment:
             if rid in self.isr and rid not in self.dead:
                 return rid

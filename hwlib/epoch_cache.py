@@ -48,12 +48,6 @@ class LeaderEpochCache:
 
     __hash__ = None  # mutable
 
-    def copy(self) -> LeaderEpochCache:
-        clone = LeaderEpochCache()
-        clone._epochs = self._epochs[:]
-        clone._starts = self._starts[:]
-        return clone
-
     # -- writing ---------------------------------------------------------------------------
     def assign(self, epoch: int, start_offset: int) -> bool:
         """Record that ``epoch`` started at ``start_offset``; returns whether the cache changed.
