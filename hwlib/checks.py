@@ -10,10 +10,12 @@ KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr", "h
          "epoch-cache-order", "duplicate", "reordered", "inconsistent-offsets", "nonmonotonic-poll",
          "unseen")
 
-#: Event kinds after which logs below an HW, HWs, roles or the ISR may differ from before.
-#: After a step without any of these, the pairwise comparisons cannot change their verdict.
-_RELEVANT = frozenset(("hw", "truncate", "isr", "leader", "crash", "restart", "detected", "bounced",
-                       "epoch_request", "out_of_range", "diverging", "reconciled", "elr"))
+#: Event kinds that cannot change a pairwise verdict: they touch no log below an HW, no HW,
+#: no role, no ISR and no reconciliation state (appends land above every HW; HW moves have
+#: their own event). Any other kind - including one added later - makes the checker compare.
+_IRRELEVANT = frozenset(("append", "replicate", "park", "wake", "expire", "fetch", "skip", "flush",
+                         "checkpoint", "consume", "time", "ack", "produce_error", "ack_lost", "retry",
+                         "queued", "duplicate_seq", "commit", "consumer_crash", "consumer_reset"))
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,7 @@ class AnomalyChecker:
         self._events_seen = len(events)
         if seen > len(events):  # the owner cleared the event list
             return True
-        return any(events[i][0] in _RELEVANT for i in range(seen, len(events)))
+        return any(events[i][0] not in _IRRELEVANT for i in range(seen, len(events)))
 
     def observe(self, step: int) -> None:
         cluster = self.cluster
