@@ -37,6 +37,11 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print one JSON object")
     sub.add_parser("scenarios", help="list the built-in scenarios")
     sub.add_parser("protocols", help="the protocol generations and what each changed")
+    shr = sub.add_parser("shrink", help="shrink a scenario to a minimal one that still shows an anomaly")
+    shr.add_argument("scenario", help="a built-in scenario name or a YAML file")
+    shr.add_argument("--kind", required=True, help="the anomaly kind to keep, e.g. lost-write")
+    shr.add_argument("--protocol", type=_protocol, help=f"override: {', '.join(PROTOCOLS)}")
+    shr.add_argument("--out", required=True, help="where to write the shrunk scenario (YAML)")
     cmp_ = sub.add_parser("compare", help="run scenarios under every protocol, side by side")
     cmp_.add_argument("scenarios", nargs="*", help="names or files (default: every built-in)")
     cmp_.add_argument("--out", default="reports/scenarios",
@@ -87,6 +92,13 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name:<26} {' '.join(s.description.split())[:100]}")
                 if expect:
                     print(f"{'':<26} expected anomalies - {expect}")
+        elif args.command == "shrink":
+            from .shrink import shrink_scenario
+
+            shrunk, result = shrink_scenario(load_scenario(args.scenario), args.kind, args.protocol)
+            path = shrunk.save(args.out)
+            print(f"shrank {result.before} -> {len(shrunk.steps)} steps in {result.runs} runs; "
+                  f"wrote {path}; `hwlib run {path}` shows {args.kind}")
         elif args.command == "protocols":
             from .protocols import generations_table
 
