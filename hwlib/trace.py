@@ -56,6 +56,7 @@ def final_state(cluster: Cluster) -> dict:
         "leader": snap["leader"],
         "leader_epoch": snap["leader_epoch"],
         "isr": snap["isr"],
+        "elr": snap["elr"],
         "partition_hw": snap["partition_hw"],
         "acked": snap["acked"],
         "replicas": {rid: {k: v[k] for k in ("online", "leo", "hw", "log", "epoch_cache")}

@@ -17,7 +17,7 @@ def hwlib_cli(*args: str):
 def test_run_json(capsys):
     assert main(["run", "data-loss", "--protocol", "hw", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
-    assert out["leader"] == "B" and out["acked"] == ["m1", "m2"]
+    assert out["leader"] == "B" and out["acked"] == ["m1", "m2"] and out["elr"] == []
     assert [r[2] for r in out["replicas"]["B"]["log"]] == ["m1"]
     lost = [a for a in out["anomalies"] if a["kind"] == "lost-write"]
     assert lost[0]["value"] == "m2" and lost[0]["offset"] == 1 and lost[0]["step"] == 11
