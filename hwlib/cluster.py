@@ -495,14 +495,17 @@ class Cluster:
 
     def _update_isr(self, new_isr: tuple[str, ...], reason: str) -> None:
         ctl = self.controller
-        old_elr = ctl.elr
-        self.events.append(("isr", ctl.isr, new_isr, reason))
+        old_isr, old_elr = ctl.isr, ctl.elr
         ctl.set_isr(new_isr)
-        self._note_elr(old_elr)
+        self._note_membership(old_isr, old_elr, reason)
 
-    def _note_elr(self, old_elr: tuple[str, ...]) -> None:
-        if self.controller.elr != old_elr:
-            self.events.append(("elr", old_elr, self.controller.elr))
+    def _note_membership(self, old_isr: tuple[str, ...], old_elr: tuple[str, ...], reason: str) -> None:
+        """Events for whatever changed in the ISR and (kip966) the ELR."""
+        ctl = self.controller
+        if ctl.isr != old_isr:
+            self.events.append(("isr", old_isr, ctl.isr, reason))
+        if ctl.elr != old_elr:
+            self.events.append(("elr", old_elr, ctl.elr))
 
     def maybe_increment_leader_hw(self, leader: Replica) -> bool:
         """HW = min LEO over the leader and every follower in the ISR or caught up within the lag;
@@ -555,17 +558,24 @@ class Cluster:
     def make_follower(self, replica: Replica, reconcile: bool) -> None:
         """Partition.makeFollower; ``reconcile`` when the leader changed (or, kip320+, the epoch)."""
         if replica.role == LEADER:
-            self._fail_pending_produces(replica.id, NOT_LEADER_OR_FOLLOWER)
-            for request in replica.purgatory:
-                request.follower.in_flight = None
-            replica.purgatory.clear()
-            replica.remotes = {}
+            self._stop_leading(replica, NOT_LEADER_OR_FOLLOWER)
         replica.role = FOLLOWER
         replica.leader_id = self.controller.leader
         replica.leader_epoch = self.controller.leader_epoch
         self._drop_in_flight(replica)
         if reconcile:
             self._begin_reconciliation(replica)
+
+    def _stop_leading(self, replica: Replica, code: str) -> None:
+        """The replica is no longer leader (demoted, or down): its pending produces fail with
+        ``code``, every request addressed to it is gone (parked or answered), and it forgets
+        its followers."""
+        self._fail_pending_produces(replica.id, code)
+        for r in self.replicas:
+            if r.in_flight is not None and r.in_flight.leader is replica:
+                r.in_flight = None
+        replica.purgatory.clear()
+        replica.remotes = {}
 
     def _begin_reconciliation(self, replica: Replica) -> None:
         offset = self.protocol.begin_reconciliation(replica.log, replica.hw)
@@ -615,18 +625,14 @@ class Cluster:
         old_leader, old_epoch = ctl.leader, ctl.leader_epoch
         old_isr, old_elr = ctl.isr, ctl.elr
         if ctl.on_broker_failure(replica.id):
-            if ctl.isr != old_isr:
-                self.events.append(("isr", old_isr, ctl.isr, f"controller: {replica.id} failed"))
-            self._note_elr(old_elr)
+            self._note_membership(old_isr, old_elr, f"controller: {replica.id} failed")
             self._apply_leader_and_isr(old_leader, old_epoch)
 
     def _on_broker_startup(self, replica: Replica, unclean_shutdown: bool) -> None:
         ctl = self.controller
         old_leader, old_epoch, old_isr, old_elr = ctl.leader, ctl.leader_epoch, ctl.isr, ctl.elr
         elected = ctl.on_broker_startup(replica.id, unclean_shutdown)
-        if ctl.isr != old_isr:
-            self.events.append(("isr", old_isr, ctl.isr, f"election of {ctl.leader}"))
-        self._note_elr(old_elr)
+        self._note_membership(old_isr, old_elr, f"election of {ctl.leader}")
         if elected:
             self._apply_leader_and_isr(old_leader, old_epoch)
         elif ctl.leader is not None:
@@ -651,14 +657,7 @@ class Cluster:
         replica.online = False
         self._drop_in_flight(replica)
         if replica.role == LEADER:
-            self._fail_pending_produces(replica.id, NETWORK_EXCEPTION)
-            for request in replica.purgatory:
-                request.follower.in_flight = None
-            replica.purgatory.clear()
-            # Followers lose their connection: their in-flight requests are gone.
-            for r in self.replicas:
-                if r.in_flight is not None and r.in_flight.leader is replica:
-                    r.in_flight = None
+            self._stop_leading(replica, NETWORK_EXCEPTION)
         replica.role = OFFLINE
         replica.remotes = {}
         lost = 0
