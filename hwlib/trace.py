@@ -49,9 +49,8 @@ def snapshot(cluster: Cluster) -> dict:
     }
 
 
-def final_state(cluster: Cluster) -> dict:
-    """The ``hwlib run --json`` shape (DESIGN.md), without anomalies."""
-    snap = snapshot(cluster)
+def final_state(snap: dict) -> dict:
+    """The ``hwlib run --json`` shape (DESIGN.md), without anomalies, from a snapshot."""
     return {
         "leader": snap["leader"],
         "leader_epoch": snap["leader_epoch"],
@@ -186,7 +185,7 @@ def run_steps(config: ClusterConfig, steps, name: str = "run", record: bool = Tr
         if record:
             snapshots.append(snapshot(cluster))
     anomalies = checker.finish(len(steps))
-    final = final_state(cluster)
+    final = final_state(snapshots[-1] if record else snapshot(cluster))
     # The hash covers the config, every event with the step it belongs to, the final state
     # and the anomalies: equal hashes mean equal traces.
     digest = hashlib.sha256(repr(config.to_dict()).encode())
