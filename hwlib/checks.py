@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import asdict, dataclass
 
 from .replica import FETCHING, LEADER
@@ -292,9 +293,7 @@ class AnomalyChecker:
         """``duplicate``: a record sent once stands at several offsets of the final log;
         ``reordered``: a record sent earlier stands after one sent later. Only values that
         exactly one produce call sent are judged (a scenario may send a value twice)."""
-        sends: dict[str, int] = {}
-        for request in self.cluster.produces:
-            sends[request.value] = sends.get(request.value, 0) + 1
+        sends = Counter(request.value for request in self.cluster.produces)
         where: dict[str, list[int]] = {}
         for offset, value in enumerate(leader.log.values):
             if sends.get(value) == 1:
@@ -305,7 +304,7 @@ class AnomalyChecker:
                              f"{', '.join(map(str, offsets))} of leader {leader.id}'s log",
                              value=value, offset=offsets[1])
         latest_offset, latest_value = -1, None
-        for request in sorted(self.cluster.produces, key=lambda r: r.order):
+        for request in self.cluster.produces:          # in the order they were first sent
             offsets = where.get(request.value)
             if not offsets:
                 continue
