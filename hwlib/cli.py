@@ -1,4 +1,4 @@
-"""Command line: ``hwlib run``, ``hwlib scenarios``, ``hwlib compare``. Bad input: one line, exit 2."""
+"""Command line: ``hwlib run / scenarios / protocols / compare / shrink``. Bad input: one line, exit 2."""
 
 from __future__ import annotations
 

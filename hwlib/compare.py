@@ -7,6 +7,7 @@ import textwrap
 from pathlib import Path
 
 from .config import PROTOCOLS
+from .files import atomic_path, write_text_atomically
 from .scenario import Scenario
 from .trace import RunResult, run_scenario
 
@@ -83,13 +84,12 @@ def plot(scenarios: list[Scenario], results: dict, path: str | os.PathLike,
             legend.setdefault(label, handle)
     fig.legend(legend.values(), legend.keys(), loc="upper center", ncol=len(legend), fontsize=8)
     fig.tight_layout(rect=(0, 0, 1, 0.97))
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(path.stem + ".tmp" + path.suffix)
-    fig.savefig(tmp, dpi=90)
-    plt.close(fig)
-    tmp.replace(path)
-    return path
+    try:
+        with atomic_path(path) as tmp:
+            fig.savefig(tmp, dpi=90)
+    finally:
+        plt.close(fig)
+    return Path(path)
 
 
 def write_comparison(scenarios: list[Scenario], out: str | os.PathLike,
@@ -98,10 +98,6 @@ def write_comparison(scenarios: list[Scenario], out: str | os.PathLike,
     results = run_matrix(scenarios, protocols)
     text = text_table(scenarios, results, protocols)
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    txt = out.with_suffix(".txt")
-    tmp = txt.with_name(txt.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    tmp.replace(txt)
+    txt = write_text_atomically(out.with_suffix(".txt"), text)
     png = plot(scenarios, results, out.with_suffix(".png"), protocols)
     return txt, png, text

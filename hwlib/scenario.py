@@ -11,6 +11,7 @@ import yaml
 from .checks import KINDS
 from .config import PROTOCOLS, ClusterConfig
 from .errors import HwlibError, ScenarioError, UnknownScenarioError
+from .files import write_text_atomically
 from .steps import Step, parse_steps
 
 TOP_LEVEL_KEYS = ("name", "description", "config", "steps", "expect")
@@ -50,12 +51,8 @@ class Scenario:
                               allow_unicode=True)
 
     def save(self, path: str | os.PathLike) -> Path:
-        """Write atomically (temp file + rename), so no half-written scenario is left behind."""
-        path = Path(path)
-        tmp = path.with_name(path.name + ".tmp")
-        tmp.write_text(self.to_yaml(), encoding="utf-8")
-        tmp.replace(path)
-        return path
+        """Write atomically, so no half-written scenario is left behind."""
+        return write_text_atomically(path, self.to_yaml())
 
 
 def scenario_from_dict(data, source: str = "scenario") -> Scenario:

@@ -64,3 +64,16 @@ def test_errors_exit_2_with_one_line(tmp_path):
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and needle in lines[0], proc.stderr
         assert proc.stdout == ""
+
+
+def test_atomic_write_leaves_nothing_behind_on_failure(tmp_path):
+    import pytest
+
+    from hwlib.files import atomic_path, write_text_atomically
+
+    target = tmp_path / "sub" / "out.yaml"
+    write_text_atomically(target, "old")
+    with pytest.raises(RuntimeError), atomic_path(target) as tmp:
+        tmp.write_text("half")
+        raise RuntimeError("interrupted")
+    assert target.read_text() == "old" and sorted(p.name for p in target.parent.iterdir()) == ["out.yaml"]

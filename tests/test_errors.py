@@ -98,4 +98,4 @@ def test_scenario_round_trips_through_yaml(tmp_path):
     again = load_scenario(saved)
     assert again.steps == original.steps and again.config == original.config
     assert again.expect == original.expect
-    assert not list(tmp_path.glob("*.tmp"))
+    assert [p.name for p in tmp_path.iterdir()] == ["copy.yaml"]     # no temp file left
