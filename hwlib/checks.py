@@ -16,7 +16,8 @@ KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr", "h
 #: their own event). Any other kind - including one added later - makes the checker compare.
 _IRRELEVANT = frozenset(("append", "replicate", "park", "wake", "expire", "fetch", "skip", "flush",
                          "checkpoint", "consume", "time", "ack", "produce_error", "ack_lost", "retry",
-                         "queued", "duplicate_seq", "commit", "consumer_crash", "consumer_reset"))
+                         "queued", "duplicate_seq", "commit", "consumer_crash", "consumer_reset",
+                         "refused", "isr_refused"))
 
 
 @dataclass(frozen=True)
@@ -319,4 +320,4 @@ class AnomalyChecker:
 def _reconciled(replica) -> bool:
     """Online and done reconciling with its leader (or the leader itself)."""
     return replica.online and (replica.role == LEADER or (
-        replica.leader_id is not None and replica.fetch_state == FETCHING))
+        not replica.awaiting_leader and replica.fetch_state == FETCHING))

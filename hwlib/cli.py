@@ -51,6 +51,13 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _stale(rep: dict) -> str:
+    """``(isolated, epoch 0)``: a broker cut off from the controller, and the epoch it knows."""
+    if rep["isolated"]:
+        return f"(isolated, epoch {rep['known_epoch']})"
+    return ""
+
+
 def _print_run(result: RunResult) -> None:
     trace = result.trace
     print(f"scenario {result.name}  protocol {result.protocol}  replicas "
@@ -58,8 +65,9 @@ def _print_run(result: RunResult) -> None:
           f"min.insync.replicas={result.config.min_insync_replicas}")
     for i, snap in enumerate(trace.snapshots):
         reps = "  ".join(
-            f"{rid}{'*' if rid == snap['leader'] else ''}{'' if rep['online'] else '(down)'} "
-            f"LEO {rep['leo']} HW {rep['hw']}" for rid, rep in snap["replicas"].items())
+            f"{rid}{'*' if rid == snap['leader'] else ''}{'' if rep['online'] else '(down)'}"
+            f"{_stale(rep)} LEO {rep['leo']} HW {rep['hw']}"
+            for rid, rep in snap["replicas"].items())
         remote = " ".join(f"{k}={v}" for k, v in snap["remote_leo"].items())
         elr = f" ELR {{{','.join(snap['elr'])}}}" if snap["elr"] else ""
         print(f"{trace.step_label(i):<34} epoch {snap['leader_epoch']} ISR "

@@ -36,7 +36,11 @@ OUT_OF_ORDER_SEQUENCE_NUMBER = "OUT_OF_ORDER_SEQUENCE_NUMBER"
 RETRIABLE = frozenset((NOT_LEADER_OR_FOLLOWER, NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND,
                        NETWORK_EXCEPTION, REQUEST_TIMED_OUT, OUT_OF_ORDER_SEQUENCE_NUMBER))
 OFFSET_OUT_OF_RANGE = "OFFSET_OUT_OF_RANGE"
+FENCED_LEADER_EPOCH = "FENCED_LEADER_EPOCH"      # the request's leader epoch is older (kip320+)
+UNKNOWN_LEADER_EPOCH = "UNKNOWN_LEADER_EPOCH"    # ... newer: the leader has not learned it yet
 DIVERGING = "DIVERGING"  # a fetch response carrying diverging_epoch (kip595)
+#: request errors that leave the follower's log untouched
+REFUSED = frozenset((NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH))
 
 
 class ProduceRequest:
@@ -148,6 +152,8 @@ class Cluster:
         "crash": lambda c, s: c.crash(s.replica, s.lose_unflushed, s.detected),
         "restart": lambda c, s: c.restart(s.replica),
         "elect": lambda c, s: c.elect(s.replica),
+        "isolate": lambda c, s: c.isolate(s.replica, s.detected),
+        "reconnect": lambda c, s: c.reconnect(s.replica),
         "tick": lambda c, s: c.tick(s.ms),
         "consume": lambda c, s: c.consume(),
         "commit": lambda c, s: c.commit(),
@@ -196,9 +202,11 @@ class Cluster:
             return self._fail(request, NOT_LEADER_OR_FOLLOWER)
         if not leader.online:
             return self._fail(request, NETWORK_EXCEPTION)
-        if request.acks == "all" and len(self.controller.isr) < self.config.min_insync_replicas:
+        if leader.role != LEADER:   # elected, but its LeaderAndIsr has not arrived
+            return self._fail(request, NOT_LEADER_OR_FOLLOWER)
+        if request.acks == "all" and len(leader.isr) < self.config.min_insync_replicas:
             return self._fail(request, NOT_ENOUGH_REPLICAS)
-        epoch = self.controller.leader_epoch
+        epoch = leader.leader_epoch
         request.leader, request.epoch = leader.id, epoch
         offset = self._append_or_find_duplicate(leader, request, epoch)
         if offset is None:
@@ -278,7 +286,7 @@ class Cluster:
     def _complete_pending_produces(self, leader: Replica) -> None:
         """DelayedProduce: acks=all succeeds once the leader HW passes the record."""
         hw = leader.hw
-        enough = len(self.controller.isr) >= self.config.min_insync_replicas
+        enough = len(leader.isr) >= self.config.min_insync_replicas
         done = [r for r in self.pending if r.leader == leader.id and r.offset < hw]
         if not done:
             return
@@ -321,15 +329,29 @@ class Cluster:
             return self._skip("fetch_request", replica_id, "replica is the leader")
         if follower.in_flight is not None:
             return self._skip("fetch_request", replica_id, "a request is already in flight")
-        leader = self.leader
-        if leader is None:
+        if follower.leader_id is None:
             return self._skip("fetch_request", replica_id, "the partition has no leader")
+        leader = self.by_id[follower.leader_id]
         if not leader.online:
             return self._skip("fetch_request", replica_id, f"leader {leader.id} is offline")
-        if follower.fetch_state == TRUNCATING and not self.protocol.truncate_on_fetch:
+        error = self._request_error(leader, follower)
+        if error is not None:
+            request = follower.in_flight = InFlight("fetch", follower, leader, follower.leo)
+            request.error = error
+            request.asked_epoch = follower.leader_epoch
+        elif follower.fetch_state == TRUNCATING and not self.protocol.truncate_on_fetch:
             self._handle_epoch_request(leader, follower)
         else:
             self._handle_fetch(leader, follower)
+
+    def _request_error(self, leader: Replica, follower: Replica) -> str | None:
+        """What the broker the follower believes leads answers before reading anything: it may
+        not lead (any more, or yet); kip320+ compares the request's current leader epoch."""
+        if leader.role != LEADER:
+            return NOT_LEADER_OR_FOLLOWER
+        if self.protocol.fences_requests and follower.leader_epoch != leader.leader_epoch:
+            return FENCED_LEADER_EPOCH if follower.leader_epoch < leader.leader_epoch else UNKNOWN_LEADER_EPOCH
+        return None
 
     def _handle_epoch_request(self, leader: Replica, follower: Replica) -> None:
         request = InFlight("epoch", follower, leader, follower.leo)
@@ -401,7 +423,12 @@ class Cluster:
             self.events.append(("expire", replica_id))
             self._complete_delayed_fetch(request)
         follower.in_flight = None
-        if request.kind == "epoch":
+        if request.error in REFUSED:
+            # the fetcher backs off and tries again; it learns the new state only from the
+            # controller (FENCED) or once the leader has learned it (UNKNOWN)
+            self.events.append(("refused", replica_id, request.leader.id, request.error, request.asked_epoch,
+                                request.leader.leader_epoch))
+        elif request.kind == "epoch":
             self._process_epoch_response(follower, request)
         elif request.error == DIVERGING:
             self._process_diverging_epoch(follower, request)
@@ -473,31 +500,40 @@ class Cluster:
 
     def maybe_expand_isr(self, leader: Replica, follower_id: str) -> None:
         """A follower joins the ISR once its remote LEO reaches the leader's HW."""
-        isr = self.controller.isr
+        isr = leader.isr
         leo = leader.remotes[follower_id].leo
         if follower_id in isr or leo < leader.hw or leo < self.protocol.isr_join_floor(leader.leader_epoch_start):
             return
         new_isr = tuple(r for r in self.controller.assignment if r in isr or r == follower_id)
-        self._update_isr(new_isr, f"{follower_id} caught up to HW {leader.hw}")
-        self.maybe_increment_leader_hw(leader)
+        if self._update_isr(leader, new_isr, f"{follower_id} caught up to HW {leader.hw}"):
+            self.maybe_increment_leader_hw(leader)
 
     def maybe_shrink_isr(self, leader: Replica) -> None:
         """Drop followers not caught up for longer than replica.lag.time.max.ms."""
         leader_leo = leader.leo
-        out = [rid for rid in self.controller.isr
+        out = [rid for rid in leader.isr
                if rid != leader.id
                and leader.remotes[rid].leo != leader_leo
                and self.now - leader.remotes[rid].last_caught_up_ms > self._lag]
         if out:
-            new_isr = tuple(r for r in self.controller.isr if r not in out)
-            self._update_isr(new_isr, f"{','.join(out)} lagged > {self._lag} ms")
-            self.maybe_increment_leader_hw(leader)
+            new_isr = tuple(r for r in leader.isr if r not in out)
+            if self._update_isr(leader, new_isr, f"{','.join(out)} lagged > {self._lag} ms"):
+                self.maybe_increment_leader_hw(leader)
 
-    def _update_isr(self, new_isr: tuple[str, ...], reason: str) -> None:
+    def _update_isr(self, leader: Replica, new_isr: tuple[str, ...], reason: str) -> bool:
+        """The leader writes a new ISR (ZooKeeper conditional update / AlterPartition). The
+        write is refused, and the leader's cached ISR kept, unless it is the controller's
+        current leader in the current epoch (a zombie leader keeps retrying, as Kafka logs
+        "Cached zkVersion ... not equal to that in zookeeper")."""
         ctl = self.controller
+        if ctl.leader != leader.id or ctl.leader_epoch != leader.leader_epoch:
+            self.events.append(("isr_refused", leader.id, leader.leader_epoch, new_isr, reason))
+            return False
         old_isr, old_elr = ctl.isr, ctl.elr
         ctl.set_isr(new_isr)
+        leader.isr = ctl.isr
         self._note_membership(old_isr, old_elr, reason)
+        return True
 
     def _note_membership(self, old_isr: tuple[str, ...], old_elr: tuple[str, ...], reason: str) -> None:
         """Events for whatever changed in the ISR and (kip966) the ELR."""
@@ -510,7 +546,7 @@ class Cluster:
     def maybe_increment_leader_hw(self, leader: Replica) -> bool:
         """HW = min LEO over the leader and every follower in the ISR or caught up within the lag;
         it only ever rises. Completes acks=all produces it passes."""
-        isr = self.controller.isr
+        isr = leader.isr
         if self.protocol.strict_min_isr and len(isr) < self.config.min_insync_replicas:
             return False
         new_hw = len(leader.log.values)
@@ -533,12 +569,14 @@ class Cluster:
         replica.role = LEADER
         replica.leader_id = replica.id
         replica.leader_epoch = self.controller.leader_epoch
+        replica.isr = self.controller.isr
+        replica.awaiting_leader = False
         replica.fetch_state = FETCHING
         self._drop_in_flight(replica)
         replica.leader_epoch_start = self.protocol.on_become_leader(replica.log, self.controller.leader_epoch)
         leo = replica.leo
         now = self.now
-        isr = self.controller.isr
+        isr = replica.isr
         if is_new_leader:
             replica.purgatory.clear()
             replica.remotes = {}
@@ -562,6 +600,8 @@ class Cluster:
         replica.role = FOLLOWER
         replica.leader_id = self.controller.leader
         replica.leader_epoch = self.controller.leader_epoch
+        replica.isr = ()
+        replica.awaiting_leader = False
         self._drop_in_flight(replica)
         if reconcile:
             self._begin_reconciliation(replica)
@@ -594,27 +634,42 @@ class Cluster:
 
     # ------------------------------------------------------------------------- controller
     def _apply_leader_and_isr(self, old_leader: str | None, old_epoch: int) -> None:
-        """Send the controller's new (leader, epoch, ISR) to every live broker."""
+        """Send the controller's new (leader, epoch, ISR) to every live broker it can reach,
+        the new leader first."""
         ctl = self.controller
         new_leader = ctl.leader
         self.events.append(("leader", old_leader, new_leader, ctl.leader_epoch))
-        if old_leader is not None and old_leader != new_leader:
+        if new_leader is not None:
+            self._deliver_leader_and_isr(self.by_id[new_leader])
+        if old_leader is not None and old_leader != new_leader and not self.by_id[old_leader].isolated:
+            # after the new leader took over: the producer's retries go to it
             self._fail_pending_produces(old_leader, NOT_LEADER_OR_FOLLOWER)
-        if new_leader is None:
-            # Followers keep their state; their fetcher has no one to fetch from.
-            for r in self.replicas:
-                if r.online:
-                    self._drop_in_flight(r)
-            return
-        leader = self.by_id[new_leader]
-        if leader.online:
-            self.make_leader(leader, is_new_leader=leader.role != LEADER)
         for r in self.replicas:
-            if r is leader or not r.online:
-                continue
+            if r.id != new_leader:
+                self._deliver_leader_and_isr(r)
+
+    def _deliver_leader_and_isr(self, r: Replica, restarted: bool = False) -> None:
+        """One broker handles the controller's current LeaderAndIsr (lost if it is offline or
+        isolated). A follower reconciles when its leader changed (kip320+: or the epoch), or
+        when it just (re)joined (``restarted``)."""
+        if not r.online or r.isolated:
+            return
+        ctl = self.controller
+        new_leader = ctl.leader
+        if new_leader == r.id:
+            self.make_leader(r, is_new_leader=r.role != LEADER)
+        elif new_leader is None:
+            # no leader: the fetcher stops; a leader that lost its leadership steps down
+            if r.role == LEADER:
+                self._stop_leading(r, NOT_LEADER_OR_FOLLOWER)
+                r.role = FOLLOWER
+            self._drop_in_flight(r)
+            r.leader_id = None
+            r.leader_epoch = ctl.leader_epoch
+        else:
             leader_changed = r.leader_id != new_leader or r.role == LEADER
             epoch_changed = r.leader_epoch != ctl.leader_epoch
-            reconcile = leader_changed or (self.protocol.reconcile_on_epoch_change and epoch_changed)
+            reconcile = restarted or leader_changed or (self.protocol.reconcile_on_epoch_change and epoch_changed)
             if reconcile or r.role == LEADER:
                 self.make_follower(r, reconcile=reconcile)
             else:
@@ -635,8 +690,8 @@ class Cluster:
         self._note_membership(old_isr, old_elr, f"election of {ctl.leader}")
         if elected:
             self._apply_leader_and_isr(old_leader, old_epoch)
-        elif ctl.leader is not None:
-            self.make_follower(replica, reconcile=True)
+        else:
+            self._deliver_leader_and_isr(replica, restarted=True)
 
     # ----------------------------------------------------------------- faults and restarts
     def flush(self, replica_id: str) -> None:
@@ -681,6 +736,8 @@ class Cluster:
         replica.fetch_state = FETCHING
         replica.role = FOLLOWER
         replica.leader_id = None
+        replica.awaiting_leader = True
+        replica.isolated = False   # a new process: a new ZooKeeper session and controller channel
         self.events.append(("restart", replica_id))
         ctl = self.controller
         unclean, replica.unclean_shutdown = replica.unclean_shutdown, False
@@ -690,11 +747,8 @@ class Cluster:
             self._on_broker_failure(replica)
         if replica_id in ctl.dead:
             self._on_broker_startup(replica, unclean)
-        elif ctl.leader == replica_id:
-            replica.leader_epoch = ctl.leader_epoch
-            self.make_leader(replica, is_new_leader=True)
-        elif ctl.leader is not None:
-            self.make_follower(replica, reconcile=True)
+        else:
+            self._deliver_leader_and_isr(replica, restarted=True)
 
     def elect(self, replica_id: str) -> None:
         """Controller moves leadership to ``replica_id`` (clean: it must be a live ISR member)."""
@@ -702,6 +756,8 @@ class Cluster:
         ctl = self.controller
         if not replica.online:
             return self._skip("elect", replica_id, "replica is offline")
+        if replica_id in ctl.dead:
+            return self._skip("elect", replica_id, "the controller sees the broker as failed")
         if ctl.leader == replica_id:
             return self._skip("elect", replica_id, "replica is already the leader")
         if replica_id not in ctl.isr:
@@ -709,6 +765,37 @@ class Cluster:
         old_leader, old_epoch = ctl.leader, ctl.leader_epoch
         ctl.move_leadership(replica_id)
         self._apply_leader_and_isr(old_leader, old_epoch)
+
+    def isolate(self, replica_id: str, detected: bool = True) -> None:
+        """The controller can no longer reach the broker: LeaderAndIsr requests to it are lost
+        until ``reconnect`` (or a restart). The broker keeps running on what it knows - a
+        follower keeps fetching from the leader it knew, a leader keeps leading (a zombie).
+        ``detected``: its ZooKeeper session expires too, so the controller handles it as
+        failed (KAFKA-6880); otherwise the controller still counts it live and may elect it."""
+        replica = self.replica(replica_id)
+        if not replica.online:
+            return self._skip("isolate", replica_id, "replica is offline")
+        if replica.isolated:
+            return self._skip("isolate", replica_id, "replica is already isolated")
+        replica.isolated = True
+        self.events.append(("isolate", replica_id, detected))
+        if detected:
+            self._on_broker_failure(replica)
+
+    def reconnect(self, replica_id: str) -> None:
+        """The broker reaches the controller again (re-registering if its session had expired)
+        and receives the current LeaderAndIsr."""
+        replica = self.replica(replica_id)
+        if not replica.online:
+            return self._skip("reconnect", replica_id, "replica is offline (a restart reconnects it)")
+        if not replica.isolated:
+            return self._skip("reconnect", replica_id, "replica is not isolated")
+        replica.isolated = False
+        self.events.append(("reconnect", replica_id))
+        if replica_id in self.controller.dead:
+            self._on_broker_startup(replica, unclean_shutdown=False)
+        else:
+            self._deliver_leader_and_isr(replica)
 
     # ------------------------------------------------------------------------------- time
     def tick(self, ms: int) -> None:
@@ -756,9 +843,9 @@ class Cluster:
                 self._on_broker_failure(r)
         if self._next_isr_check <= now:
             self._next_isr_check += self._lag // 2
-            leader = self.leader
-            if leader is not None and leader.online:
-                self.maybe_shrink_isr(leader)
+            for r in self.replicas:   # every broker that believes it leads (zombies too)
+                if r.online and r.role == LEADER:
+                    self.maybe_shrink_isr(r)
         if self._next_checkpoint <= now:
             self._next_checkpoint += self.config.replica_high_watermark_checkpoint_interval_ms
             for r in self.replicas:

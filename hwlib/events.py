@@ -28,6 +28,10 @@ from __future__ import annotations
 #   ("restart", replica)
 #   ("detected", replica)                           session timeout: controller notices a crash
 #   ("bounced", replica)                            controller notices a quick restart (>= 1.1)
+#   ("isolate", replica, detected)                  controller can no longer reach the broker
+#   ("reconnect", replica)                          ... and can again
+#   ("refused", replica, leader, code, epoch, leader_epoch)  a follower's request was refused
+#   ("isr_refused", leader, epoch, new_isr, reason) a stale leader's ISR write was rejected
 #   ("flush", replica, offset, hw)                  log and HW made durable
 #   ("checkpoint", replica, hw)                     periodic HW checkpoint
 #   ("consume", start, end)                         consumer read [start, end)
@@ -86,6 +90,14 @@ _DESCRIBE = {
     "restart": lambda r: f"{r} restarts",
     "detected": lambda r: f"session timeout: the controller notices {r} is down",
     "bounced": lambda r: f"{r} re-registers: the controller handles its quick restart as a failure and a startup",
+    "isolate": lambda r, detected: (f"the controller loses {r}: LeaderAndIsr requests to it are lost"
+                                    + ("; its session expires" if detected else " (its session holds)")),
+    "reconnect": lambda r: f"{r} reaches the controller again and learns the current leader and epoch",
+    "refused": lambda r, leader, code, epoch, leader_epoch: (f"{leader} refuses {r}'s request (epoch {epoch}): "
+                                                             f"{code}" + ("" if code == "NOT_LEADER_OR_FOLLOWER"
+                                                                          else f", it is in epoch {leader_epoch}")),
+    "isr_refused": lambda leader, epoch, isr, reason: (f"{leader} (a stale leader, epoch {epoch}) cannot write ISR "
+                                                       f"{{{','.join(isr)}}} ({reason}): rejected"),
     "flush": lambda r, offset, hw: f"{r} flushes its log to offset {offset} and checkpoints HW {hw}",
     "checkpoint": lambda r, hw: f"{r} checkpoints HW {hw}",
     "consume": lambda start, end: f"consumer reads {_span(start, end)}" if end > start else "consumer reads nothing",

@@ -53,6 +53,9 @@ class Protocol:
     #: kip320+: a caught-up follower outside the ISR counts for the HW only while the
     #: controller thinks it live (Kafka's isReplicaIsrEligible).
     hw_counts_only_live_followers = False
+    #: fetch and OffsetsForLeaderEpoch requests carry the sender's current leader epoch; the
+    #: leader answers FENCED_LEADER_EPOCH (older) or UNKNOWN_LEADER_EPOCH (newer) (kip320+)
+    fences_requests = False
 
     def on_become_leader(self, log: ReplicaLog, epoch: int) -> int:
         """A replica becomes leader of ``epoch``; returns the start offset of that epoch
@@ -140,14 +143,17 @@ class Kip279(Kip101):
 class Kip320(Kip279):
     """Kafka 2.1 (KIP-320): the new leader caches ``(epoch, LEO)`` at election, so it can
     answer about epochs a follower wrote that it never did; followers reconcile on every epoch
-    change; a follower joins the ISR only once it reaches the start of the leader's epoch."""
+    change; a follower joins the ISR only once it reaches the start of the leader's epoch;
+    requests carry the current leader epoch and a leader in another epoch refuses them."""
 
     name = "kip320"
     kafka = "2.1"
     summary = ("new leader caches (epoch, LEO) at election; reconcile on every epoch change; "
-               "ISR join needs LEO >= start of the leader's epoch; current cache semantics")
+               "ISR join needs LEO >= start of the leader's epoch; fetches fenced by current "
+               "leader epoch (FENCED / UNKNOWN_LEADER_EPOCH)")
     reconcile_on_epoch_change = True
     hw_counts_only_live_followers = True
+    fences_requests = True
 
     def end_offset_for(self, log: ReplicaLog, epoch: int) -> tuple[int, int]:
         return log.cache.end_offset_for(epoch, log.log_end_offset)

@@ -56,11 +56,14 @@ class InFlight:
 
 
 class Replica:
-    """A replica on its broker. ``hw`` is in memory; ``hw_checkpoint`` is what survives a crash."""
+    """A replica on its broker. ``hw`` is in memory; ``hw_checkpoint`` is what survives a crash.
+    ``leader_id`` / ``leader_epoch`` are what the broker last learned from the controller: the
+    leader it fetches from (None: no leader) and the current leader epoch its requests carry."""
 
     __slots__ = ("id", "index", "online", "log", "hw", "hw_checkpoint", "role", "leader_id",
                  "leader_epoch", "fetch_state", "in_flight", "remotes", "purgatory",
-                 "crashed_at_ms", "leader_epoch_start", "unclean_shutdown")
+                 "crashed_at_ms", "leader_epoch_start", "unclean_shutdown", "isr", "isolated",
+                 "awaiting_leader")
 
     def __init__(self, replica_id: str, index: int) -> None:
         self.id = replica_id
@@ -81,6 +84,13 @@ class Replica:
         self.leader_epoch_start = 0
         #: crashed with power loss; cleared when it restarts
         self.unclean_shutdown = False
+        #: as leader: its cached ISR (the controller's, as of the last LeaderAndIsr it received
+        #: or ISR write it made); a stale leader's ISR writes are rejected
+        self.isr: tuple[str, ...] = ()
+        #: the controller cannot reach the broker: LeaderAndIsr requests to it are lost
+        self.isolated = False
+        #: restarted and not yet told who leads (it has not reconciled with anyone)
+        self.awaiting_leader = False
 
     @property
     def leo(self) -> int:

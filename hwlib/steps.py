@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from .config import parse_acks
 from .errors import ScenarioError
 
-REPLICA_STEPS = ("fetch", "fetch_request", "fetch_response", "flush", "crash", "restart", "elect")
+REPLICA_STEPS = ("fetch", "fetch_request", "fetch_response", "flush", "crash", "restart", "elect",
+                 "isolate", "reconnect")
 CLIENT_STEPS = ("consume", "retry", "commit", "consumer_crash")  # steps without arguments
 STEP_KINDS = tuple(sorted(REPLICA_STEPS + CLIENT_STEPS + ("produce", "tick")))
 
@@ -42,6 +43,8 @@ class Step:
         if kind == "crash" and (self.lose_unflushed or not self.detected):
             return {kind: {"replica": self.replica, "lose_unflushed": self.lose_unflushed,
                            "detected": self.detected}}
+        if kind == "isolate" and not self.detected:
+            return {kind: {"replica": self.replica, "detected": False}}
         return {kind: self.replica}
 
     def describe(self) -> str:
@@ -58,6 +61,8 @@ class Step:
         if kind == "crash":
             what = "power loss" if self.lose_unflushed else "crash"
             return f"{what} {self.replica}" + ("" if self.detected else " (quick restart, unnoticed)")
+        if kind == "isolate":
+            return f"isolate {self.replica} from the controller" + ("" if self.detected else " (session holds)")
         return f"{kind} {self.replica}"
 
 
@@ -122,11 +127,12 @@ def parse_step(obj, index: int, replicas: tuple[str, ...] | None = None) -> Step
         if arg not in (None, {}):
             raise ScenarioError(f"{where}: takes no arguments; write `{kind}: {{}}`")
         return Step(kind)
-    if kind == "crash" and isinstance(arg, dict):
-        _only_keys(arg, ("replica", "lose_unflushed", "detected"), where)
+    if kind in ("crash", "isolate") and isinstance(arg, dict):
+        allowed = ("replica", "lose_unflushed", "detected") if kind == "crash" else ("replica", "detected")
+        _only_keys(arg, allowed, where)
         if "replica" not in arg:
             raise ScenarioError(f"{where}.replica: required")
-        return Step("crash", replica=_replica(arg["replica"], f"{where}.replica", replicas),
+        return Step(kind, replica=_replica(arg["replica"], f"{where}.replica", replicas),
                     lose_unflushed=_bool(arg.get("lose_unflushed", False),
                                          f"{where}.lose_unflushed"),
                     detected=_bool(arg.get("detected", True), f"{where}.detected"))

@@ -30,6 +30,8 @@ def snapshot(cluster: Cluster) -> dict:
             "log": [list(rec) for rec in r.log.records()],
             "epoch_cache": [list(e) for e in r.log.cache.entries],
             "fetch_state": r.fetch_state,
+            "known_epoch": r.leader_epoch,    # the leader epoch the broker last heard of
+            "isolated": r.isolated,
             "in_flight": (None if r.in_flight is None
                           else ("parked" if r.in_flight.parked else r.in_flight.kind)),
         }

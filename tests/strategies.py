@@ -13,10 +13,12 @@ from hwlib import PROTOCOLS, Step
 
 
 def schedules(replicas: tuple[str, ...], *, power_loss: bool = True, undetected: bool = True,
-              elect: bool = True, max_actions: int = 40, faults: int = 1, clients: bool = False):
+              elect: bool = True, max_actions: int = 40, faults: int = 1, clients: bool = False,
+              isolation: bool = False):
     """Lists of steps over ``replicas``; produce values are unique (v0, v1, ...).
 
-    ``faults`` multiplies the weight of crashes, restarts, flushes and long ticks."""
+    ``faults`` multiplies the weight of crashes, restarts, flushes and long ticks;
+    ``isolation`` adds controller isolation (session expired or not) and reconnects."""
     replica = st.sampled_from(replicas)
     crash = st.builds(
         lambda r, lose, seen: [Step("crash", replica=r, lose_unflushed=lose, detected=seen)],
@@ -41,6 +43,10 @@ def schedules(replicas: tuple[str, ...], *, power_loss: bool = True, undetected:
     ]
     if elect:
         actions.append((1, one("elect")))
+    if isolation:
+        actions += [(faults, st.builds(lambda r, seen: [Step("isolate", replica=r, detected=seen)],
+                                       replica, st.booleans())),
+                    (2 * faults, one("reconnect"))]
     if clients:  # lost acknowledgements and producer retries
         actions += [(2, st.just(["produce-lose-ack"])), (3, st.just([Step("retry")]))]
     weighted = [s for w, s in actions for _ in range(w)]

@@ -83,7 +83,7 @@ def compare(config: ClusterConfig, steps) -> list[tuple]:
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.sampled_from(PROTOCOLS), st.booleans(), schedules(REPLICAS, faults=3))
+@given(st.sampled_from(PROTOCOLS), st.booleans(), schedules(REPLICAS, faults=3, isolation=True))
 def test_incremental_checker_matches_brute_force_on_random_schedules(protocol, unclean, steps):
     compare(ClusterConfig(replicas=REPLICAS, protocol=protocol, acks="1",
                           unclean_leader_election=unclean), steps)

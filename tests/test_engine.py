@@ -138,7 +138,7 @@ def test_caught_up_follower_outside_isr_still_holds_back_the_hw():
     """Seed 000: HW counts ISR members and followers caught up within the lag."""
     c = cluster(acks="1")
     leader = c.leader
-    c.controller.isr = ("A", "B")
+    c.controller.isr = leader.isr = ("A", "B")      # as a LeaderAndIsr would tell the leader
     c.produce("x")
     c.produce("y")
     leader.remotes["B"].leo = 2

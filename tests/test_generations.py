@@ -128,7 +128,7 @@ def test_kip320_dead_followers_outside_isr_do_not_hold_back_the_hw():
         leader = c.leader
         c.produce("x")
         c.produce("y")
-        c.controller.isr = ("A", "B")
+        c.controller.isr = leader.isr = ("A", "B")
         c.controller.dead.add("C")
         leader.remotes["B"].leo = 2
         leader.remotes["C"].leo = 1
@@ -258,3 +258,112 @@ def test_quick_restarts_go_unnoticed_up_to_kip101_and_are_noticed_from_kip279():
         c.crash("A", detected=False)
         c.restart("A")
         assert (c.leader.id != "A") is noticed    # a bounced leader loses leadership
+
+
+# ------------------------------------------------------------------ KIP-320 request fencing
+def test_kip320_fences_the_zombie_follower_that_diverges_before_it():
+    """KAFKA-6880: before KIP-320 the re-elected leader accepts the stale fetch and takes the
+    zombie back into the ISR with a divergent log; reconnecting does not repair it (its latest
+    epoch now matches the leader's). kip320 refuses with FENCED_LEADER_EPOCH, and the
+    reconnected follower reconciles."""
+    before = hwlib.run_scenario("kafka-6880-zombie-follower", protocol="kip279")
+    assert {"log-divergence", "strong-isr"} <= set(before.anomaly_kinds())
+    assert before.final["replicas"]["B"]["log"] != before.final["replicas"]["A"]["log"]
+    after = hwlib.run_scenario("kafka-6880-zombie-follower", protocol="kip320")
+    assert after.anomaly_kinds() == []
+    refused = [e for events in after.trace.events for e in events if e[0] == "refused"]
+    assert [e[3] for e in refused] == ["NOT_LEADER_OR_FOLLOWER"] + ["FENCED_LEADER_EPOCH"] * 3
+    assert refused[1][4:] == (0, 3)                    # B's epoch 0 against A's epoch 3
+    logs = {r: after.final["replicas"][r]["log"] for r in ("A", "B", "C")}
+    assert logs["A"] == logs["B"] == logs["C"]
+
+
+def _isolated_leader_cluster(protocol: str) -> Cluster:
+    """A leads epoch 0 with x on all three; A is then isolated with its session intact and C
+    fails: the controller writes ISR {A,B} in epoch 1, which only B receives."""
+    c = Cluster(ClusterConfig(replicas=("A", "B", "C"), protocol=protocol, acks="1"))
+    c.produce("x")
+    for r in ("B", "C", "B", "C"):
+        c.fetch(r)
+    c.isolate("A", detected=False)
+    c.crash("C")
+    assert c.controller.leader == "A" and c.leader_epoch == 1
+    assert c.by_id["A"].leader_epoch == 0 and c.by_id["B"].leader_epoch == 1
+    return c
+
+
+@pytest.mark.parametrize(("protocol", "answer"), [("kip279", None), ("kip320", "UNKNOWN_LEADER_EPOCH")])
+def test_a_leader_behind_the_followers_epoch_answers_unknown_leader_epoch(protocol, answer):
+    c = _isolated_leader_cluster(protocol)
+    c.produce("y")
+    mark = len(c.events)
+    c.fetch("B")
+    refused = [e for e in c.events[mark:] if e[0] == "refused"]
+    if answer is None:
+        assert not refused and c.by_id["B"].log.values == ["x", "y"]
+    else:
+        assert refused == [("refused", "B", "A", answer, 1, 0)]
+        assert c.by_id["B"].log.values == ["x"]
+    c.reconnect("A")                                    # A learns epoch 1: B's fetches work again
+    c.fetch("B")                                        # (kip320: B's epoch request first)
+    c.fetch("B")
+    assert c.by_id["B"].log.values == ["x", "y"]
+
+
+def test_a_stale_leaders_isr_writes_are_refused():
+    """A zombie leader cannot shrink the ISR (ZooKeeper's conditional update fails), so it
+    keeps its cached ISR and retries at every check; the controller's ISR is untouched."""
+    c = _isolated_leader_cluster("kip320")
+    c.isolate("B")                 # B's session expires: the controller writes ISR {A} in epoch 2
+    assert c.isr == ("A",) and c.by_id["A"].isr == ("A", "B", "C")
+    c.produce("y")
+    c.tick(61000)                  # B and C lag > 30 s at the checks at 45 s and 60 s
+    refused = [e for e in c.events if e[0] == "isr_refused"]
+    assert len(refused) == 2 and all(e[1:3] == ("A", 0) and e[3] == ("A",) for e in refused)
+    assert c.isr == ("A",) and c.by_id["A"].isr == ("A", "B", "C")
+    assert c.by_id["A"].hw == 1    # C's remote LEO holds the HW back
+    c.reconnect("A")
+    assert c.by_id["A"].isr == ("A",) and c.by_id["A"].hw == 2
+
+
+def test_an_elected_leader_that_has_not_heard_refuses_produces():
+    c = Cluster(ClusterConfig(replicas=("A", "B", "C"), protocol="kip320", acks="1"))
+    c.isolate("B", detected=False)
+    c.elect("B")                                        # the controller counts B live
+    request = c.produce("x")
+    assert request.status == "NOT_LEADER_OR_FOLLOWER" and c.by_id["B"].role == "follower"
+    c.fetch("A")                                        # A follows B in epoch 1; B is no leader
+    assert ("refused", "A", "B", "NOT_LEADER_OR_FOLLOWER", 1, 0) in c.events
+    c.reconnect("B")
+    assert c.by_id["B"].role == "leader" and c.produce("y").status == "acked"
+
+
+def test_epoch_requests_are_fenced_too():
+    """A follower still reconciling (kip320, OffsetsForLeaderEpoch pending) that missed two
+    leader changes is refused, not answered."""
+    c = Cluster(ClusterConfig(replicas=("A", "B", "C"), protocol="kip320", acks="1"))
+    c.produce("x")
+    for r in ("B", "C", "B", "C"):
+        c.fetch(r)
+    c.elect("B")                                        # epoch 1: A must reconcile
+    c.isolate("A", detected=False)
+    c.elect("C")
+    c.elect("B")                                        # epoch 3; A still believes epoch 1
+    assert c.by_id["A"].fetch_state == "truncating" and c.by_id["A"].leader_epoch == 1
+    c.fetch("A")
+    assert c.events[-1] == ("refused", "A", "B", "FENCED_LEADER_EPOCH", 1, 3)
+
+
+def test_isolate_and_reconnect_skip_when_they_cannot_act():
+    c = Cluster(ClusterConfig(replicas=("A", "B"), protocol="kip320"))
+    c.reconnect("B")
+    c.isolate("B")
+    c.isolate("B")
+    c.crash("B")
+    c.reconnect("B")
+    skips = [e[1:] for e in c.events if e[0] == "skip"]
+    assert skips == [("reconnect", "B", "replica is not isolated"),
+                     ("isolate", "B", "replica is already isolated"),
+                     ("reconnect", "B", "replica is offline (a restart reconnects it)")]
+    c.restart("B")
+    assert not c.by_id["B"].isolated and c.by_id["B"].role == "follower"

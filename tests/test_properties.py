@@ -25,7 +25,7 @@ def configs():
 
 
 @SETTINGS
-@given(configs(), schedules(REPLICAS))
+@given(configs(), schedules(REPLICAS, isolation=True))
 def test_invariants_hold_after_every_step(config, steps):
     """Never raises on a valid schedule; HW <= LEO everywhere; the partition HW never goes
     down while one leader incarnation lasts (same epoch, leader not crashed in between: an
@@ -58,7 +58,7 @@ def test_invariants_hold_after_every_step(config, steps):
 
 
 @SETTINGS
-@given(config=configs(), steps=schedules(REPLICAS))
+@given(config=configs(), steps=schedules(REPLICAS, isolation=True))
 def test_same_config_and_schedule_give_the_same_trace_hash(config, steps):
     first = run_steps(config, steps)
     second = run_steps(config, steps, record=False)
