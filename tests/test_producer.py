@@ -107,3 +107,18 @@ def test_the_same_schedules_duplicate_and_reorder_without_idempotence(kind):
                  settings=settings(max_examples=3000, deadline=None, database=None,
                                    suppress_health_check=list(HealthCheck)))
     assert kind not in run_steps(_config("kip966", idempotent=True), found, record=False).anomaly_kinds()
+
+
+def test_a_batch_freed_by_a_leader_change_waits_for_the_new_leaders_followers():
+    """The old leader's pending batch fails once the new leader has taken over, so the batch
+    queued behind it is appended by a leader that knows its followers (regression: it used
+    to land before makeLeader and be acknowledged by a follower-less HW)."""
+    c = hwlib.Cluster(hwlib.ClusterConfig(replicas=("A", "B", "C"), protocol="kip320", acks="all",
+                                          min_insync_replicas=2, retries=0,
+                                          max_in_flight_requests_per_connection=1))
+    first, second = c.produce("m1"), c.produce("m2")
+    assert (first.status, second.status) == ("pending", "queued")
+    c.elect("B")
+    assert first.status == "NOT_LEADER_OR_FOLLOWER"
+    assert second.status == "pending" and second.leader == "B" and second.epoch == 1
+    assert c.by_id["B"].hw == 0
