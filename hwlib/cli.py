@@ -1,4 +1,6 @@
-"""Command line: ``hwlib run / scenarios / protocols / compare / shrink``. Bad input: one line, exit 2."""
+"""Command line: ``hwlib run / scenarios / protocols / compare / shrink / sweep / profiles``.
+
+Bad input prints one line naming the field and what is allowed, and exits 2."""
 
 from __future__ import annotations
 
@@ -48,7 +50,28 @@ def build_parser() -> argparse.ArgumentParser:
                       help="output path without suffix: writes OUT.txt and OUT.png")
     cmp_.add_argument("--protocols", type=_protocols, default=list(PROTOCOLS),
                       help="comma-separated protocols")
+    swp = sub.add_parser("sweep", help="fault-injection sweep on Spark: runs, summary, shrunk counterexamples")
+    swp.add_argument("spec", help="a sweep spec YAML file or a built-in spec name (data/specs)")
+    swp.add_argument("--out", help="output directory (default: data/sweeps/<spec name>)")
+    swp.add_argument("--runs", type=_positive, help="runs per cell (overrides the spec)")
+    swp.add_argument("--master", help="Spark master URL (default: $HWLIB_SPARK_MASTER or local[*])")
+    swp.add_argument("--resume", action="store_true", help="continue a sweep in --out, skipping finished chunks")
+    swp.add_argument("--check-determinism", type=_positive, default=0, metavar="N",
+                     help="re-run N sampled runs here and compare them with the stored rows")
+    swp.add_argument("--no-shrink", action="store_true", help="do not shrink failing cells")
+    swp.add_argument("--quiet", action="store_true", help="no progress bar")
+    sub.add_parser("profiles", help="the built-in fault profiles and the actions they mix")
     return parser
+
+
+def _positive(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        number = 0
+    if number < 1:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 1, got {value!r}")
+    return number
 
 
 def _stale(rep: dict) -> str:
@@ -111,6 +134,19 @@ def main(argv: list[str] | None = None) -> int:
             from .protocols import generations_table
 
             print(generations_table())
+        elif args.command == "sweep":
+            return _sweep(args)
+        elif args.command == "profiles":
+            from .faults import ACTION_HELP, builtin_profiles, load_profile
+
+            for name in builtin_profiles():
+                profile = load_profile(name)
+                mix = ", ".join(f"{a} {w:g}" for a, w in profile.weights.items())
+                print(f"{name:<16} {' '.join(profile.description.split())}")
+                print(f"{'':<16} {profile.steps} steps; weights: {mix}{'; swarm' if profile.swarm else ''}")
+            print("\nactions:")
+            for action, text in ACTION_HELP.items():
+                print(f"  {action:<18} {text}")
         elif args.command == "compare":
             from .compare import write_comparison
 
@@ -124,6 +160,43 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     except BrokenPipeError:  # e.g. `hwlib run ... | head`
         sys.stderr.close()
+    return 0
+
+
+def _sweep(args) -> int:
+    from pathlib import Path
+
+    from .sweep import load_spec, run_sweep
+
+    spec = load_spec(args.spec)
+    if args.runs:
+        spec = spec.with_runs(args.runs)
+    out = Path(args.out or Path("data") / "sweeps" / spec.name)
+    print(f"sweep {spec.name}: {len(spec.cells)} cells x {spec.runs} runs = {spec.total_runs} runs -> {out}"
+          + (f" ({len(spec.skipped)} invalid combinations left out)" if spec.skipped else ""))
+    result = run_sweep(spec, out, master=args.master, resume=args.resume, progress=not args.quiet,
+                       shrink_failures=not args.no_shrink, check_determinism=args.check_determinism)
+    summary = result.summary
+    params = [c for c in summary.columns[1:] if c != "runs"][:len(spec.cells[0].params)]
+    print(f"\n{'cell':<5} {' '.join(f'{p[:14]:<14}' for p in params)}  runs  lost (95% CI)        "
+          f"diverged  unavailable")
+    for row in summary.itertuples(index=False):
+        r = row._asdict()
+        print(f"{r['cell']:<5} {' '.join(f'{str(r[p])[:14]:<14}' for p in params)} {r['runs']:>5}  "
+              f"{r['lost_rate']:6.1%} [{r['lost_lo']:5.1%},{r['lost_hi']:6.1%}]  {r['diverged_rate']:7.1%}  "
+              f"{r['unavailability']:10.1%}")
+    for item in result.shrunk:
+        print(f"shrunk {item['cell']} run {item['run']} ({item['kind']}): {item['before']} -> {item['after']} "
+              f"steps; hwlib run {out / item['path']}")
+    if result.determinism is not None:
+        bad = result.determinism["mismatches"]
+        print(f"determinism: {result.determinism['checked']} runs re-run, {len(bad)} mismatches")
+        if bad:
+            print(f"hwlib: error: determinism check failed for {bad[0]}", file=sys.stderr)
+            return 1
+    print(f"{result.rows} rows in {out / 'runs'}, summary {out / 'summary.parquet'}, "
+          f"manifest {out / 'manifest.json'}; {result.wall_s:.1f} s "
+          f"({result.chunks_run} chunks run, {result.chunks_skipped} resumed)")
     return 0
 
 

@@ -137,6 +137,10 @@ class RunResult:
     #: polls, records read, values read by more than one consumer session (at-least-once
     #: reprocessing after a consumer crash), committed offset, position
     consumer: dict = field(default_factory=dict)
+    #: every event of the run, and ``marks[i]`` = how many came before the end of step i
+    #: (``marks[0]``: at the start), so step i's own events are ``events[marks[i-1]:marks[i]]``
+    events: list[tuple] = field(default_factory=list, repr=False)
+    marks: list[int] = field(default_factory=list, repr=False)
 
     @property
     def protocol(self) -> str:
@@ -170,9 +174,11 @@ def consumer_stats(cluster: Cluster) -> dict:
     }
 
 
-def run_steps(config: ClusterConfig, steps, name: str = "run", record: bool = True) -> RunResult:
+def run_steps(config: ClusterConfig, steps, name: str = "run", record: bool = True,
+              on_step=None) -> RunResult:
     """Run ``steps`` on a fresh cluster. ``record=False`` keeps only events, anomalies and the
-    hash (for sweeps); the hash is the same either way."""
+    hash (for sweeps); the hash is the same either way. ``on_step(cluster)`` is called after
+    every step (sweeps measure HW lag with it); it must not change the cluster."""
     cluster = Cluster(config)
     checker = AnomalyChecker(cluster)
     checker.observe(0)
@@ -184,6 +190,8 @@ def run_steps(config: ClusterConfig, steps, name: str = "run", record: bool = Tr
         apply(step)
         observe(i)
         marks.append(len(events))
+        if on_step is not None:
+            on_step(cluster)
         if record:
             snapshots.append(snapshot(cluster))
     anomalies = checker.finish(len(steps))
@@ -201,7 +209,7 @@ def run_steps(config: ClusterConfig, steps, name: str = "run", record: bool = Tr
         trace = Trace(steps, snapshots, step_events, anomalies)
     return RunResult(name, config, steps, anomalies, list(cluster.acked),
                      [p.as_dict() for p in cluster.produces], final, digest.hexdigest(), trace,
-                     consumer_stats(cluster))
+                     consumer_stats(cluster), events, marks)
 
 
 def run_scenario(scenario: Scenario | str, protocol: str | None = None,

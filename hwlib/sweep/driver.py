@@ -1,0 +1,251 @@
+"""Running a sweep into a directory: plan, resume, progress, summary, shrinking, manifest.
+
+Layout of ``DIR``::
+
+    spec.json                the resolved spec, its hash and the run plan (written first)
+    runs/chunk=00000/...     parquet parts, one directory per finished chunk of batches
+    summary.parquet          one row per cell (Spark SQL aggregation)
+    shrunk/<cell>-<kind>.yaml  a minimal reproducer per failing cell (hwlib run FILE)
+    manifest.json            written last: versions, counts, wall time, shrink results
+
+A chunk becomes visible only when complete (Spark writes it under ``runs/_tmp-...``, then it is
+renamed), so a killed sweep leaves whole chunks; ``resume`` skips them and the rows end up
+exactly cells x runs, none twice.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pandas as pd
+
+from .. import __version__
+from ..faults import derive_seed, generate
+from ..files import atomic_path, write_text_atomically
+from ..scenario import Scenario
+from ..shrink import shrink
+from ..trace import run_steps
+from .runs import anomaly_column, run_one, schema
+from .spec import SweepSpec, SweepSpecError
+
+#: anomaly kinds that count as a violation for shrinking, most serious first
+#: (hw-regression alone is a stale-HW symptom, not a violation)
+VIOLATIONS = ("lost-write", "log-divergence", "duplicate", "reordered", "inconsistent-offsets",
+              "unseen", "committed-truncated", "strong-isr", "nonmonotonic-poll", "epoch-cache-order")
+MAX_CHUNKS = 20
+MIN_BATCHES_PER_CHUNK = 8
+
+
+class SweepDirError(SweepSpecError):
+    """The output directory holds something else (another sweep, a finished one ...)."""
+
+
+def plan(spec: SweepSpec) -> list[list[tuple[int, int, int]]]:
+    """Chunks of batches (cell index, first run, count): a function of the spec alone, so a
+    resumed sweep has the same chunks."""
+    size = max(1, min(spec.batch_size, math.ceil(spec.runs / 2)))
+    batches = [(cell.index, start, min(size, spec.runs - start))
+               for cell in spec.cells for start in range(0, spec.runs, size)]
+    per_chunk = max(MIN_BATCHES_PER_CHUNK, math.ceil(len(batches) / MAX_CHUNKS))
+    return [batches[i:i + per_chunk] for i in range(0, len(batches), per_chunk)]
+
+
+@dataclass
+class SweepResult:
+    out: Path
+    spec: SweepSpec
+    rows: int
+    chunks_run: int
+    chunks_skipped: int
+    wall_s: float
+    summary: pd.DataFrame
+    shrunk: list[dict] = field(default_factory=list)
+    determinism: dict | None = None
+
+    @property
+    def runs_path(self) -> Path:
+        return self.out / "runs"
+
+
+def _git(*args: str) -> str | None:
+    try:
+        out = subprocess.run(["git", *args], cwd=Path(__file__).resolve().parent,
+                             capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return out.stdout.strip() if out.returncode == 0 else None
+
+
+def _git_commit() -> str | None:
+    """HEAD of the checkout hwlib runs from, with ``+dirty`` when hwlib/ has local changes."""
+    head = _git("rev-parse", "HEAD")
+    if head and _git("status", "--porcelain", "--", str(Path(__file__).resolve().parents[1])):
+        head += "+dirty"
+    return head
+
+
+def _prepare_dir(out: Path, spec: SweepSpec, chunks, resume: bool) -> set[int]:
+    """Check or create ``out``; returns the chunks already done."""
+    state_path = out / "spec.json"
+    state = {"name": spec.name, "spec_hash": spec.spec_hash(), "runs": spec.runs,
+             "batch_size": spec.batch_size, "chunks": len(chunks), "spec": spec.raw}
+    if state_path.exists():
+        if not resume:
+            raise SweepDirError(f"out: {out} already holds a sweep; pass --resume to continue it, "
+                                "or choose another directory")
+        old = json.loads(state_path.read_text())
+        for key in ("spec_hash", "runs", "batch_size", "chunks"):
+            if old.get(key) != state[key]:
+                raise SweepDirError(f"out: {out} holds a different sweep ({key} {old.get(key)!r}, this one "
+                                    f"{state[key]!r}); use another directory")
+    elif out.exists() and any(out.iterdir()):
+        raise SweepDirError(f"out: {out} exists and is not a sweep directory; choose an empty or new directory")
+    out.mkdir(parents=True, exist_ok=True)
+    write_text_atomically(state_path, json.dumps(state, indent=2, default=str))
+    runs = out / "runs"
+    runs.mkdir(exist_ok=True)
+    for tmp in runs.glob("_tmp-*"):             # what a killed run left half-written
+        shutil.rmtree(tmp, ignore_errors=True)
+    done = set()
+    for path in runs.glob("chunk=*"):
+        done.add(int(path.name.split("=", 1)[1]))
+    return done
+
+
+def run_sweep(spec: SweepSpec, out, *, master: str | None = None, resume: bool = False,
+              progress: bool = True, shrink_failures: bool = True, check_determinism: int = 0,
+              spark=None) -> SweepResult:
+    """Run ``spec`` into ``out`` on Spark. ``spark``: an existing session to use (and keep)."""
+    from tqdm import tqdm
+
+    from .spark import run_chunk, start_session, summarize
+
+    started = time.perf_counter()
+    out = Path(out)
+    chunks = plan(spec)
+    done = _prepare_dir(out, spec, chunks, resume)
+    own_session = spark is None
+    if own_session:
+        spark = start_session(master)
+    bar = tqdm(total=spec.total_runs, unit="run", desc=f"sweep {spec.name}", disable=not progress,
+               file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
+    bar.update(sum(c for i in done for _, _, c in chunks[i]))
+    ran = 0
+    try:
+        for index, batches in enumerate(chunks):
+            if index in done:
+                continue
+            final = out / "runs" / f"chunk={index:05d}"
+            tmp = out / "runs" / f"_tmp-chunk={index:05d}"
+            shutil.rmtree(tmp, ignore_errors=True)
+            run_chunk(spark, spec, batches, str(tmp))
+            tmp.rename(final)
+            ran += 1
+            bar.update(sum(c for _, _, c in batches))
+        bar.close()
+        params = [name for name, _ in schema(spec)[2:2 + len(spec.cells[0].params)]]
+        summary = summarize(spark, str(out / "runs"), params)
+        rows = int(summary["runs"].sum())
+        with atomic_path(out / "summary.parquet") as tmp_path:
+            summary.to_parquet(tmp_path, index=False)
+        master_url = spark.sparkContext.master
+        spark_version = spark.version
+    finally:
+        bar.close()
+        if own_session:
+            spark.stop()
+    result = SweepResult(out, spec, rows, ran, len(done), 0.0, summary)
+    if shrink_failures:
+        result.shrunk = shrink_failing_cells(spec, out)
+    if check_determinism:
+        result.determinism = check_runs(spec, out, check_determinism)
+    result.wall_s = time.perf_counter() - started
+    manifest = {
+        "name": spec.name, "description": spec.description, "spec": spec.raw,
+        "spec_hash": spec.spec_hash(), "hwlib_version": __version__, "git_commit": _git_commit(),
+        "spark_version": spark_version, "spark_master": master_url,
+        "python_version": platform.python_version(), "pandas_version": pd.__version__,
+        "cells": len(spec.cells), "runs_per_cell": spec.runs, "rows": rows,
+        "skipped_cells": [{"cell": c, "why": w} for c, w in spec.skipped],
+        "chunks": len(chunks), "chunks_run": ran, "chunks_resumed": len(done),
+        "wall_s": round(result.wall_s, 3), "shrunk": result.shrunk,
+        "determinism": result.determinism,
+    }
+    write_text_atomically(out / "manifest.json", json.dumps(manifest, indent=2, default=str))
+    return result
+
+
+def read_runs(out, columns: list[str] | None = None) -> pd.DataFrame:
+    """The run table of a sweep directory (pandas; Spark reads ``DIR/runs`` the same way)."""
+    frame = pd.read_parquet(Path(out) / "runs", columns=columns)
+    return frame.drop(columns=[c for c in ("chunk",) if c in frame.columns])
+
+
+def read_summary(out) -> pd.DataFrame:
+    return pd.read_parquet(Path(out) / "summary.parquet")
+
+
+def shrink_failing_cells(spec: SweepSpec, out) -> list[dict]:
+    """For each cell with a violation: its first failing run, shrunk to a 1-minimal scenario
+    that keeps the most serious kind it shows, saved as ``shrunk/<cell>-<kind>.yaml``."""
+    columns = ["cell", "run"] + [anomaly_column(k) for k in VIOLATIONS]
+    runs = read_runs(out, columns)
+    results = []
+    for cell in spec.cells:
+        rows = runs[runs["cell"] == cell.id]
+        for kind in VIOLATIONS:
+            failing = rows[rows[anomaly_column(kind)] > 0]
+            if len(failing):
+                break
+        else:
+            continue
+        run = int(failing["run"].min())
+        schedule = generate(cell.profile, derive_seed(spec.seed, cell.schedule_key, run), cell.config.replicas)
+        shrunk = shrink(cell.config, schedule.steps, kind)
+        shows = run_steps(cell.config, shrunk.steps, record=False).anomaly_kinds()
+        label = ", ".join(f"{k}={v}" for k, v in cell.params.items())
+        scenario = Scenario(
+            name=f"{spec.name}-{cell.id}-{kind}",
+            config=cell.config, steps=shrunk.steps,
+            description=(f"Sweep {spec.name}, cell {cell.id} ({label}), run {run}: {kind}, shrunk from "
+                         f"{shrunk.before} to {len(shrunk.steps)} steps ({shrunk.runs} runs)."),
+            expect={cell.config.protocol: tuple(shows)})
+        path = scenario.save(Path(out) / "shrunk" / f"{cell.id}-{kind}.yaml")
+        results.append({"cell": cell.id, "run": run, "kind": kind, "before": shrunk.before,
+                        "after": len(shrunk.steps), "shrink_runs": shrunk.runs, "shows": shows,
+                        "path": str(path.relative_to(out))})
+    return results
+
+
+def check_runs(spec: SweepSpec, out, sample: int) -> dict:
+    """Re-run ``sample`` runs spread over the sweep in this process and compare every column
+    with the stored rows (trace hashes included)."""
+    stored = read_runs(out)
+    total = len(spec.cells) * spec.runs
+    picks = sorted({(i * total) // sample for i in range(min(sample, total))})
+    mismatches = []
+    by_key = stored.set_index(["cell", "run"])
+    for flat in picks:
+        cell = spec.cells[flat // spec.runs]
+        run = flat % spec.runs
+        fresh = run_one(spec, cell, run)
+        row = by_key.loc[(cell.id, run)]
+        diffs = [k for k, v in fresh.items() if k not in ("cell", "run") and not _same(row[k], v)]
+        if diffs:
+            mismatches.append({"cell": cell.id, "run": run, "columns": diffs})
+    return {"checked": len(picks), "mismatches": mismatches}
+
+
+def _same(stored, fresh) -> bool:
+    if isinstance(fresh, float):
+        return math.isclose(float(stored), fresh, rel_tol=0, abs_tol=0)
+    return stored == fresh
+

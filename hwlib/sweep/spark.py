@@ -1,0 +1,135 @@
+"""Spark: the session (embedded ``local[*]`` by default, any master by URL), one job per chunk
+of batches through ``mapInPandas``, and the per-cell summary in Spark SQL."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+import tempfile
+import zipfile
+from pathlib import Path
+
+from ..errors import HwlibError
+from .runs import ddl, run_batch
+from .spec import SweepSpec
+
+
+class SparkSetupError(HwlibError, RuntimeError):
+    """Spark cannot start here (no Java, bad master URL ...)."""
+
+
+#: settings that suit a small machine (see STACK-NOTES): no UI, few shuffle partitions, quiet
+LOCAL_SETTINGS = {
+    "spark.ui.enabled": "false",
+    "spark.ui.showConsoleProgress": "false",
+    "spark.sql.shuffle.partitions": "2",
+    "spark.sql.adaptive.coalescePartitions.enabled": "false",
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
+    "spark.driver.memory": "1g",
+    "spark.driver.extraJavaOptions": "-XX:+UseSerialGC -XX:TieredStopAtLevel=1",
+    "spark.python.worker.reuse": "true",
+    "spark.sql.session.timeZone": "UTC",
+}
+
+
+def default_master() -> str:
+    return os.environ.get("HWLIB_SPARK_MASTER", "local[*]")
+
+
+def _package_zip() -> str:
+    """hwlib as a zip for executors that do not have it installed (a remote cluster)."""
+    package = Path(__file__).resolve().parent.parent
+    target = Path(tempfile.mkdtemp(prefix="hwlib-pyfiles-")) / "hwlib.zip"
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as archive:
+        for path in sorted(package.rglob("*.py")):
+            archive.write(path, Path("hwlib") / path.relative_to(package))
+    return str(target)
+
+
+def start_session(master: str | None = None, app_name: str = "hwlib-sweep"):
+    """A SparkSession on ``master`` (default: $HWLIB_SPARK_MASTER or local[*])."""
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        raise SparkSetupError("spark: no Java found (java on PATH or JAVA_HOME); Spark needs Java 17+")
+    master = master or default_master()
+    os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+    os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+    if master.startswith("local") or "127.0.0.1" in master or "localhost" in master:
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.master(master).appName(app_name)
+    for key, value in LOCAL_SETTINGS.items():
+        builder = builder.config(key, value)
+    builder = builder.config("spark.pyspark.python", os.environ["PYSPARK_PYTHON"])
+    try:
+        spark = builder.getOrCreate()
+    except Exception as exc:  # py4j / JVM start failures carry multi-line messages
+        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        raise SparkSetupError(f"spark: cannot start a session on master {master!r}: {first}") from None
+    spark.sparkContext.setLogLevel("ERROR")
+    if not master.startswith("local"):
+        spark.sparkContext.addPyFile(_package_zip())
+    return spark
+
+
+def parallelism(spark) -> int:
+    return max(1, spark.sparkContext.defaultParallelism)
+
+
+def run_chunk(spark, spec: SweepSpec, batches: list[tuple[int, int, int]], path: str) -> None:
+    """Run ``batches`` (cell index, first run, count) - one Spark task each - and write the
+    rows as parquet at ``path`` (Spark's committer: the directory appears complete or not at all
+    under its temporary name; the caller renames it)."""
+    from pyspark.sql.types import IntegerType, StructField, StructType
+
+    columns = StructType([StructField("cell_index", IntegerType(), False),
+                          StructField("start", IntegerType(), False),
+                          StructField("count", IntegerType(), False)])
+    rdd = spark.sparkContext.parallelize(batches, numSlices=len(batches))
+    tasks = spark.createDataFrame(rdd, columns)
+
+    def run_partition(frames):
+        for frame in frames:
+            for cell_index, start, count in frame.itertuples(index=False):
+                yield run_batch(spec, int(cell_index), int(start), int(count))
+
+    tasks.mapInPandas(run_partition, schema=ddl(spec)).write.mode("error").parquet(path)
+
+
+def summarize(spark, runs_path: str, param_columns: list[str]):
+    """Per-cell rates (with Wilson 95% intervals), unavailability, produce errors, HW-lag
+    quantiles and fault coverage, as a pandas DataFrame sorted by cell."""
+    from ..faults import FAULT_KINDS
+
+    spark.read.parquet(runs_path).createOrReplaceTempView("runs")
+    params = ", ".join(f"`{c}`" for c in param_columns)
+    coverage = ",\n  ".join(f"avg(CAST(fired_{k} AS DOUBLE)) AS fired_{k}" for k in FAULT_KINDS)
+    base = f"""
+SELECT cell, {params},
+  count(*) AS runs,
+  sum(CASE WHEN lost > 0 THEN 1 ELSE 0 END) AS runs_lost,
+  sum(CASE WHEN n_log_divergence > 0 THEN 1 ELSE 0 END) AS runs_diverged,
+  sum(CASE WHEN duplicates > 0 THEN 1 ELSE 0 END) AS runs_duplicated,
+  sum(CASE WHEN anomalies - n_hw_regression > 0 THEN 1 ELSE 0 END) AS runs_violated,
+  sum(acked) AS acked, sum(lost) AS lost,
+  avg(CAST(steps_without_leader AS DOUBLE) / steps) AS unavailability,
+  avg(CAST(produce_errors AS DOUBLE)) AS produce_errors_per_run,
+  avg(CAST(err_NOT_ENOUGH_REPLICAS + err_NOT_ENOUGH_REPLICAS_AFTER_APPEND AS DOUBLE)) AS not_enough_replicas_per_run,
+  avg(hw_lag_mean) AS hw_lag_mean,
+  percentile(hw_lag_max, 0.5) AS hw_lag_max_p50,
+  percentile(hw_lag_max, 0.9) AS hw_lag_max_p90,
+  percentile(hw_lag_max, 0.99) AS hw_lag_max_p99,
+  max(hw_lag_max) AS hw_lag_max,
+  {coverage}
+FROM runs GROUP BY cell, {params}"""
+    rates = []
+    for name in ("lost", "diverged", "duplicated", "violated"):
+        k, n = f"runs_{name}", "runs"
+        p = f"({k} / {n})"
+        center = f"(({p} + 1.920729 / {n}) / (1 + 3.841459 / {n}))"
+        half = f"(1.959964 * sqrt({p} * (1 - {p}) / {n} + 3.841459 / (4 * {n} * {n})) / (1 + 3.841459 / {n}))"
+        rates.append(f"{p} AS {name}_rate, greatest(0.0, {center} - {half}) AS {name}_lo, "
+                     f"least(1.0, {center} + {half}) AS {name}_hi")
+    query = f"SELECT *, {', '.join(rates)} FROM ({base}) ORDER BY cell"
+    return spark.sql(query).toPandas()

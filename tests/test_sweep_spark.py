@@ -1,0 +1,140 @@
+"""Sweeps on Spark: local end to end, a real standalone cluster, resume after a kill, shrinking."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pandas as pd
+import pytest
+
+import hwlib
+from hwlib.sweep import load_spec, parse_spec, plan, read_runs, read_summary, run_sweep
+from hwlib.sweep.driver import SweepDirError
+
+from .standalone import standalone_cluster
+
+SPEC = {"name": "t-data-loss", "seed": 1, "runs": 30, "profile": "seeds-data-loss",
+        "grid": {"protocol": ["hw", "kip101"], "replicas": [2], "acks": ["all"]}}
+
+
+@pytest.fixture(scope="module")
+def spark():
+    from hwlib.sweep.spark import start_session
+
+    session = start_session("local[2]")
+    yield session
+    session.stop()
+
+
+@pytest.fixture(scope="module")
+def local_sweep(spark, tmp_path_factory):
+    out = tmp_path_factory.mktemp("sweeps") / "local"
+    return run_sweep(parse_spec(SPEC), out, spark=spark, progress=False, check_determinism=10)
+
+
+def key_sorted(frame: pd.DataFrame) -> pd.DataFrame:
+    return frame.sort_values(["cell", "run"]).reset_index(drop=True)
+
+
+def test_local_sweep_rows_signs_summary_and_manifest(local_sweep, spark):
+    out = local_sweep.out
+    runs = read_runs(out)
+    assert len(runs) == 2 * 30 and not runs.duplicated(["cell", "run"]).any()
+    hw, kip101 = (key_sorted(runs[runs["protocol"] == p]) for p in ("hw", "kip101"))
+    assert list(hw["schedule_hash"]) == list(kip101["schedule_hash"])   # the same schedules ...
+    assert (hw["lost"] > 0).sum() >= 3                                   # ... lose acked data under hw
+    assert (kip101["lost"] == 0).all() and (kip101["n_log_divergence"] == 0).all()   # ... not kip101
+    assert (runs["acked"] > 0).all() and runs["faults_fired"].str.contains("quick_restart").any()
+    assert spark.read.parquet(str(out / "runs")).count() == 60          # Spark reads it too
+
+    summary = read_summary(out)
+    assert list(summary["cell"]) == ["c000", "c001"] and list(summary["runs"]) == [30, 30]
+    hw_row, kip_row = summary.iloc[0], summary.iloc[1]
+    assert hw_row["lost_rate"] == pytest.approx((hw["lost"] > 0).mean())
+    assert hw_row["lost_lo"] < hw_row["lost_rate"] < hw_row["lost_hi"]
+    assert kip_row["lost_rate"] == 0 and kip_row["lost_lo"] == 0 and 0.05 < kip_row["lost_hi"] < 0.2
+    assert hw_row["hw_lag_max_p50"] <= hw_row["hw_lag_max_p90"] <= hw_row["hw_lag_max"]
+
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["rows"] == 60 and manifest["cells"] == 2 and manifest["spark_version"]
+    assert manifest["hwlib_version"] == hwlib.__version__ and manifest["python_version"].startswith("3.")
+    assert manifest["determinism"] == {"checked": 10, "mismatches": []}
+
+
+def test_failing_cells_are_shrunk_to_reproducers(local_sweep):
+    (item,) = local_sweep.shrunk                    # only the hw cell fails
+    assert item["cell"] == "c000" and item["kind"] == "lost-write"
+    assert item["after"] < 20 < item["before"] == 200
+    scenario = hwlib.load_scenario(local_sweep.out / item["path"])
+    assert "lost-write" in hwlib.run_scenario(scenario).anomaly_kinds()
+    runs = read_runs(local_sweep.out)
+    first = runs[(runs["cell"] == "c000") & (runs["lost"] > 0)]["run"].min()
+    assert item["run"] == first
+
+
+def test_a_real_standalone_cluster_gives_identical_rows(local_sweep, tmp_path):
+    out = tmp_path / "standalone"
+    spec_file = tmp_path / "spec.json"
+    spec_file.write_text(json.dumps(SPEC))                  # JSON is YAML
+    with standalone_cluster(tmp_path) as url:
+        done = subprocess.run([sys.executable, "-m", "hwlib.cli", "sweep", str(spec_file), "--out", str(out),
+                               "--master", url, "--quiet", "--no-shrink"],
+                              capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert json.loads((out / "manifest.json").read_text())["spark_master"] == url
+    pd.testing.assert_frame_equal(key_sorted(read_runs(out)), key_sorted(read_runs(local_sweep.out)))
+
+
+def test_a_killed_sweep_resumes_to_exactly_cells_times_runs(spark, tmp_path):
+    spec = {"name": "t-resume", "seed": 5, "runs": 200, "batch_size": 25, "profile": "power-loss",
+            "grid": {"protocol": ["hw", "kip101", "kip320", "kip966"], "replicas": [3]}}
+    chunks = len(plan(parse_spec(spec)))
+    assert chunks == 4
+    spec_file = tmp_path / "spec.json"
+    spec_file.write_text(json.dumps(spec))
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "-m", "hwlib.cli", "sweep", str(spec_file), "--out", str(out),
+                             "--quiet", "--no-shrink"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    deadline = time.monotonic() + 180
+    while not (out / "runs" / "chunk=00000").exists():
+        assert proc.poll() is None and time.monotonic() < deadline, "the sweep ended before its first chunk"
+        time.sleep(0.02)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    finished = sorted(p.name for p in (out / "runs").glob("chunk=*"))
+    assert 1 <= len(finished) < chunks and not (out / "manifest.json").exists()
+
+    with pytest.raises(SweepDirError, match="already holds a sweep; pass --resume"):
+        run_sweep(parse_spec(spec), out, spark=spark, progress=False)
+    with pytest.raises(SweepDirError, match="holds a different sweep"):
+        run_sweep(parse_spec({**spec, "seed": 6}), out, spark=spark, progress=False, resume=True)
+
+    result = run_sweep(parse_spec(spec), out, spark=spark, progress=False, resume=True, shrink_failures=False)
+    assert result.chunks_skipped == len(finished) and result.chunks_run == chunks - len(finished)
+    runs = read_runs(out)
+    assert len(runs) == 4 * 200 and not runs.duplicated(["cell", "run"]).any()
+    assert not list((out / "runs").glob("_tmp-*"))
+    fresh = run_sweep(parse_spec(spec), tmp_path / "fresh", spark=spark, progress=False, shrink_failures=False)
+    pd.testing.assert_frame_equal(key_sorted(runs), key_sorted(read_runs(fresh.out)))
+
+
+def test_cli_sweep_bad_input_is_one_line(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("grid: {protocol: [hw], replicas: [2], min_insync_replicas: [3]}\n")
+    done = subprocess.run([sys.executable, "-m", "hwlib.cli", "sweep", str(bad), "--out", str(tmp_path / "o")],
+                          capture_output=True, text=True)
+    assert done.returncode == 2
+    assert done.stderr.strip().count("\n") == 0
+    assert "spec.grid: no valid cell" in done.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_builtin_default_spec_is_the_embedded_default():
+    spec = load_spec("default")
+    assert {c.config.protocol for c in spec.cells} == set(hwlib.PROTOCOLS)
