@@ -16,8 +16,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[$(EXTRAS)]"
 	touch $(STAMP)
 
-# Main job: every built-in scenario under every protocol, side by side (text table + PNG).
+# Main job: the embedded default sweep on local Spark, then every built-in scenario under
+# every protocol side by side (text table + PNG).
 report: setup
+	$(VENV)/bin/hwlib sweep default --overwrite --out data/sweeps/default
 	$(VENV)/bin/hwlib compare --out reports/scenarios
 
 test: setup
@@ -26,6 +28,7 @@ test: setup
 
 bench: setup
 	$(PY) benchmarks/engine.py
+	$(PY) benchmarks/sweep.py
 
 lint: setup
 	$(VENV)/bin/ruff check hwlib tests benchmarks

@@ -56,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
     swp.add_argument("--runs", type=_positive, help="runs per cell (overrides the spec)")
     swp.add_argument("--master", help="Spark master URL (default: $HWLIB_SPARK_MASTER or local[*])")
     swp.add_argument("--resume", action="store_true", help="continue a sweep in --out, skipping finished chunks")
+    swp.add_argument("--overwrite", action="store_true", help="replace a sweep already in --out")
     swp.add_argument("--check-determinism", type=_positive, default=0, metavar="N",
                      help="re-run N sampled runs here and compare them with the stored rows")
     swp.add_argument("--no-shrink", action="store_true", help="do not shrink failing cells")
@@ -174,10 +175,12 @@ def _sweep(args) -> int:
     out = Path(args.out or Path("data") / "sweeps" / spec.name)
     print(f"sweep {spec.name}: {len(spec.cells)} cells x {spec.runs} runs = {spec.total_runs} runs -> {out}"
           + (f" ({len(spec.skipped)} invalid combinations left out)" if spec.skipped else ""))
-    result = run_sweep(spec, out, master=args.master, resume=args.resume, progress=not args.quiet,
+    result = run_sweep(spec, out, master=args.master, resume=args.resume, overwrite=args.overwrite,
+                       progress=not args.quiet,
                        shrink_failures=not args.no_shrink, check_determinism=args.check_determinism)
     summary = result.summary
-    params = [c for c in summary.columns[1:] if c != "runs"][:len(spec.cells[0].params)]
+    params = list(spec.cells[0].params)
+    params = [p for p in params if summary[p].nunique() > 1] or params   # what varies between cells
     print(f"\n{'cell':<5} {' '.join(f'{p[:14]:<14}' for p in params)}  runs  lost (95% CI)        "
           f"diverged  unavailable")
     for row in summary.itertuples(index=False):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -174,6 +175,12 @@ def consumer_stats(cluster: Cluster) -> dict:
     }
 
 
+@functools.lru_cache(maxsize=256)
+def _config_bytes(config: ClusterConfig) -> bytes:
+    """The config part of the trace hash (sweeps run thousands of times per config)."""
+    return repr(config.to_dict()).encode()
+
+
 def run_steps(config: ClusterConfig, steps, name: str = "run", record: bool = True,
               on_step=None) -> RunResult:
     """Run ``steps`` on a fresh cluster. ``record=False`` keeps only events, anomalies and the
@@ -198,7 +205,7 @@ def run_steps(config: ClusterConfig, steps, name: str = "run", record: bool = Tr
     final = final_state(snapshots[-1] if record else snapshot(cluster))
     # The hash covers the config, every event with the step it belongs to, the final state
     # and the anomalies: equal hashes mean equal traces.
-    digest = hashlib.sha256(repr(config.to_dict()).encode())
+    digest = hashlib.sha256(_config_bytes(config))
     digest.update(repr(marks).encode())
     digest.update(repr(events).encode())
     digest.update(json.dumps(final, sort_keys=True).encode())

@@ -110,8 +110,14 @@ def test_a_killed_sweep_resumes_to_exactly_cells_times_runs(spark, tmp_path):
     finished = sorted(p.name for p in (out / "runs").glob("chunk=*"))
     assert 1 <= len(finished) < chunks and not (out / "manifest.json").exists()
 
-    with pytest.raises(SweepDirError, match="already holds a sweep; pass --resume"):
+    with pytest.raises(SweepDirError, match="already holds a sweep; pass --resume to continue it, --overwrite"):
         run_sweep(parse_spec(spec), out, spark=spark, progress=False)
+    not_a_sweep = tmp_path / "elsewhere"
+    (not_a_sweep / "keep.txt").parent.mkdir()
+    (not_a_sweep / "keep.txt").write_text("mine")
+    with pytest.raises(SweepDirError, match="exists and is not a sweep directory"):
+        run_sweep(parse_spec(spec), not_a_sweep, spark=spark, progress=False, overwrite=True)
+    assert (not_a_sweep / "keep.txt").read_text() == "mine"
     with pytest.raises(SweepDirError, match="holds a different sweep"):
         run_sweep(parse_spec({**spec, "seed": 6}), out, spark=spark, progress=False, resume=True)
 
@@ -122,6 +128,18 @@ def test_a_killed_sweep_resumes_to_exactly_cells_times_runs(spark, tmp_path):
     assert not list((out / "runs").glob("_tmp-*"))
     fresh = run_sweep(parse_spec(spec), tmp_path / "fresh", spark=spark, progress=False, shrink_failures=False)
     pd.testing.assert_frame_equal(key_sorted(runs), key_sorted(read_runs(fresh.out)))
+
+
+def test_overwrite_replaces_a_sweep_and_resume_of_a_finished_one_only_reaggregates(spark, tmp_path):
+    tiny = {"name": "t-tiny", "seed": 1, "runs": 3, "grid": {"protocol": ["hw"], "replicas": [2]}}
+    first = run_sweep(parse_spec(tiny), tmp_path, spark=spark, progress=False)
+    again = run_sweep(parse_spec(tiny), tmp_path, spark=spark, progress=False, resume=True)
+    assert (again.chunks_run, again.chunks_skipped, again.rows) == (0, first.chunks_run, 3)
+    other = run_sweep(parse_spec({**tiny, "seed": 2, "runs": 4}), tmp_path, spark=spark, progress=False,
+                      overwrite=True)
+    assert other.rows == 4 and set(read_runs(tmp_path)["run"]) == {0, 1, 2, 3}
+    with pytest.raises(SweepDirError, match="choose one"):
+        run_sweep(parse_spec(tiny), tmp_path, spark=spark, resume=True, overwrite=True)
 
 
 def test_cli_sweep_bad_input_is_one_line(tmp_path):

@@ -48,12 +48,14 @@ class SweepDirError(SweepSpecError):
     """The output directory holds something else (another sweep, a finished one ...)."""
 
 
-def plan(spec: SweepSpec) -> list[list[tuple[int, int, int]]]:
-    """Chunks of batches (cell index, first run, count): a function of the spec alone, so a
-    resumed sweep has the same chunks."""
-    size = max(1, min(spec.batch_size, math.ceil(spec.runs / 2)))
-    batches = [(cell.index, start, min(size, spec.runs - start))
-               for cell in spec.cells for start in range(0, spec.runs, size)]
+def plan(spec: SweepSpec) -> list[list[tuple[int, int]]]:
+    """Chunks of batches (first run, count) over the sweep's runs numbered across cells (see
+    ``run_batch``): at most ``batch_size`` runs per batch, at least ~16 batches when the sweep
+    is small enough to need them for balance. A function of the spec alone, so a resumed sweep
+    has the same chunks."""
+    total = spec.total_runs
+    size = max(1, min(spec.batch_size, math.ceil(total / 16)))
+    batches = [(first, min(size, total - first)) for first in range(0, total, size)]
     per_chunk = max(MIN_BATCHES_PER_CHUNK, math.ceil(len(batches) / MAX_CHUNKS))
     return [batches[i:i + per_chunk] for i in range(0, len(batches), per_chunk)]
 
@@ -92,15 +94,17 @@ def _git_commit() -> str | None:
     return head
 
 
-def _prepare_dir(out: Path, spec: SweepSpec, chunks, resume: bool) -> set[int]:
+def _prepare_dir(out: Path, spec: SweepSpec, chunks, resume: bool, overwrite: bool) -> set[int]:
     """Check or create ``out``; returns the chunks already done."""
     state_path = out / "spec.json"
+    if overwrite and state_path.exists():     # only ever delete what is recognisably a sweep
+        shutil.rmtree(out)
     state = {"name": spec.name, "spec_hash": spec.spec_hash(), "runs": spec.runs,
              "batch_size": spec.batch_size, "chunks": len(chunks), "spec": spec.raw}
     if state_path.exists():
         if not resume:
             raise SweepDirError(f"out: {out} already holds a sweep; pass --resume to continue it, "
-                                "or choose another directory")
+                                "--overwrite to replace it, or choose another directory")
         old = json.loads(state_path.read_text())
         for key in ("spec_hash", "runs", "batch_size", "chunks"):
             if old.get(key) != state[key]:
@@ -121,9 +125,13 @@ def _prepare_dir(out: Path, spec: SweepSpec, chunks, resume: bool) -> set[int]:
 
 
 def run_sweep(spec: SweepSpec, out, *, master: str | None = None, resume: bool = False,
-              progress: bool = True, shrink_failures: bool = True, check_determinism: int = 0,
-              spark=None) -> SweepResult:
-    """Run ``spec`` into ``out`` on Spark. ``spark``: an existing session to use (and keep)."""
+              overwrite: bool = False, progress: bool = True, shrink_failures: bool = True,
+              check_determinism: int = 0, spark=None) -> SweepResult:
+    """Run ``spec`` into ``out`` on Spark. ``resume``: continue a sweep there; ``overwrite``:
+    replace a sweep there; ``spark``: an existing session to use (and keep)."""
+    if resume and overwrite:
+        raise SweepDirError("out: --resume continues the sweep in the directory, --overwrite replaces it; "
+                            "choose one")
     from tqdm import tqdm
 
     from .spark import run_chunk, start_session, summarize
@@ -131,13 +139,13 @@ def run_sweep(spec: SweepSpec, out, *, master: str | None = None, resume: bool =
     started = time.perf_counter()
     out = Path(out)
     chunks = plan(spec)
-    done = _prepare_dir(out, spec, chunks, resume)
+    done = _prepare_dir(out, spec, chunks, resume, overwrite)
     own_session = spark is None
     if own_session:
         spark = start_session(master)
     bar = tqdm(total=spec.total_runs, unit="run", desc=f"sweep {spec.name}", disable=not progress,
                file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
-    bar.update(sum(c for i in done for _, _, c in chunks[i]))
+    bar.update(sum(c for i in done for _, c in chunks[i]))
     ran = 0
     try:
         for index, batches in enumerate(chunks):
@@ -149,7 +157,7 @@ def run_sweep(spec: SweepSpec, out, *, master: str | None = None, resume: bool =
             run_chunk(spark, spec, batches, str(tmp))
             tmp.rename(final)
             ran += 1
-            bar.update(sum(c for _, _, c in batches))
+            bar.update(sum(c for _, c in batches))
         bar.close()
         params = [name for name, _ in schema(spec)[2:2 + len(spec.cells[0].params)]]
         summary = summarize(spark, str(out / "runs"), params)
@@ -158,13 +166,13 @@ def run_sweep(spec: SweepSpec, out, *, master: str | None = None, resume: bool =
             summary.to_parquet(tmp_path, index=False)
         master_url = spark.sparkContext.master
         spark_version = spark.version
+        result = SweepResult(out, spec, rows, ran, len(done), 0.0, summary)
+        if shrink_failures:
+            result.shrunk = shrink_failing_cells(spec, out, spark)
     finally:
         bar.close()
         if own_session:
             spark.stop()
-    result = SweepResult(out, spec, rows, ran, len(done), 0.0, summary)
-    if shrink_failures:
-        result.shrunk = shrink_failing_cells(spec, out)
     if check_determinism:
         result.determinism = check_runs(spec, out, check_determinism)
     result.wall_s = time.perf_counter() - started
@@ -193,35 +201,50 @@ def read_summary(out) -> pd.DataFrame:
     return pd.read_parquet(Path(out) / "summary.parquet")
 
 
-def shrink_failing_cells(spec: SweepSpec, out) -> list[dict]:
-    """For each cell with a violation: its first failing run, shrunk to a 1-minimal scenario
-    that keeps the most serious kind it shows, saved as ``shrunk/<cell>-<kind>.yaml``."""
+def failing_runs(spec: SweepSpec, out) -> list[tuple[int, int, str]]:
+    """Per cell with a violation: (cell index, its first failing run, the most serious kind it shows)."""
     columns = ["cell", "run"] + [anomaly_column(k) for k in VIOLATIONS]
     runs = read_runs(out, columns)
-    results = []
+    found = []
     for cell in spec.cells:
         rows = runs[runs["cell"] == cell.id]
         for kind in VIOLATIONS:
             failing = rows[rows[anomaly_column(kind)] > 0]
             if len(failing):
+                found.append((cell.index, int(failing["run"].min()), kind))
                 break
-        else:
-            continue
-        run = int(failing["run"].min())
-        schedule = generate(cell.profile, derive_seed(spec.seed, cell.schedule_key, run), cell.config.replicas)
-        shrunk = shrink(cell.config, schedule.steps, kind)
-        shows = run_steps(cell.config, shrunk.steps, record=False).anomaly_kinds()
-        label = ", ".join(f"{k}={v}" for k, v in cell.params.items())
-        scenario = Scenario(
-            name=f"{spec.name}-{cell.id}-{kind}",
-            config=cell.config, steps=shrunk.steps,
-            description=(f"Sweep {spec.name}, cell {cell.id} ({label}), run {run}: {kind}, shrunk from "
-                         f"{shrunk.before} to {len(shrunk.steps)} steps ({shrunk.runs} runs)."),
-            expect={cell.config.protocol: tuple(shows)})
-        path = scenario.save(Path(out) / "shrunk" / f"{cell.id}-{kind}.yaml")
-        results.append({"cell": cell.id, "run": run, "kind": kind, "before": shrunk.before,
-                        "after": len(shrunk.steps), "shrink_runs": shrunk.runs, "shows": shows,
-                        "path": str(path.relative_to(out))})
+    return found
+
+
+def shrink_run(spec: SweepSpec, cell_index: int, run: int, kind: str) -> tuple[Scenario, dict]:
+    """Regenerate a run's schedule and shrink it to a 1-minimal scenario that keeps ``kind``."""
+    cell = spec.cells[cell_index]
+    schedule = generate(cell.profile, derive_seed(spec.seed, cell.schedule_key, run), cell.config.replicas)
+    shrunk = shrink(cell.config, schedule.steps, kind)
+    shows = run_steps(cell.config, shrunk.steps, record=False).anomaly_kinds()
+    label = ", ".join(f"{k}={v}" for k, v in cell.params.items())
+    scenario = Scenario(
+        name=f"{spec.name}-{cell.id}-{kind}",
+        config=cell.config, steps=shrunk.steps,
+        description=(f"Sweep {spec.name}, cell {cell.id} ({label}), run {run}: {kind}, shrunk from "
+                     f"{shrunk.before} to {len(shrunk.steps)} steps ({shrunk.runs} runs)."),
+        expect={cell.config.protocol: tuple(shows)})
+    return scenario, {"cell": cell.id, "run": run, "kind": kind, "before": shrunk.before,
+                      "after": len(shrunk.steps), "shrink_runs": shrunk.runs, "shows": shows}
+
+
+def shrink_failing_cells(spec: SweepSpec, out, spark=None) -> list[dict]:
+    """For each cell with a violation: its first failing run, shrunk, saved as
+    ``shrunk/<cell>-<kind>.yaml``. With a Spark session the shrinks run as parallel tasks."""
+    todo = failing_runs(spec, out)
+    if spark is not None and len(todo) > 1:
+        shrunk = spark.sparkContext.parallelize(todo, len(todo)).map(lambda t: shrink_run(spec, *t)).collect()
+    else:
+        shrunk = [shrink_run(spec, *t) for t in todo]
+    results = []
+    for scenario, info in shrunk:
+        path = scenario.save(Path(out) / "shrunk" / f"{info['cell']}-{info['kind']}.yaml")
+        results.append({**info, "path": str(path.relative_to(out))})
     return results
 
 

@@ -128,10 +128,11 @@ def run_one(spec: SweepSpec, cell: Cell, run: int) -> dict:
     return row
 
 
-def run_batch(spec: SweepSpec, cell_index: int, start: int, count: int) -> pd.DataFrame:
-    """Runs ``start .. start+count-1`` of one cell as a DataFrame in the run table's schema."""
-    cell = spec.cells[cell_index]
-    rows = [run_one(spec, cell, run) for run in range(start, start + count)]
+def run_batch(spec: SweepSpec, first: int, count: int) -> pd.DataFrame:
+    """Runs ``first .. first+count-1`` of the sweep - run ``g`` is run ``g % runs`` of cell
+    ``g // runs``, so a batch may span cells - as a DataFrame in the run table's schema."""
+    runs, cells = spec.runs, spec.cells
+    rows = [run_one(spec, cells[g // runs], g % runs) for g in range(first, first + count)]
     return to_frame(spec, rows)
 
 

@@ -77,23 +77,19 @@ def parallelism(spark) -> int:
     return max(1, spark.sparkContext.defaultParallelism)
 
 
-def run_chunk(spark, spec: SweepSpec, batches: list[tuple[int, int, int]], path: str) -> None:
-    """Run ``batches`` (cell index, first run, count) - one Spark task each - and write the
+def run_chunk(spark, spec: SweepSpec, batches: list[tuple[int, int]], path: str) -> None:
+    """Run ``batches`` (first run, count; see ``run_batch``) - one Spark task each - and write the
     rows as parquet at ``path`` (Spark's committer: the directory appears complete or not at all
     under its temporary name; the caller renames it)."""
-    from pyspark.sql.types import IntegerType, StructField, StructType
-
-    columns = StructType([StructField("cell_index", IntegerType(), False),
-                          StructField("start", IntegerType(), False),
-                          StructField("count", IntegerType(), False)])
-    rdd = spark.sparkContext.parallelize(batches, numSlices=len(batches))
-    tasks = spark.createDataFrame(rdd, columns)
+    batches = list(batches)
 
     def run_partition(frames):
         for frame in frames:
-            for cell_index, start, count in frame.itertuples(index=False):
-                yield run_batch(spec, int(cell_index), int(start), int(count))
+            for task in frame["id"]:
+                first, count = batches[int(task)]
+                yield run_batch(spec, first, count)
 
+    tasks = spark.range(0, len(batches), 1, numPartitions=len(batches))   # task i runs batches[i]
     tasks.mapInPandas(run_partition, schema=ddl(spec)).write.mode("error").parquet(path)
 
 

@@ -76,7 +76,8 @@ class SweepSpec:
     #: (description of a left-out combination, why)
     skipped: tuple[tuple[str, str], ...]
     raw: dict
-    batch_size: int = 200
+    #: runs per Spark task (a task costs ~70 ms of fixed overhead: keep it >= ~1 s of work)
+    batch_size: int = 1000
     description: str = ""
 
     @property
@@ -136,7 +137,7 @@ def parse_spec(data) -> SweepSpec:
         raise SweepSpecError(f"spec.name: {name!r} is not a valid name; use letters, digits, - or _")
     seed = _check_int(data.get("seed", 0), "spec.seed", 0, 2**63 - 1)
     runs = _check_int(data.get("runs", 100), "spec.runs", 1, 100_000_000)
-    batch_size = _check_int(data.get("batch_size", 200), "spec.batch_size", 1, 1_000_000)
+    batch_size = _check_int(data.get("batch_size", 1000), "spec.batch_size", 1, 1_000_000)
     grid = data.get("grid")
     if not isinstance(grid, dict) or not grid:
         raise SweepSpecError("spec.grid: must be a non-empty mapping of setting -> list of values; "
