@@ -103,7 +103,10 @@ class AnomalyChecker:
         self._events_seen = len(events)
         if seen > len(events):  # the owner cleared the event list
             return True
-        return any(events[i][0] not in _IRRELEVANT for i in range(seen, len(events)))
+        for i in range(seen, len(events)):
+            if events[i][0] not in _IRRELEVANT:
+                return True
+        return False
 
     def observe(self, step: int) -> None:
         cluster = self.cluster
@@ -130,14 +133,22 @@ class AnomalyChecker:
         self._last_leader = leader.id if leader is not None else None
 
         if leader is not None:
-            self._check_hw_regression(step, leader)
-            self._check_committed(step, leader, leader_rewritten)
-            self._track_acked(step, leader, leader_rewritten)
+            # each check only when its inputs moved (most steps move none of them)
+            if leader.hw != self._last_hw:
+                self._check_hw_regression(step, leader)
+            if leader_rewritten or leader.hw > len(self._committed_values):
+                self._check_committed(step, leader, leader_rewritten)
+            if leader_rewritten or len(cluster.acked) > self._acked_seen:
+                self._track_acked(step, leader, leader_rewritten)
             if changed or self._weak_isr:
                 self._check_strong_isr(step, leader)
         if changed:
             self._check_divergence(step)
-        self._check_epoch_caches(step)
+        versions = self._cache_versions
+        for r in cluster.replicas:
+            if r.log.cache.version != versions[r.id]:
+                self._check_epoch_caches(step)
+                break
         if len(cluster.polls) > self._polls_seen:
             self._check_polls(step)
 
