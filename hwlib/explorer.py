@@ -1,0 +1,161 @@
+"""The live explorer (ipywidgets): pick a scenario and protocols, step with Play / slider /
+back / forward at a chosen speed, fork the future with a fault at the current step, save it.
+
+Stepping is linked on the browser side (``jslink``: Play -> slider -> one ``Stack`` of
+precomputed frames per protocol), so it needs no kernel round trip; forking and saving run
+Python. When the notebook is exported, the explorer's ``text/html`` form - the self-contained
+stepper of ``hwlib.views`` - stands in for the widgets.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import ipywidgets as w
+
+from .config import PROTOCOLS
+from .errors import HwlibError
+from .scenario import Scenario, builtin_scenarios, load_scenario
+from .steps import Step
+from .trace import RunResult, run_steps
+from .views import rendered_frames, stepper_html
+
+#: fork actions -> how they become a step (replica-less actions ignore the replica)
+FORKS = {
+    "produce": lambda replica, value: Step("produce", value=value),
+    "fetch": lambda replica, value: Step("fetch", replica=replica),
+    "fetch request only": lambda replica, value: Step("fetch_request", replica=replica),
+    "fetch response": lambda replica, value: Step("fetch_response", replica=replica),
+    "flush": lambda replica, value: Step("flush", replica=replica),
+    "crash": lambda replica, value: Step("crash", replica=replica),
+    "quick restart (unnoticed crash)": lambda replica, value: Step("crash", replica=replica, detected=False),
+    "power loss": lambda replica, value: Step("crash", replica=replica, lose_unflushed=True),
+    "restart": lambda replica, value: Step("restart", replica=replica),
+    "elect": lambda replica, value: Step("elect", replica=replica),
+    "isolate": lambda replica, value: Step("isolate", replica=replica),
+    "reconnect": lambda replica, value: Step("reconnect", replica=replica),
+    "tick 30 s": lambda replica, value: Step("tick", ms=30000),
+}
+NONE = "(none)"
+
+
+class Explorer:
+    """``Explorer("data-loss", ["hw", "kip101"])`` - display it as the last line of a cell."""
+
+    def __init__(self, scenario: str | Scenario = "data-loss", protocols=("hw", "kip101"), start: int = 0):
+        self.scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
+        self.steps: list[Step] = list(self.scenario.steps)
+        protocols = list(protocols)[:2]
+        self.results: list[RunResult] = []
+
+        names = list(builtin_scenarios())
+        self.pick = w.Dropdown(options=names, value=self.scenario.name if self.scenario.name in names else None,
+                               description="scenario")
+        self.path = w.Text(placeholder="or a YAML file, e.g. data/sweeps/x/shrunk/c000-lost-write.yaml",
+                           layout=w.Layout(width="420px"))
+        self.load = w.Button(description="load file")
+        self.left = w.Dropdown(options=PROTOCOLS, value=protocols[0], description="protocol")
+        self.right = w.Dropdown(options=(NONE, *PROTOCOLS), value=protocols[1] if len(protocols) > 1 else NONE,
+                                description="beside it")
+        self.play = w.Play(interval=600, min=0, max=1, step=1, description="play")
+        self.slider = w.IntSlider(min=0, max=1, description="step", continuous_update=True,
+                                  layout=w.Layout(width="420px"))
+        self.speed = w.IntSlider(value=600, min=100, max=2000, step=100, description="ms/step")
+        self.back = w.Button(description="◀", layout=w.Layout(width="40px"), tooltip="step back")
+        self.fwd = w.Button(description="▶|", layout=w.Layout(width="40px"), tooltip="step forward")
+        w.jslink((self.play, "value"), (self.slider, "value"))
+        w.jslink((self.speed, "value"), (self.play, "interval"))
+        self.action = w.Dropdown(options=list(FORKS), description="fault")
+        self.replica = w.Dropdown(options=list(self.scenario.config.replicas), description="replica")
+        self.value = w.Text(value="x1", description="value", layout=w.Layout(width="180px"))
+        self.fork_button = w.Button(description="fork here", button_style="warning",
+                                    tooltip="keep the steps up to the current one, add this, drop the rest")
+        self.save_path = w.Text(value="forked.yaml", description="save as")
+        self.save_button = w.Button(description="save scenario")
+        self.message = w.HTML()
+        self.panels = w.HBox()
+        self.widget = w.VBox([
+            w.HBox([self.pick, self.path, self.load]), w.HBox([self.left, self.right]),
+            w.HBox([self.back, self.play, self.fwd, self.slider, self.speed]), self.panels,
+            w.HBox([self.action, self.replica, self.value, self.fork_button]),
+            w.HBox([self.save_path, self.save_button]), self.message])
+
+        self.pick.observe(lambda change: self._load(load_scenario(change["new"])), names="value")
+        self.load.on_click(lambda _: self._load_file())
+        self.left.observe(lambda _: self.rebuild(), names="value")
+        self.right.observe(lambda _: self.rebuild(), names="value")
+        self.back.on_click(lambda _: self._move(-1))
+        self.fwd.on_click(lambda _: self._move(+1))
+        self.fork_button.on_click(lambda _: self.fork(self.slider.value, self.action.value, self.replica.value,
+                                                      self.value.value))
+        self.save_button.on_click(lambda _: self._save())
+        self.rebuild(start)
+
+    # ----------------------------------------------------------------------------- model
+    @property
+    def protocols(self) -> list[str]:
+        return [self.left.value] + ([self.right.value] if self.right.value != NONE else [])
+
+    def rebuild(self, position: int | None = None) -> None:
+        """Run the current schedule under the chosen protocols and show it at ``position``."""
+        position = self.slider.value if position is None else position
+        config = self.scenario.config
+        self.results = [run_steps(config.replace(protocol=p), self.steps, self.scenario.name) for p in self.protocols]
+        stacks = []
+        for result in self.results:
+            stack = w.Stack([w.HTML(html) for html in rendered_frames(result, result.protocol)], selected_index=0)
+            w.jslink((self.slider, "value"), (stack, "selected_index"))
+            stacks.append(stack)
+        last = len(self.steps)
+        self.play.max = self.slider.max = last
+        self.slider.value = self.play.value = max(0, min(position, last))
+        for stack in stacks:
+            stack.selected_index = self.slider.value
+        self.panels.children = stacks
+
+    def fork(self, at: int, action: str, replica: str | None = None, value: str = "x") -> None:
+        """Keep steps 1..``at``, append the fault, discard the rest (as RaftScope does)."""
+        if action not in FORKS:
+            raise HwlibError(f"action: {action!r} is not a fork action; allowed: {', '.join(FORKS)}")
+        self.steps = self.steps[:at] + [FORKS[action](replica, value or "x")]
+        self.rebuild(len(self.steps))
+        self.message.value = f"forked at step {at}: {self.steps[-1].describe()} ({len(self.steps)} steps now)"
+
+    def forked_scenario(self, name: str = "forked") -> Scenario:
+        shows = {r.protocol: tuple(r.anomaly_kinds()) for r in self.results}
+        return Scenario(name=name, config=self.scenario.config, steps=tuple(self.steps),
+                        description=f"forked from {self.scenario.name} in the explorer", expect=shows)
+
+    def save(self, path) -> Path:
+        return self.forked_scenario(Path(path).stem).save(path)
+
+    # -------------------------------------------------------------------------- handlers
+    def _load(self, scenario: Scenario) -> None:
+        self.scenario = scenario
+        self.steps = list(scenario.steps)
+        self.replica.options = list(scenario.config.replicas)
+        self.rebuild(0)
+
+    def _load_file(self) -> None:
+        try:
+            self._load(load_scenario(self.path.value))
+            self.message.value = f"loaded {self.path.value}"
+        except HwlibError as exc:
+            self.message.value = f"<span style='color:#b00'>{exc}</span>"
+
+    def _move(self, delta: int) -> None:
+        self.slider.value = max(0, min(self.slider.max, self.slider.value + delta))
+
+    def _save(self) -> None:
+        try:
+            self.message.value = f"saved {self.save(self.save_path.value)}"
+        except (HwlibError, OSError) as exc:
+            self.message.value = f"<span style='color:#b00'>{exc}</span>"
+
+    # --------------------------------------------------------------------------- display
+    def _repr_mimebundle_(self, **kwargs):
+        """The widgets for a live kernel; the self-contained stepper as the ``text/html``
+        form that an exported notebook keeps."""
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["text/html"] = stepper_html(self.results, start=self.slider.value)
+        return bundle

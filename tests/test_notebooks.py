@@ -1,0 +1,196 @@
+"""The notebooks: executed headless from the checkout, exported to offline HTML, stepped in a
+real headless Chromium with the network off; JupyterLab starts with the widgets extension.
+
+The browser test skips when Chromium or playwright is missing, unless HWLIB_REQUIRE_BROWSER is
+set (CI sets it), in which case it fails."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import nbformat
+import pytest
+
+import hwlib
+from hwlib.notebooks import execute, export_html
+
+REPO = Path(__file__).resolve().parent.parent
+NOTEBOOKS = ("01_explore_rounds", "02_anomaly_gallery")
+ARTIFACTS = REPO / "reports" / "test-artifacts"
+
+
+@pytest.fixture(scope="module")
+def exported(tmp_path_factory):
+    out = tmp_path_factory.mktemp("notebooks")
+    pages = {}
+    for name in NOTEBOOKS:
+        started = time.perf_counter()
+        nb = execute(REPO / "notebooks" / f"{name}.ipynb", out / f"{name}.ipynb", cwd=out)
+        pages[name] = (nb, export_html(nb, out / f"{name}.html"), time.perf_counter() - started)
+    return pages
+
+
+def test_notebooks_in_the_repo_are_clean_and_parameterised():
+    for name in NOTEBOOKS:
+        nb = nbformat.read(REPO / "notebooks" / f"{name}.ipynb", as_version=4)
+        assert all(not c.get("outputs") and not c.get("execution_count") for c in nb.cells if c.cell_type == "code")
+    explore = nbformat.read(REPO / "notebooks" / "01_explore_rounds.ipynb", as_version=4)
+    assert any("parameters" in c.metadata.get("tags", []) for c in explore.cells)
+
+
+def test_both_notebooks_execute_without_errors_in_seconds(exported):
+    for name, (nb, _, seconds) in exported.items():
+        errors = [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+        assert not errors, (name, errors)
+        assert seconds < 60, (name, seconds)
+    explore = exported["01_explore_rounds"][0]
+    assert "widgets" in explore.metadata                # the live widget state is stored
+    assert any("image/png" in o.get("data", {}) for c in explore.cells for o in c.get("outputs", []))
+
+
+def test_exported_html_is_offline_and_keeps_the_steppers(exported):
+    for name, (_, page, _) in exported.items():
+        text = page.read_text()
+        assert not re.search(r"<script[^>]+src=|<link[^>]+href=[\"']https?:", text), name
+        assert "cdn" not in text.lower() and "application/vnd.jupyter.widget-view+json" not in text
+        steppers = text.count('class="hwl-stepper"')
+        assert steppers == (2 if name == "01_explore_rounds" else 8), (name, steppers)
+
+
+def _chromium() -> str | None:
+    return shutil.which("chromium") or shutil.which("chromium-browser")
+
+
+@pytest.fixture(scope="module")
+def browser():
+    required = os.environ.get("HWLIB_REQUIRE_BROWSER")
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        if required:
+            pytest.fail("HWLIB_REQUIRE_BROWSER is set but playwright is not installed")
+        pytest.skip("playwright is not installed")
+    executable = _chromium()
+    if executable is None:
+        if required:
+            pytest.fail("HWLIB_REQUIRE_BROWSER is set but no chromium is on PATH (apt-get install chromium)")
+        pytest.skip("no chromium on PATH")
+    with sync_playwright() as p:
+        instance = p.chromium.launch(executable_path=executable, args=[
+            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
+        yield instance
+        instance.close()
+
+
+def _offline_page(browser, url: str):
+    page = browser.new_page(viewport={"width": 1300, "height": 1000})
+    page.requests_outside = []
+    page.errors = []
+
+    def route(r):
+        if r.request.url.startswith("file:"):
+            r.continue_()
+        else:
+            page.requests_outside.append(r.request.url)
+            r.abort()
+
+    page.route("**/*", route)
+    page.on("pageerror", lambda e: page.errors.append(str(e)))
+    page.goto(url)
+    return page
+
+
+def _shown(stepper, panel: int, replica: str) -> tuple[int, int]:
+    element = stepper.locator(".panel").nth(panel).locator(f'.replica[data-replica="{replica}"]')
+    return int(element.get_attribute("data-leo")), int(element.get_attribute("data-hw"))
+
+
+def test_exported_explorer_steps_offline_in_chromium(exported, browser):
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    hw, kip101 = (hwlib.run_scenario("data-loss", protocol=p) for p in ("hw", "kip101"))
+    expect = lambda run, i, r: (run.trace.snapshots[i]["replicas"][r]["leo"],  # noqa: E731
+                                run.trace.snapshots[i]["replicas"][r]["hw"])
+    page = _offline_page(browser, exported["01_explore_rounds"][1].as_uri())
+    stepper = page.locator(".hwl-stepper").first
+    assert stepper.get_attribute("data-position") == "10"        # scripts ran: the view is live
+    assert _shown(stepper, 0, "B") == expect(hw, 10, "B") and _shown(stepper, 1, "B") == expect(kip101, 10, "B")
+    stepper.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "explore-step-10.png"))
+
+    stepper.locator("button.fwd").click()                         # one step forward
+    assert _shown(stepper, 0, "B") == expect(hw, 11, "B") and _shown(stepper, 1, "A") == expect(kip101, 11, "A")
+    assert "11. crash A" in stepper.locator(".panel").nth(0).inner_text()
+
+    slider = stepper.locator("input.pos")                         # drag the slider to step 3
+    slider.evaluate("(s) => { s.value = 3; s.dispatchEvent(new Event('input')); }")
+    assert _shown(stepper, 0, "A") == expect(hw, 3, "A") and _shown(stepper, 0, "B") == expect(hw, 3, "B")
+    assert stepper.get_attribute("data-position") == "3"
+    page.screenshot(path=str(ARTIFACTS / "explore-step-3.png"))
+
+    stepper.locator("select.speed").select_option("200")          # Play runs to the end by itself
+    stepper.locator("button.play").click()
+    page.wait_for_function("(el) => el.getAttribute('data-position') === '15'", arg=stepper.element_handle(),
+                           timeout=20000)
+    final = len(hw.steps)
+    assert _shown(stepper, 0, "B") == expect(hw, final, "B")
+    assert "lost-write" in stepper.locator(".panel").nth(0).inner_text()
+    page.screenshot(path=str(ARTIFACTS / "explore-played-to-end.png"))
+    assert page.requests_outside == [] and page.errors == []
+
+
+def test_exported_gallery_steppers_work_offline(exported, browser):
+    page = _offline_page(browser, exported["02_anomaly_gallery"][1].as_uri())
+    steppers = page.locator(".hwl-stepper")
+    assert steppers.count() == 8
+    zombie = page.locator(".hwl-stepper").nth(5)
+    assert "kafka-6880-zombie-follower" in zombie.inner_text()
+    zombie.locator("button.fwd").click()                          # 17: A leads again, epoch 3
+    zombie.locator("button.fwd").click()                          # 18: B's stale fetch
+    assert zombie.get_attribute("data-position") == "18"
+    assert "FENCED_LEADER_EPOCH" not in zombie.locator(".panel").nth(0).inner_text()   # kip279 serves it
+    assert "FENCED_LEADER_EPOCH" in zombie.locator(".panel").nth(1).inner_text()
+    zombie.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "gallery-zombie-fenced.png"))
+    assert page.requests_outside == [] and page.errors == []
+
+
+def test_jupyter_lab_starts_with_the_widgets_extension(tmp_path):
+    listing = subprocess.run([sys.executable, "-m", "jupyter", "labextension", "list"],
+                             capture_output=True, text=True, timeout=120)
+    assert "@jupyter-widgets/jupyterlab-manager" in listing.stdout + listing.stderr
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    lab = subprocess.Popen([sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ServerApp.token=",
+                            "--ServerApp.password=", "--allow-root", "--ip", "127.0.0.1", "--port", str(port),
+                            f"--ServerApp.root_dir={REPO}"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=5) as r:
+                    status = json.load(r)
+                break
+            except OSError:
+                assert lab.poll() is None and time.monotonic() < deadline, "jupyter lab did not come up"
+                time.sleep(0.5)
+        assert "started" in status
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/lab", timeout=10) as r:
+            assert r.status == 200 and b"JupyterLab" in r.read()
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/contents/notebooks", timeout=10) as r:
+            names = {item["name"] for item in json.load(r)["content"]}
+        assert {f"{n}.ipynb" for n in NOTEBOOKS} <= names
+    finally:
+        lab.terminate()
+        lab.wait(timeout=30)

@@ -1,0 +1,62 @@
+"""Views: frames, rendered HTML, the self-contained stepper, the live explorer (no browser)."""
+
+from __future__ import annotations
+
+import re
+
+import hwlib
+from hwlib.explorer import FORKS, Explorer
+from hwlib.views import compare_view, first_difference, frames, lag_series, render_frame, stepper_html
+
+
+def test_frames_follow_the_trace_and_anomalies_appear_when_found():
+    result = hwlib.run_scenario("data-loss", protocol="hw")
+    fs = frames(result)
+    assert len(fs) == len(result.steps) + 1
+    assert fs[10]["replicas"]["B"]["leo"] == 1 and fs[10]["label"].startswith("10. restart B")
+    first = min(a.step for a in result.anomalies)
+    assert fs[first - 1]["anomalies"] == [] and fs[first]["new_anomalies"]
+    assert [a["kind"] for a in fs[-1]["anomalies"]] == [a.kind for a in result.anomalies]
+
+
+def test_lag_series_shows_the_two_round_hw_update():
+    """The record is uncommitted from the produce until the second fetch round; B's own HW
+    arrives with that round's (parked, expired) response, so B never trails the partition HW."""
+    series = lag_series(hwlib.run_scenario("hw-update-one-record", protocol="hw"))
+    assert series == {"leader": [0, 1, 1, 0], "A": [None, None, None, None], "B": [0, 0, 0, 0]}
+
+
+def test_rendered_frame_shows_logs_hw_leo_and_events():
+    result = hwlib.run_scenario("data-loss", protocol="hw")
+    page = render_frame(frames(result)[10])
+    assert 'data-replica="B" data-leo="1" data-hw="1"' in page
+    assert "B truncates to 1" in page and "strong-isr" in page
+    assert page.count('class="rec') == 3                                 # A: m1 m2, B: m1
+
+
+def test_stepper_is_self_contained_and_marks_where_protocols_part():
+    hw, kip = (hwlib.run_scenario("data-loss", protocol=p) for p in ("hw", "kip101"))
+    page = stepper_html([hw, kip], start=3)
+    assert not re.search(r"<script[^>]+src=|<link[^>]+href=|https?://(?!www\.w3\.org/2000/svg)", page)
+    assert page.count('<div class="frame"') == 2                        # the start frames, server-side
+    assert first_difference(hw, kip) == 10
+    assert '"diff": 10' in page and '"start": 3' in page
+    assert compare_view("data-loss", ["hw"])._repr_html_().count('class="panel"') == 1
+
+
+def test_explorer_forks_the_future_and_saves_it(tmp_path):
+    explorer = Explorer("data-loss", ["hw", "kip101"], start=10)
+    assert explorer.slider.max == 15 and explorer.slider.value == 10
+    assert [len(stack.children) for stack in explorer.panels.children] == [16, 16]
+    explorer.fork(10, "power loss", "B")
+    assert len(explorer.steps) == 11 and explorer.steps[-1].lose_unflushed
+    assert explorer.slider.value == explorer.slider.max == 11
+    saved = explorer.save(tmp_path / "forked.yaml")
+    replay = hwlib.run_scenario(hwlib.load_scenario(saved), protocol="hw")
+    assert replay.trace_hash == explorer.results[0].trace_hash
+    assert hwlib.load_scenario(saved).expect == {r.protocol: tuple(r.anomaly_kinds()) for r in explorer.results}
+    explorer.right.value = "(none)"
+    assert explorer.protocols == ["hw"] and len(explorer.panels.children) == 1
+    bundle = explorer._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle and 'class="hwl-stepper"' in bundle["text/html"]
+    assert set(FORKS) >= {"produce", "fetch", "crash", "power loss", "restart", "elect"}
