@@ -16,11 +16,10 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[$(EXTRAS)]"
 	touch $(STAMP)
 
-# Main job: the embedded default sweep on local Spark, then every built-in scenario under
-# every protocol side by side (text table + PNG).
+# Main job: the fault-sweep report - the embedded default sweep on local Spark, rendered by
+# papermill + nbconvert to reports/fault-sweep.html (offline; notebook and metrics beside it).
 report: setup
-	$(VENV)/bin/hwlib sweep default --overwrite --out data/sweeps/default
-	$(VENV)/bin/hwlib compare --out reports/scenarios
+	$(VENV)/bin/hwlib report --out reports/fault-sweep.html
 
 test: setup
 	$(VENV)/bin/ruff check hwlib tests benchmarks

@@ -1,4 +1,4 @@
-"""Command line: ``hwlib run / scenarios / protocols / compare / shrink / sweep / profiles``.
+"""Command line: ``hwlib run / scenarios / protocols / compare / shrink / sweep / profiles / report``.
 
 Bad input prints one line naming the field and what is allowed, and exits 2."""
 
@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from .config import PROTOCOLS
 from .errors import HwlibError
@@ -62,6 +63,12 @@ def build_parser() -> argparse.ArgumentParser:
     swp.add_argument("--no-shrink", action="store_true", help="do not shrink failing cells")
     swp.add_argument("--quiet", action="store_true", help="no progress bar")
     sub.add_parser("profiles", help="the built-in fault profiles and the actions they mix")
+    rpt = sub.add_parser("report", help="run the fault-sweep report notebook and render it to offline HTML")
+    rpt.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
+                     help="a notebook parameter (value read as YAML), e.g. runs=100; repeatable")
+    rpt.add_argument("--sweep", help="a finished sweep directory to report on instead of running one")
+    rpt.add_argument("--out", default="reports/fault-sweep.html", help="the HTML to write (default %(default)s)")
+    rpt.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
 
 
@@ -137,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
             print(generations_table())
         elif args.command == "sweep":
             return _sweep(args)
+        elif args.command == "report":
+            return _report(args)
         elif args.command == "profiles":
             from .faults import ACTION_HELP, builtin_profiles, load_profile
 
@@ -164,9 +173,26 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _sweep(args) -> int:
-    from pathlib import Path
+def _report(args) -> int:
+    from .report import parse_param, render, validate
 
+    params = dict(parse_param(p) for p in args.param)
+    if args.sweep:
+        params["sweep_dir"] = args.sweep
+    validate(params)                       # fail fast, before a kernel starts
+    try:
+        paths = render(params, args.out, progress=not args.quiet)
+    except Exception as exc:               # papermill wraps the notebook's own error
+        if type(exc).__name__ != "PapermillExecutionError":
+            raise
+        print(f"hwlib: error: the report notebook failed: {exc.ename}: {' '.join(str(exc.evalue).split())} "
+              f"(executed notebook: {Path(args.out).with_suffix('.ipynb')})", file=sys.stderr)
+        return 1
+    print(f"wrote {paths['html']} (executed notebook {paths['notebook']}, metrics {paths['metrics']})")
+    return 0
+
+
+def _sweep(args) -> int:
     from .sweep import load_spec, run_sweep
 
     spec = load_spec(args.spec)

@@ -29,9 +29,10 @@ def execute(path, out=None, timeout: int = 600, cwd=None):
     return nb
 
 
-def offline_copy(nb):
+def offline_copy(nb, drop_stderr: bool = False):
     """The notebook without live-only widget outputs: a widget view is replaced by its
-    ``text/html`` fallback (hwlib's explorer provides one) or dropped; widget state removed."""
+    ``text/html`` fallback (hwlib's explorer provides one) or dropped; widget state removed.
+    ``drop_stderr``: also drop stderr streams (Spark's JVM chatter in a report)."""
     nb = copy.deepcopy(nb)
     nb.metadata.pop("widgets", None)
     for cell in nb.cells:
@@ -39,6 +40,8 @@ def offline_copy(nb):
             continue
         kept = []
         for output in cell.get("outputs", []):
+            if drop_stderr and output.get("output_type") == "stream" and output.get("name") == "stderr":
+                continue
             data = output.get("data")
             if data is not None and WIDGET_VIEW in data:
                 data.pop(WIDGET_VIEW)
@@ -51,7 +54,8 @@ def offline_copy(nb):
 
 
 def export_html(nb, out, hide_code: bool = False) -> Path:
-    """Write ``nb`` (a notebook node or a path) as offline HTML; returns the path."""
+    """Write ``nb`` (a notebook node or a path) as offline HTML; returns the path. With
+    ``hide_code`` (a report) the code, prompts and stderr streams are left out."""
     import nbformat
     from nbconvert import HTMLExporter
 
@@ -60,7 +64,7 @@ def export_html(nb, out, hide_code: bool = False) -> Path:
     exporter = HTMLExporter(template_name=TEMPLATE, extra_template_basedirs=[str(TEMPLATE_DIR)],
                             exclude_input=hide_code, exclude_input_prompt=hide_code,
                             exclude_output_prompt=hide_code)
-    body, _ = exporter.from_notebook_node(offline_copy(nb))
+    body, _ = exporter.from_notebook_node(offline_copy(nb, drop_stderr=hide_code))
     with atomic_path(out) as tmp:
         tmp.write_text(body, encoding="utf-8")
     return Path(out)

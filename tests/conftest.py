@@ -18,6 +18,14 @@ SHARED = REPO.parent / "shared"
 
 
 @pytest.fixture(scope="session")
+def browser():
+    """Headless Chromium with the network off (see tests/browser.py)."""
+    from .browser import launch
+
+    yield from launch()
+
+
+@pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO
 

@@ -1,15 +1,12 @@
 """The notebooks: executed headless from the checkout, exported to offline HTML, stepped in a
 real headless Chromium with the network off; JupyterLab starts with the widgets extension.
 
-The browser test skips when Chromium or playwright is missing, unless HWLIB_REQUIRE_BROWSER is
-set (CI sets it), in which case it fails."""
+The browser tests use the ``browser`` fixture (tests/conftest.py)."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -23,9 +20,10 @@ import pytest
 import hwlib
 from hwlib.notebooks import execute, export_html
 
+from .browser import ARTIFACTS, offline_page
+
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ("01_explore_rounds", "02_anomaly_gallery")
-ARTIFACTS = REPO / "reports" / "test-artifacts"
 
 
 @pytest.fixture(scope="module")
@@ -66,50 +64,6 @@ def test_exported_html_is_offline_and_keeps_the_steppers(exported):
         assert steppers == (2 if name == "01_explore_rounds" else 8), (name, steppers)
 
 
-def _chromium() -> str | None:
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-@pytest.fixture(scope="module")
-def browser():
-    required = os.environ.get("HWLIB_REQUIRE_BROWSER")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        if required:
-            pytest.fail("HWLIB_REQUIRE_BROWSER is set but playwright is not installed")
-        pytest.skip("playwright is not installed")
-    executable = _chromium()
-    if executable is None:
-        if required:
-            pytest.fail("HWLIB_REQUIRE_BROWSER is set but no chromium is on PATH (apt-get install chromium)")
-        pytest.skip("no chromium on PATH")
-    with sync_playwright() as p:
-        instance = p.chromium.launch(executable_path=executable, args=[
-            "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-            "--disable-background-networking", "--disable-component-update", "--disable-sync"])
-        yield instance
-        instance.close()
-
-
-def _offline_page(browser, url: str):
-    page = browser.new_page(viewport={"width": 1300, "height": 1000})
-    page.requests_outside = []
-    page.errors = []
-
-    def route(r):
-        if r.request.url.startswith("file:"):
-            r.continue_()
-        else:
-            page.requests_outside.append(r.request.url)
-            r.abort()
-
-    page.route("**/*", route)
-    page.on("pageerror", lambda e: page.errors.append(str(e)))
-    page.goto(url)
-    return page
-
-
 def _shown(stepper, panel: int, replica: str) -> tuple[int, int]:
     element = stepper.locator(".panel").nth(panel).locator(f'.replica[data-replica="{replica}"]')
     return int(element.get_attribute("data-leo")), int(element.get_attribute("data-hw"))
@@ -120,7 +74,7 @@ def test_exported_explorer_steps_offline_in_chromium(exported, browser):
     hw, kip101 = (hwlib.run_scenario("data-loss", protocol=p) for p in ("hw", "kip101"))
     expect = lambda run, i, r: (run.trace.snapshots[i]["replicas"][r]["leo"],  # noqa: E731
                                 run.trace.snapshots[i]["replicas"][r]["hw"])
-    page = _offline_page(browser, exported["01_explore_rounds"][1].as_uri())
+    page = offline_page(browser, exported["01_explore_rounds"][1].as_uri())
     stepper = page.locator(".hwl-stepper").first
     assert stepper.get_attribute("data-position") == "10"        # scripts ran: the view is live
     assert _shown(stepper, 0, "B") == expect(hw, 10, "B") and _shown(stepper, 1, "B") == expect(kip101, 10, "B")
@@ -149,7 +103,7 @@ def test_exported_explorer_steps_offline_in_chromium(exported, browser):
 
 
 def test_exported_gallery_steppers_work_offline(exported, browser):
-    page = _offline_page(browser, exported["02_anomaly_gallery"][1].as_uri())
+    page = offline_page(browser, exported["02_anomaly_gallery"][1].as_uri())
     steppers = page.locator(".hwl-stepper")
     assert steppers.count() == 8
     zombie = page.locator(".hwl-stepper").nth(5)

@@ -1,0 +1,106 @@
+"""The fault-sweep report: parameters, papermill execution (a tiny sweep, then a pre-computed
+sweep directory), offline HTML with figures, tables and step-throughs, the CLI."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import papermill
+import pytest
+
+from hwlib.report import NOTEBOOK, PARAMETERS, ReportParameterError, parse_param, render, validate
+
+from .browser import ARTIFACTS, offline_page
+
+TINY = {"grid": {"protocol": ["hw", "kip101"], "replicas": [2], "acks": ["all"], "min_insync_replicas": [1]},
+        "runs": 20, "title": "Tiny sweep", "max_counterexamples": 2}
+
+
+def test_notebook_parameters_are_the_documented_ones():
+    inspected = papermill.inspect_notebook(str(NOTEBOOK))
+    assert set(inspected) == set(PARAMETERS)
+    nb = nbformat.read(NOTEBOOK, as_version=4)
+    assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
+
+
+@pytest.mark.parametrize(("params", "message"), [
+    ({"runz": 5}, "parameter 'runz': unknown; allowed: spec, grid, runs"),
+    ({"runs": 0}, "parameter runs: must be an integer >= 1 or null, got 0"),
+    ({"max_counterexamples": -1}, "parameter max_counterexamples: must be an integer >= 0"),
+    ({"grid": [1, 2]}, "parameter grid: must be a mapping"),
+    ({"title": ""}, "parameter title: must be a non-empty text"),
+    ({"sweep_dir": "/nonexistent"}, "parameter sweep_dir: '/nonexistent' holds no finished sweep"),
+])
+def test_bad_parameters_are_one_line_errors(params, message):
+    with pytest.raises(ReportParameterError) as info:
+        validate(params)
+    assert message in str(info.value) and "\n" not in str(info.value)
+
+
+def test_params_from_the_command_line_are_yaml():
+    assert parse_param("runs=100") == ("runs", 100)
+    assert parse_param("grid={protocol: [hw]}") == ("grid", {"protocol": ["hw"]})
+    assert parse_param("master=spark://h:7077") == ("master", "spark://h:7077")
+    with pytest.raises(ReportParameterError, match="expected NAME=VALUE"):
+        parse_param("runs")
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    out = tmp_path_factory.mktemp("report")
+    paths = render({**TINY, "sweep_out": str(out / "sweep")}, out / "tiny.html", progress=False)
+    return out, paths
+
+
+def test_report_runs_a_tiny_sweep_and_renders_offline_html(rendered):
+    out, paths = rendered
+    html = paths["html"].read_text()
+    assert paths["notebook"].is_file() and (out / "sweep" / "manifest.json").is_file()
+    assert "<h1" in html and "Tiny sweep" in html and "acked data lost" in html
+    assert len(re.findall(r'<img[^>]+src="data:image/png;base64,', html)) == 3      # heatmap, CDF, trade-off
+    assert html.count('class="hwl-stepper"') == 1                  # hw fails; kip101 does not
+    assert not re.search(r"<script[^>]+src=|https?://cdn", html)
+    assert "def " not in html and "import " not in html            # code hidden
+    assert "log4j" not in html                                     # no Spark chatter
+    metrics = json.loads(paths["metrics"].read_text())
+    assert metrics["rows"] == 40 and set(metrics["by_protocol"]) == {"hw", "kip101"}
+    assert metrics["by_protocol"]["kip101"]["runs_lost"] == 0 < metrics["by_protocol"]["hw"]["runs_lost"]
+
+
+def test_report_loads_a_precomputed_sweep_directory(rendered):
+    out, _ = rendered
+    paths = render({"sweep_dir": str(out / "sweep"), "title": "From a directory"}, out / "again.html",
+                   progress=False)
+    html = paths["html"].read_text()
+    assert "From a directory" in html and "acked data lost" in html
+    first = json.loads((out / "tiny.metrics.json").read_text())
+    assert json.loads(paths["metrics"].read_text())["by_protocol"] == first["by_protocol"]
+
+
+def test_cli_bad_parameter_is_one_line_and_writes_nothing(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "hwlib.cli", "report", "--param", "runs=zero",
+                           "--out", str(tmp_path / "r.html")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2
+    assert done.stderr.strip() == "hwlib: error: parameter runs: must be an integer >= 1 or null, got 'zero'"
+    assert not list(tmp_path.iterdir())
+
+
+def test_report_html_opens_offline_with_table_and_working_step_through(rendered, browser):
+    _, paths = rendered
+    page = offline_page(browser, Path(paths["html"]).as_uri())
+    assert page.locator("table").first.locator("th", has_text="acked data lost").count() == 1
+    stepper = page.locator(".hwl-stepper").first
+    end = int(stepper.get_attribute("data-position"))
+    assert end > 0                                                  # opens at the end of the counterexample
+    stepper.locator("button.back").click()
+    assert int(stepper.get_attribute("data-position")) == end - 1
+    assert stepper.locator(".panel").count() == 2                   # its protocol and kip966
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    stepper.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "report-counterexample.png"))
+    assert page.requests_outside == [] and page.errors == []
