@@ -19,6 +19,7 @@ class SparkSetupError(HwlibError, RuntimeError):
     """Spark cannot start here (no Java, bad master URL ...)."""
 
 
+LOG4J = (Path(__file__).resolve().parent / "log4j2.properties").as_uri()
 #: settings that suit a small machine (see STACK-NOTES): no UI, few shuffle partitions, quiet
 LOCAL_SETTINGS = {
     "spark.ui.enabled": "false",
@@ -27,7 +28,9 @@ LOCAL_SETTINGS = {
     "spark.sql.adaptive.coalescePartitions.enabled": "false",
     "spark.sql.execution.arrow.pyspark.enabled": "true",
     "spark.driver.memory": "1g",
-    "spark.driver.extraJavaOptions": "-XX:+UseSerialGC -XX:TieredStopAtLevel=1",
+    "spark.driver.extraJavaOptions": ("-XX:+UseSerialGC -XX:TieredStopAtLevel=1 "
+                                      f"-Dlog4j2.configurationFile={LOG4J}"),
+    "spark.executor.extraJavaOptions": f"-Dlog4j2.configurationFile={LOG4J}",
     "spark.python.worker.reuse": "true",
     "spark.sql.session.timeZone": "UTC",
 }
