@@ -862,6 +862,9 @@ class Cluster:
         if leader is None or not leader.online:
             self._skip("consume", None, "no online leader")
             return []
+        if leader.role != LEADER:          # elected, but its LeaderAndIsr has not arrived
+            self._skip("consume", None, f"{leader.id} does not know yet that it leads (NOT_LEADER_OR_FOLLOWER)")
+            return []
         config = self.config
         if config.enable_auto_commit and self.now - self.last_commit_ms >= config.auto_commit_interval_ms:
             self.commit()

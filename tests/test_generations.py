@@ -334,6 +334,7 @@ def test_an_elected_leader_that_has_not_heard_refuses_produces():
     assert request.status == "NOT_LEADER_OR_FOLLOWER" and c.by_id["B"].role == "follower"
     c.fetch("A")                                        # A follows B in epoch 1; B is no leader
     assert ("refused", "A", "B", "NOT_LEADER_OR_FOLLOWER", 1, 0) in c.events
+    assert c.consume() == [] and c.events[-1][:2] == ("skip", "consume")
     c.reconnect("B")
     assert c.by_id["B"].role == "leader" and c.produce("y").status == "acked"
 
