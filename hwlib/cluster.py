@@ -9,6 +9,8 @@ Every step is total: a step that cannot act (a fetch from an offline replica, sa
 
 from __future__ import annotations
 
+import functools
+
 from .config import ClusterConfig
 from .controller import Controller
 from .errors import ScenarioError
@@ -162,10 +164,14 @@ class Cluster:
 
     def apply(self, step) -> None:
         """Apply one parsed ``hwlib.steps.Step``."""
+        self.bind(step)()
+
+    def bind(self, step):
+        """``step`` as a call without arguments on this cluster (runs bind a schedule once)."""
         call = self._STEP_CALLS.get(step.kind)
         if call is None:
             raise ScenarioError(f"step: unknown kind {step.kind!r}; allowed: {', '.join(sorted(self._STEP_CALLS))}")
-        call(self, step)
+        return functools.partial(call, self, step)
 
     def _skip(self, step: str, replica: str | None, reason: str) -> None:
         self.events.append(("skip", step, replica, reason))

@@ -192,9 +192,9 @@ def run_steps(config: ClusterConfig, steps, name: str = "run", record: bool = Tr
     snapshots = [snapshot(cluster)] if record else None
     marks = [len(cluster.events)]
     steps = tuple(steps)
-    apply, observe, events = cluster.apply, checker.observe, cluster.events
-    for i, step in enumerate(steps, 1):
-        apply(step)
+    observe, events = checker.observe, cluster.events
+    for i, call in enumerate([cluster.bind(step) for step in steps], 1):
+        call()
         observe(i)
         marks.append(len(events))
         if on_step is not None:
