@@ -21,10 +21,9 @@ import random
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
-import yaml
-
 from .errors import HwlibError
 from .steps import Step
+from .yamlfile import read_yaml
 
 
 class ProfileError(HwlibError, ValueError):
@@ -156,10 +155,7 @@ def load_profile(name_or_path) -> FaultProfile:
     if not path.is_file():
         raise ProfileError(f"profile: {text!r} is neither a built-in profile nor a file; built-ins: "
                            f"{', '.join(builtin_profiles())}")
-    try:
-        data = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as exc:
-        raise ProfileError(f"profile: {path} is not valid YAML ({str(exc).splitlines()[0]})") from None
+    data = read_yaml(path, ProfileError, "profile: ")
     if isinstance(data, dict):
         data.setdefault("name", path.stem)
     return FaultProfile.from_dict(data, f"profile {path.stem!r}")

@@ -13,6 +13,7 @@ from .config import PROTOCOLS, ClusterConfig
 from .errors import HwlibError, ScenarioError, UnknownScenarioError
 from .files import write_text_atomically
 from .steps import Step, parse_steps
+from .yamlfile import read_yaml
 
 TOP_LEVEL_KEYS = ("name", "description", "config", "steps", "expect")
 
@@ -107,13 +108,7 @@ def load_scenario(path_or_name: str | os.PathLike) -> Scenario:
                 f"scenario: {str(path_or_name)!r} is neither a file nor a built-in; built-ins: "
                 f"{', '.join(builtins) or '(none found in ' + str(scenario_dir()) + ')'}"
             )
-    try:
-        data = yaml.safe_load(candidate.read_text(encoding="utf-8"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" line {mark.line + 1}" if mark is not None else ""
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        raise ScenarioError(f"{candidate}:{where}: malformed YAML: {problem}") from None
+    data = read_yaml(candidate, ScenarioError)
     scenario = scenario_from_dict(data, str(candidate))
     return Scenario(scenario.name, scenario.config, scenario.steps, scenario.description,
                     scenario.expect, str(candidate))

@@ -102,6 +102,13 @@ def test_bad_profiles_are_rejected_with_the_field(data, message):
     assert message in str(info.value) and "\n" not in str(info.value)
 
 
+def test_malformed_profile_file_names_file_and_line(tmp_path):
+    bad = tmp_path / "bad.yaml"
+    bad.write_text("weights: {produce: 1\n")
+    with pytest.raises(ProfileError, match=r"profile: .*bad\.yaml: line \d+: malformed YAML"):
+        load_profile(bad)
+
+
 def test_unknown_profile_name():
     with pytest.raises(ProfileError, match="profile: 'nope' is neither a built-in profile nor a file; built-ins: "):
         load_profile("nope")

@@ -61,7 +61,7 @@ def test_builtin_specs_load(tmp_path):
         load_spec("nope.yaml")
     bad = tmp_path / "bad.yaml"
     bad.write_text("grid: [unclosed")
-    with pytest.raises(SweepSpecError, match="spec: .* is not valid YAML"):
+    with pytest.raises(SweepSpecError, match=r"spec: .*bad\.yaml: line \d+: malformed YAML"):
         load_spec(bad)
 
 

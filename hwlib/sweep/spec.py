@@ -27,11 +27,10 @@ import os
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-import yaml
-
 from ..config import ClusterConfig
 from ..errors import ConfigError, HwlibError
 from ..faults import ACTIONS, FaultProfile, ProfileError, load_profile
+from ..yamlfile import read_yaml
 
 
 class SweepSpecError(HwlibError, ValueError):
@@ -117,10 +116,7 @@ def load_spec(path) -> SweepSpec:
     if not path.is_file():
         raise SweepSpecError(f"spec: {str(path)!r} is neither a file nor a built-in spec; built-ins: "
                              f"{', '.join(builtin_specs()) or 'none'}")
-    try:
-        data = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as exc:
-        raise SweepSpecError(f"spec: {path} is not valid YAML ({str(exc).splitlines()[0]})") from None
+    data = read_yaml(path, SweepSpecError, "spec: ")
     if isinstance(data, dict):
         data.setdefault("name", path.stem)
     return parse_spec(data)
