@@ -47,6 +47,8 @@ class Explorer:
         self.steps: list[Step] = list(self.scenario.steps)
         protocols = list(protocols)[:2]
         self.results: list[RunResult] = []
+        self._titles: list[str] = []
+        self._frames: list[list[str]] = []       # rendered frames per result (widgets and export)
 
         names = list(builtin_scenarios())
         self.pick = w.Dropdown(options=names, value=self.scenario.name if self.scenario.name in names else None,
@@ -101,9 +103,11 @@ class Explorer:
         position = self.slider.value if position is None else position
         config = self.scenario.config
         self.results = [run_steps(config.replace(protocol=p), self.steps, self.scenario.name) for p in self.protocols]
+        self._titles = [f"{result.name} · {result.protocol}" for result in self.results]
+        self._frames = [rendered_frames(r, t) for r, t in zip(self.results, self._titles, strict=True)]
         stacks = []
-        for result in self.results:
-            stack = w.Stack([w.HTML(html) for html in rendered_frames(result, result.protocol)], selected_index=0)
+        for run_frames in self._frames:
+            stack = w.Stack([w.HTML(html) for html in run_frames], selected_index=0)
             w.jslink((self.slider, "value"), (stack, "selected_index"))
             stacks.append(stack)
         last = len(self.steps)
@@ -157,5 +161,5 @@ class Explorer:
         """The widgets for a live kernel; the self-contained stepper as the ``text/html``
         form that an exported notebook keeps."""
         bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/html"] = stepper_html(self.results, start=self.slider.value)
+        bundle["text/html"] = stepper_html(self.results, self._titles, self.slider.value, per_run=self._frames)
         return bundle

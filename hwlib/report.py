@@ -93,15 +93,6 @@ def resolve_spec(params: dict):
     return spec
 
 
-#: summary.parquet columns that are measurements, not cell settings
-_SUMMARY_METRICS = frozenset({
-    "runs", "runs_lost", "runs_diverged", "runs_duplicated", "runs_violated", "acked", "lost",
-    "unavailability", "produce_errors_per_run", "not_enough_replicas_per_run", "hw_lag_mean",
-    "hw_lag_max_p50", "hw_lag_max_p90", "hw_lag_max_p99", "hw_lag_max"}
-    | {f"{n}_{s}" for n in ("lost", "diverged", "duplicated", "violated") for s in ("rate", "lo", "hi")}
-    | {f"fired_{k}" for k in FAULT_KINDS})
-
-
 # --------------------------------------------------------------------------------- tables
 def _interval(rate: float, lo: float, hi: float) -> str:
     return f"{rate:.1%} [{lo:.1%}, {hi:.1%}]"
@@ -109,7 +100,8 @@ def _interval(rate: float, lo: float, hi: float) -> str:
 
 def config_columns(summary: pd.DataFrame) -> list[str]:
     """The cell parameters that vary (protocol always first)."""
-    candidates = [c for c in summary.columns if c not in _SUMMARY_METRICS and c != "cell"]
+    columns = list(summary.columns)
+    candidates = columns[1:columns.index("runs")]     # summarize: cell, the settings, then runs ...
     varying = [c for c in candidates if summary[c].nunique() > 1]
     return ["protocol"] + [c for c in varying if c != "protocol"]
 

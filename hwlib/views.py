@@ -50,13 +50,14 @@ def frames(result: RunResult) -> list[dict]:
     return out
 
 
-def lag_series(result: RunResult) -> dict[str, list[int | None]]:
+def lag_series(result: RunResult, run_frames: list[dict] | None = None) -> dict[str, list[int | None]]:
     """Per position: leader LEO - partition HW (``leader``) and partition HW - each follower's
-    HW (by replica id); None while there is no leader."""
+    HW (by replica id); None while there is no leader. ``run_frames``: ``frames(result)`` if
+    already at hand."""
     series: dict[str, list[int | None]] = {"leader": []}
     for rid in result.config.replicas:
         series[rid] = []
-    for frame in frames(result):
+    for frame in run_frames if run_frames is not None else frames(result):
         series["leader"].append(frame["leader_lag"])
         for rid, rep in frame["replicas"].items():
             phw = frame["partition_hw"]
@@ -184,8 +185,9 @@ def render_frame(frame: dict, series: dict | None = None, title: str = "") -> st
 
 
 def rendered_frames(result: RunResult, title: str = "") -> list[str]:
-    series = lag_series(result)
-    return [render_frame(f, series, title) for f in frames(result)]
+    run_frames = frames(result)
+    series = lag_series(result, run_frames)
+    return [render_frame(f, series, title) for f in run_frames]
 
 
 STYLE = """
@@ -240,13 +242,16 @@ SCRIPT = """
 """
 
 
-def stepper_html(results: list[RunResult] | RunResult, titles: list[str] | None = None, start: int = 0) -> str:
+def stepper_html(results: list[RunResult] | RunResult, titles: list[str] | None = None, start: int = 0,
+                 per_run: list[list[str]] | None = None) -> str:
     """A self-contained stepper over one run or several runs of the same schedule (side by
-    side, one slider): no external script, no kernel; the browser only switches frames."""
+    side, one slider): no external script, no kernel; the browser only switches frames.
+    ``per_run``: the runs' ``rendered_frames`` if already at hand (then ``titles`` are theirs)."""
     if isinstance(results, RunResult):
         results = [results]
     titles = titles or [f"{r.name} · {r.protocol}" for r in results]
-    per_run = [rendered_frames(r, t) for r, t in zip(results, titles, strict=True)]
+    if per_run is None:
+        per_run = [rendered_frames(r, t) for r, t in zip(results, titles, strict=True)]
     n = min(len(f) for f in per_run)
     diff = first_difference(results[0], results[1]) if len(results) == 2 else None
     digest = hashlib.sha1("\n".join(titles).encode()).hexdigest()[:8]

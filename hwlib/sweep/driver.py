@@ -33,7 +33,7 @@ from ..files import atomic_path, write_text_atomically
 from ..scenario import Scenario
 from ..shrink import shrink
 from ..trace import run_steps
-from .runs import anomaly_column, run_one, schema
+from .runs import anomaly_column, run_one
 from .spec import SweepSpec, SweepSpecError
 
 #: anomaly kinds that count as a violation for shrinking, most serious first
@@ -159,8 +159,7 @@ def run_sweep(spec: SweepSpec, out, *, master: str | None = None, resume: bool =
             ran += 1
             bar.update(sum(c for _, c in batches))
         bar.close()
-        params = [name for name, _ in schema(spec)[2:2 + len(spec.cells[0].params)]]
-        summary = summarize(spark, str(out / "runs"), params)
+        summary = summarize(spark, str(out / "runs"), list(spec.cells[0].params))
         rows = int(summary["runs"].sum())
         with atomic_path(out / "summary.parquet") as tmp_path:
             summary.to_parquet(tmp_path, index=False)

@@ -98,7 +98,8 @@ def run_chunk(spark, spec: SweepSpec, batches: list[tuple[int, int]], path: str)
 
 def summarize(spark, runs_path: str, param_columns: list[str]):
     """Per-cell rates (with Wilson 95% intervals), unavailability, produce errors, HW-lag
-    quantiles and fault coverage, as a pandas DataFrame sorted by cell."""
+    quantiles and fault coverage, as a pandas DataFrame sorted by cell. Columns: ``cell``, the
+    ``param_columns``, then the measurements from ``runs`` on (readers rely on this layout)."""
     from ..faults import FAULT_KINDS
 
     spark.read.parquet(runs_path).createOrReplaceTempView("runs")
