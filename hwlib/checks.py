@@ -17,7 +17,8 @@ KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr", "h
 _IRRELEVANT = frozenset(("append", "replicate", "park", "wake", "expire", "fetch", "skip", "flush",
                          "checkpoint", "consume", "time", "ack", "produce_error", "ack_lost", "retry",
                          "queued", "duplicate_seq", "commit", "consumer_crash", "consumer_reset",
-                         "refused", "isr_refused"))
+                         "refused", "isr_refused", "leader_and_isr_queued", "leader_and_isr_stale",
+                         "controller_failover", "metadata"))
 
 
 @dataclass(frozen=True)
@@ -59,7 +60,11 @@ class AnomalyChecker:
             self._key[a.id, b.id] = self._key[b.id, a.id] = key
         self._events_seen = 0
         self._diverged: dict[tuple[str, str], int] = {}
+        #: strong-isr violations standing after the last check: (presumed leader, ISR member)
+        #: pairs, and ("", member) for a member lacking a committed record
         self._weak_isr: set[tuple[str, str]] = set()
+        #: per replica, a prefix of its log known to equal the partition's committed prefix
+        self._has_committed = {r.id: 0 for r in reps}
         self._committed_epochs: list[int] = []
         self._committed_values: list[str] = []
         self._last_hw: int | None = None
@@ -127,6 +132,8 @@ class AnomalyChecker:
             for key, agreed in self._agree.items():
                 if agreed > rewritten and r.id in key:
                     self._agree[key] = rewritten
+            if self._has_committed[r.id] > rewritten:
+                self._has_committed[r.id] = rewritten
             for key, offset in list(self._diverged.items()):
                 if r.id in key and rewritten <= offset:
                     del self._diverged[key]
@@ -140,8 +147,8 @@ class AnomalyChecker:
                 self._check_committed(step, leader, leader_rewritten)
             if leader_rewritten or len(cluster.acked) > self._acked_seen:
                 self._track_acked(step, leader, leader_rewritten)
-            if changed or self._weak_isr:
-                self._check_strong_isr(step, leader)
+        if changed or self._weak_isr:
+            self._check_strong_isr(step)
         if changed:
             self._check_divergence(step)
         versions = self._cache_versions
@@ -188,17 +195,22 @@ class AnomalyChecker:
         if rewritten and values:
             n = len(values)
             have = min(n, len(log.values))
+            same = n   # the longest prefix the leader's log shares with the committed one
             for o in range(n):
                 if o >= have or log.values[o] != values[o] or log.epochs[o] != epochs[o]:
+                    same = min(same, o)
                     self._report("committed-truncated", step,
                                  f"offset {o}: {values[o]} (epoch {epochs[o]}) was below the "
                                  f"partition HW and is gone from leader {leader.id}'s log",
                                  replica=leader.id, offset=o, value=values[o])
-            # adopt the leader's log as the partition's committed prefix from here on
+            # adopt the leader's log as the partition's committed prefix from here on; what a
+            # replica was known to hold of it stands only up to where the two agree
+            for rid, upto in self._has_committed.items():
+                if upto > same:
+                    self._has_committed[rid] = same
             del epochs[:], values[:]
-            upto = min(n, have)
-            epochs.extend(log.epochs[:upto])
-            values.extend(log.values[:upto])
+            epochs.extend(log.epochs[:have])
+            values.extend(log.values[:have])
         if leader.hw > len(values):
             start = len(values)
             epochs.extend(log.epochs[start:leader.hw])
@@ -217,27 +229,74 @@ class AnomalyChecker:
                 else:
                     self._absent_since.setdefault(value, step)
 
-    def _check_strong_isr(self, step: int, leader) -> None:
-        hw = leader.hw
+    def _check_strong_isr(self, step: int) -> None:
+        """SPEC section 9: every online replica that believes it leads - the controller's
+        leader or a stale one (a zombie) - has its log below its own HW on every member of the
+        controller's ISR; and no ISR member lacks a record that was ever below the partition
+        HW (a new leader's HW may be stale, so the first part alone misses an ISR join below a
+        committed record). A violation is reported when it appears, and again only after it
+        went away."""
         cluster = self.cluster
-        for rid in cluster.controller.isr:
-            if rid == leader.id:
+        ctl = cluster.controller
+        isr = ctl.isr
+        by_id = cluster.by_id
+        weak: set[tuple[str, str]] = set()
+        for leader in cluster.replicas:
+            if leader.role != LEADER or not leader.online:
                 continue
-            member = cluster.by_id[rid]
-            bad = self._first_difference(leader, member, self._key[leader.id, rid], hw)
-            pair = (leader.id, rid)
-            if bad is None:
-                self._weak_isr.discard(pair)
-            elif pair not in self._weak_isr:
-                self._weak_isr.add(pair)
-                if bad >= member.leo:
-                    what = f"lacks offset {bad} (its LEO is {member.leo})"
+            hw = leader.hw
+            for rid in isr:
+                if rid == leader.id:
+                    continue
+                member = by_id[rid]
+                bad = self._first_difference(leader, member, self._key[leader.id, rid], hw)
+                if bad is None:
+                    continue
+                weak.add((leader.id, rid))
+                if (leader.id, rid) in self._weak_isr:
+                    continue
+                if leader.id == ctl.leader and leader.leader_epoch == ctl.leader_epoch:
+                    who = f"leader {leader.id}"
                 else:
-                    what = f"holds {_record(member.log, bad)} at offset {bad}"
+                    who = (f"stale leader {leader.id} (epoch {leader.leader_epoch}; the controller's leader is "
+                           f"{ctl.leader or 'none'}, epoch {ctl.leader_epoch})")
                 self._report("strong-isr", step,
-                             f"leader {leader.id} has HW {hw} with {_record(leader.log, bad)} "
-                             f"at offset {bad}, but ISR member {rid} {what}",
-                             replica=rid, offset=bad)
+                             f"{who} has HW {hw} with {_record(leader.log, bad)} at offset {bad}, but ISR member "
+                             f"{rid} {_what_is_at(member, bad)}", replica=rid, offset=bad)
+        values, epochs = self._committed_values, self._committed_epochs
+        has, n = self._has_committed, len(values)
+        for rid in isr:
+            if has[rid] >= n:
+                continue
+            bad = self._lacks_committed(by_id[rid])
+            if bad is None:
+                continue
+            weak.add(("", rid))
+            if ("", rid) in self._weak_isr or any(pair[1] == rid for pair in weak if pair[0]):
+                continue   # new, or the same gap already reported against a leader
+            self._report("strong-isr", step,
+                         f"ISR member {rid} {_what_is_at(by_id[rid], bad)}, where {values[bad]} (epoch "
+                         f"{epochs[bad]}) was below the partition HW", replica=rid, offset=bad)
+        self._weak_isr = weak
+
+    def _lacks_committed(self, replica) -> int | None:
+        """The first offset of the committed prefix that ``replica``'s log lacks or holds
+        another record at, else None."""
+        values, epochs = self._committed_values, self._committed_epochs
+        n = len(values)
+        start = self._has_committed[replica.id]
+        if start >= n:
+            return None
+        log = replica.log
+        end = min(n, len(log.values))
+        if log.values[start:end] == values[start:end] and log.epochs[start:end] == epochs[start:end]:
+            self._has_committed[replica.id] = end
+            return None if end == n else end
+        for o in range(start, end):
+            if log.values[o] != values[o] or log.epochs[o] != epochs[o]:
+                self._has_committed[replica.id] = o
+                return o
+        raise AssertionError("unreachable: slices differ but no offset does")
 
     def _check_divergence(self, step: int) -> None:
         reconciled = {r.id for r in self.cluster.replicas if _reconciled(r)}
@@ -326,6 +385,12 @@ class AnomalyChecker:
                              value=request.value, offset=offsets[0])
             else:
                 latest_offset, latest_value = offsets[0], request.value
+
+
+def _what_is_at(replica, offset: int) -> str:
+    if offset >= replica.leo:
+        return f"lacks offset {offset} (its LEO is {replica.leo})"
+    return f"holds {_record(replica.log, offset)} at offset {offset}"
 
 
 def _reconciled(replica) -> bool:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .config import PROTOCOLS
 from .errors import HwlibError
-from .scenario import builtin_scenarios, load_scenario
+from .scenario import builtin_scenarios, load_scenario, scenario_table
 from .trace import RunResult, run_scenario
 
 
@@ -38,7 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("scenario", help="a built-in scenario name or a YAML file")
     run.add_argument("--protocol", type=_protocol, help=f"override: {', '.join(PROTOCOLS)}")
     run.add_argument("--json", action="store_true", help="print one JSON object")
-    sub.add_parser("scenarios", help="list the built-in scenarios")
+    scen = sub.add_parser("scenarios", help="list the built-in scenarios")
+    scen.add_argument("--markdown", action="store_true",
+                      help="print the README's table: summary and expected anomalies per generation")
     sub.add_parser("protocols", help="the protocol generations and what each changed")
     shr = sub.add_parser("shrink", help="shrink a scenario to a minimal one that still shows an anomaly")
     shr.add_argument("scenario", help="a built-in scenario name or a YAML file")
@@ -83,9 +85,11 @@ def _positive(value: str) -> int:
 
 
 def _stale(rep: dict) -> str:
-    """``(isolated, epoch 0)``: a broker cut off from the controller, and the epoch it knows."""
+    """``(isolated, epoch 0, 2 queued)``: a broker cut off from the controller, the epoch it
+    knows, and the LeaderAndIsr requests waiting for it."""
     if rep["isolated"]:
-        return f"(isolated, epoch {rep['known_epoch']})"
+        queued = f", {len(rep['queued'])} queued" if rep["queued"] else ""
+        return f"(isolated, epoch {rep['known_epoch']}{queued})"
     return ""
 
 
@@ -124,6 +128,8 @@ def main(argv: list[str] | None = None) -> int:
                 print(json.dumps(result.to_json()))
             else:
                 _print_run(result)
+        elif args.command == "scenarios" and args.markdown:
+            print(scenario_table())
         elif args.command == "scenarios":
             for name, path in builtin_scenarios().items():
                 s = load_scenario(path)
@@ -155,8 +161,9 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"{name:<16} {' '.join(profile.description.split())}")
                 print(f"{'':<16} {profile.steps} steps; weights: {mix}{'; swarm' if profile.swarm else ''}")
             print("\nactions:")
+            width = max(map(len, ACTION_HELP)) + 1
             for action, text in ACTION_HELP.items():
-                print(f"  {action:<18} {text}")
+                print(f"  {action:<{width}} {text}")
         elif args.command == "compare":
             from .compare import write_comparison
 

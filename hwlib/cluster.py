@@ -11,9 +11,25 @@ from __future__ import annotations
 
 import functools
 
+from .channel import ControllerChannel, LeaderAndIsr
 from .config import ClusterConfig
 from .controller import Controller
 from .errors import ScenarioError
+from .kafka_errors import (
+    DIVERGING,
+    FENCED_LEADER_EPOCH,
+    NETWORK_EXCEPTION,
+    NOT_ENOUGH_REPLICAS,
+    NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+    NOT_LEADER_OR_FOLLOWER,
+    OFFSET_OUT_OF_RANGE,
+    OUT_OF_ORDER_SEQUENCE_NUMBER,
+    REFUSED,
+    REQUEST_TIMED_OUT,
+    RETRIABLE,
+    UNKNOWN_LEADER_EPOCH,
+)
+from .metadata import ClientMetadata
 from .protocols import get_protocol
 from .replica import (
     FETCHING,
@@ -27,23 +43,6 @@ from .replica import (
     Replica,
 )
 
-NOT_LEADER_OR_FOLLOWER = "NOT_LEADER_OR_FOLLOWER"
-NOT_ENOUGH_REPLICAS = "NOT_ENOUGH_REPLICAS"
-NOT_ENOUGH_REPLICAS_AFTER_APPEND = "NOT_ENOUGH_REPLICAS_AFTER_APPEND"
-NETWORK_EXCEPTION = "NETWORK_EXCEPTION"
-REQUEST_TIMED_OUT = "REQUEST_TIMED_OUT"
-OUT_OF_ORDER_SEQUENCE_NUMBER = "OUT_OF_ORDER_SEQUENCE_NUMBER"
-#: errors the producer may retry (Kafka's RetriableException family, and the idempotent
-#: producer's out-of-order answer, which it resolves by resending in sequence order)
-RETRIABLE = frozenset((NOT_LEADER_OR_FOLLOWER, NOT_ENOUGH_REPLICAS, NOT_ENOUGH_REPLICAS_AFTER_APPEND,
-                       NETWORK_EXCEPTION, REQUEST_TIMED_OUT, OUT_OF_ORDER_SEQUENCE_NUMBER))
-OFFSET_OUT_OF_RANGE = "OFFSET_OUT_OF_RANGE"
-FENCED_LEADER_EPOCH = "FENCED_LEADER_EPOCH"      # the request's leader epoch is older (kip320+)
-UNKNOWN_LEADER_EPOCH = "UNKNOWN_LEADER_EPOCH"    # ... newer: the leader has not learned it yet
-DIVERGING = "DIVERGING"  # a fetch response carrying diverging_epoch (kip595)
-#: request errors that leave the follower's log untouched
-REFUSED = frozenset((NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, UNKNOWN_LEADER_EPOCH))
-
 
 class ProduceRequest:
     """One record the producer sends, over all its attempts. ``status``: ``queued`` (waiting
@@ -52,9 +51,10 @@ class ProduceRequest:
     ``no-answer`` (acks=0), or the error it finally failed with."""
 
     __slots__ = ("value", "offset", "acks", "leader", "epoch", "status", "deadline", "order",
-                 "seq", "attempts", "lose_ack", "error")
+                 "seq", "attempts", "lose_ack", "error", "to")
 
-    def __init__(self, value: str, acks: str, order: int, seq: int, lose_ack: bool) -> None:
+    def __init__(self, value: str, acks: str, order: int, seq: int, lose_ack: bool,
+                 to: str | None = None) -> None:
         self.value = value
         self.offset = -1
         self.acks = acks
@@ -67,6 +67,8 @@ class ProduceRequest:
         self.attempts = 0
         self.lose_ack = lose_ack
         self.error: str | None = None
+        #: the broker the first attempt goes to, whatever the producer's metadata says
+        self.to = to
 
     def as_dict(self) -> dict:
         out = {"value": self.value, "offset": self.offset, "acks": self.acks,
@@ -112,7 +114,9 @@ class Cluster:
         for r in self.replicas:
             r.leader_id = first.id
             r.leader_epoch = 0
-        self.make_leader(first, is_new_leader=True, initial=True)
+        self.channel = ControllerChannel(config.replicas)
+        self.metadata = ClientMetadata(self.controller, self.events, config.client_metadata == "stale")
+        self.make_leader(first, self.current_state(), is_new_leader=True, initial=True)
 
     # ---------------------------------------------------------------------------- reading
     def replica(self, replica_id: str) -> Replica:
@@ -145,7 +149,7 @@ class Cluster:
     # ---------------------------------------------------------------------- step dispatch
     #: step kind -> how it calls the cluster
     _STEP_CALLS = {
-        "produce": lambda c, s: c.produce(s.value, s.acks, s.lose_ack),
+        "produce": lambda c, s: c.produce(s.value, s.acks, s.lose_ack, s.replica),
         "retry": lambda c, s: c.retry(),
         "fetch": lambda c, s: c.fetch(s.replica),
         "fetch_request": lambda c, s: c.fetch_request(s.replica),
@@ -156,8 +160,10 @@ class Cluster:
         "elect": lambda c, s: c.elect(s.replica),
         "isolate": lambda c, s: c.isolate(s.replica, s.detected),
         "reconnect": lambda c, s: c.reconnect(s.replica),
+        "deliver": lambda c, s: c.deliver(s.replica, s.count),
+        "controller_failover": lambda c, s: c.controller_failover(),
         "tick": lambda c, s: c.tick(s.ms),
-        "consume": lambda c, s: c.consume(),
+        "consume": lambda c, s: c.consume(s.replica),
         "commit": lambda c, s: c.commit(),
         "consumer_crash": lambda c, s: c.consumer_crash(),
     }
@@ -177,14 +183,19 @@ class Cluster:
         self.events.append(("skip", step, replica, reason))
 
     # ---------------------------------------------------------------------------- produce
-    def produce(self, value: str, acks: str | None = None, lose_ack: bool = False) -> ProduceRequest:
+    def produce(self, value: str, acks: str | None = None, lose_ack: bool = False,
+                to: str | None = None) -> ProduceRequest:
         """The producer sends one record (SPEC section 4). ``lose_ack``: the acknowledgement of
-        the first attempt never reaches the producer, which times out (errors still arrive)."""
+        the first attempt never reaches the producer, which times out (errors still arrive).
+        ``to``: the first attempt goes to that broker, which answers as it would (a stale
+        leader accepts); retries follow the producer's metadata."""
         config = self.config
+        if to is not None:
+            self.replica(to)
         seq = -1
         if config.enable_idempotence:
             seq, self.next_seq = self.next_seq, self.next_seq + 1
-        request = ProduceRequest(value, acks or config.acks, len(self.produces), seq, lose_ack)
+        request = ProduceRequest(value, acks or config.acks, len(self.produces), seq, lose_ack, to)
         limit = config.max_in_flight_requests_per_connection
         full = limit is not None and self._in_flight() >= limit
         self.produces.append(request)
@@ -200,10 +211,15 @@ class Cluster:
         return sum(1 for r in self.produces if r.status in ("pending", "retrying"))
 
     def _send(self, request: ProduceRequest) -> None:
-        """One attempt: the request reaches the leader and is handled there."""
+        """One attempt: the request reaches the broker the producer believes leads (or the one
+        it is addressed ``to``) and is handled there, as that broker would."""
         request.attempts += 1
         request.status = "pending"
-        leader = self.leader
+        if request.to is not None and request.attempts == 1:
+            leader = self.by_id[request.to]
+        else:
+            leader_id = self.metadata.view("producer")[0]
+            leader = self.by_id[leader_id] if leader_id is not None else None
         if leader is None:
             return self._fail(request, NOT_LEADER_OR_FOLLOWER)
         if not leader.online:
@@ -268,6 +284,7 @@ class Cluster:
 
     def _fail(self, request: ProduceRequest, code: str) -> ProduceRequest:
         self.events.append(("produce_error", request.value, code))
+        self.metadata.on_error("producer", code)
         request.error = code
         if code in RETRIABLE and request.attempts <= self.config.retries:
             request.status = "retrying"
@@ -569,17 +586,22 @@ class Cluster:
             self._complete_pending_produces(leader)
         return True
 
-    def make_leader(self, replica: Replica, is_new_leader: bool, initial: bool = False) -> None:
-        """Partition.makeLeader: reset followers' caught-up times; a new leader forgets their
-        LEOs (unknown, -1) and never truncates; then try to advance the HW."""
+    def make_leader(self, replica: Replica, request: LeaderAndIsr, is_new_leader: bool,
+                    initial: bool = False) -> None:
+        """Partition.makeLeader with the request's epoch and ISR: reset followers' caught-up
+        times; a new leader (one that did not lead just before, by its own knowledge) forgets
+        their LEOs (unknown, -1) and never truncates; then try to advance the HW. A broker that
+        still believes it leads keeps its followers' LEOs, even across epochs it never heard
+        of (``isNewLeader = !isLeader`` in every release from 0.10.2 to 3.7: 3.7's
+        ``resetReplicaState(isNewLeader = false)`` keeps ``logEndOffsetMetadata``)."""
         replica.role = LEADER
         replica.leader_id = replica.id
-        replica.leader_epoch = self.controller.leader_epoch
-        replica.isr = self.controller.isr
+        replica.leader_epoch = request.epoch
+        replica.isr = request.isr
         replica.awaiting_leader = False
         replica.fetch_state = FETCHING
         self._drop_in_flight(replica)
-        replica.leader_epoch_start = self.protocol.on_become_leader(replica.log, self.controller.leader_epoch)
+        replica.leader_epoch_start = self.protocol.on_become_leader(replica.log, request.epoch)
         leo = replica.leo
         now = self.now
         isr = replica.isr
@@ -599,18 +621,18 @@ class Cluster:
                 remote.last_fetch_ms = now
         self.maybe_increment_leader_hw(replica)
 
-    def make_follower(self, replica: Replica, reconcile: bool) -> None:
-        """Partition.makeFollower; ``reconcile`` when the leader changed (or, kip320+, the epoch)."""
+    def make_follower(self, replica: Replica, request: LeaderAndIsr) -> None:
+        """Partition.makeFollower when the leader changed (or, kip320+, the epoch): follow the
+        request's leader in its epoch, forget the cached ISR, reconcile."""
         if replica.role == LEADER:
             self._stop_leading(replica, NOT_LEADER_OR_FOLLOWER)
         replica.role = FOLLOWER
-        replica.leader_id = self.controller.leader
-        replica.leader_epoch = self.controller.leader_epoch
+        replica.leader_id = request.leader
+        replica.leader_epoch = request.epoch
         replica.isr = ()
         replica.awaiting_leader = False
         self._drop_in_flight(replica)
-        if reconcile:
-            self._begin_reconciliation(replica)
+        self._begin_reconciliation(replica)
 
     def _stop_leading(self, replica: Replica, code: str) -> None:
         """The replica is no longer leader (demoted, or down): its pending produces fail with
@@ -639,31 +661,54 @@ class Cluster:
             replica.in_flight = None
 
     # ------------------------------------------------------------------------- controller
-    def _apply_leader_and_isr(self, old_leader: str | None, old_epoch: int) -> None:
-        """Send the controller's new (leader, epoch, ISR) to every live broker it can reach,
-        the new leader first."""
+    def current_state(self) -> LeaderAndIsr:
+        """The controller's (leader epoch, leader, ISR) as a LeaderAndIsr request carries it."""
+        ctl = self.controller
+        return LeaderAndIsr(ctl.leader_epoch, ctl.leader, ctl.isr)
+
+    def _apply_leader_and_isr(self, old_leader: str | None) -> None:
+        """The controller sends its new (leader, epoch, ISR) to every broker, the new leader
+        first."""
         ctl = self.controller
         new_leader = ctl.leader
         self.events.append(("leader", old_leader, new_leader, ctl.leader_epoch))
+        request = self.current_state()
         if new_leader is not None:
-            self._deliver_leader_and_isr(self.by_id[new_leader])
+            self._send_leader_and_isr(self.by_id[new_leader], request)
         if old_leader is not None and old_leader != new_leader and not self.by_id[old_leader].isolated:
             # after the new leader took over: the producer's retries go to it
             self._fail_pending_produces(old_leader, NOT_LEADER_OR_FOLLOWER)
         for r in self.replicas:
             if r.id != new_leader:
-                self._deliver_leader_and_isr(r)
+                self._send_leader_and_isr(r, request)
 
-    def _deliver_leader_and_isr(self, r: Replica, restarted: bool = False) -> None:
-        """One broker handles the controller's current LeaderAndIsr (lost if it is offline or
-        isolated). A follower reconciles when its leader changed (kip320+: or the epoch), or
-        when it just (re)joined (``restarted``)."""
-        if not r.online or r.isolated:
+    def _send_leader_and_isr(self, r: Replica, request: LeaderAndIsr) -> None:
+        """The controller's channel to one broker: nothing for a broker it believes dead (no
+        channel) or that is down (a restart learns the current state); queued while the broker
+        cannot be reached; otherwise handled at once."""
+        if not r.online or r.id in self.controller.dead:
             return
-        ctl = self.controller
-        new_leader = ctl.leader
+        if r.isolated:
+            self.channel.enqueue(r.id, request)
+            self.events.append(("leader_and_isr_queued", r.id, request.epoch, request.leader))
+            return
+        self.become_leader_or_follower(r, request)
+
+    def become_leader_or_follower(self, r: Replica, request: LeaderAndIsr, queued: bool = False) -> None:
+        """ReplicaManager.becomeLeaderOrFollower for this partition. A request whose leader
+        epoch is not above the one the broker knows is stale and ignored (every release). The
+        broker leads if the request names it; otherwise it follows the named leader and
+        reconciles when that leader differs from the one it knew (makeFollower returns true;
+        kip320+, Kafka 2.1: on any epoch change). ``queued``: the request waited in the
+        channel (the broker was unreachable), which the events say."""
+        if request.epoch <= r.leader_epoch:
+            self.events.append(("leader_and_isr_stale", r.id, request.epoch, r.leader_epoch))
+            return
+        if queued:
+            self.events.append(("leader_and_isr", r.id, request.epoch, request.leader))
+        new_leader = request.leader
         if new_leader == r.id:
-            self.make_leader(r, is_new_leader=r.role != LEADER)
+            self.make_leader(r, request, is_new_leader=r.role != LEADER)
         elif new_leader is None:
             # no leader: the fetcher stops; a leader that lost its leadership steps down
             if r.role == LEADER:
@@ -671,33 +716,32 @@ class Cluster:
                 r.role = FOLLOWER
             self._drop_in_flight(r)
             r.leader_id = None
-            r.leader_epoch = ctl.leader_epoch
+            r.leader_epoch = request.epoch
+        elif r.leader_id != new_leader or r.role == LEADER or self.protocol.reconcile_on_epoch_change:
+            self.make_follower(r, request)
         else:
-            leader_changed = r.leader_id != new_leader or r.role == LEADER
-            epoch_changed = r.leader_epoch != ctl.leader_epoch
-            reconcile = restarted or leader_changed or (self.protocol.reconcile_on_epoch_change and epoch_changed)
-            if reconcile or r.role == LEADER:
-                self.make_follower(r, reconcile=reconcile)
-            else:
-                r.leader_epoch = ctl.leader_epoch
+            r.leader_epoch = request.epoch
 
     def _on_broker_failure(self, replica: Replica) -> None:
+        """The controller handles a failed broker: its channel and queue go (removeBroker)."""
         ctl = self.controller
-        old_leader, old_epoch = ctl.leader, ctl.leader_epoch
-        old_isr, old_elr = ctl.isr, ctl.elr
+        self.channel.drop(replica.id)
+        old_leader, old_isr, old_elr = ctl.leader, ctl.isr, ctl.elr
         if ctl.on_broker_failure(replica.id):
             self._note_membership(old_isr, old_elr, f"controller: {replica.id} failed")
-            self._apply_leader_and_isr(old_leader, old_epoch)
+            self._apply_leader_and_isr(old_leader)
 
     def _on_broker_startup(self, replica: Replica, unclean_shutdown: bool) -> None:
+        """A broker (re-)registers: elect if the partition has no leader, else send it the
+        current state (onBrokerStartup)."""
         ctl = self.controller
-        old_leader, old_epoch, old_isr, old_elr = ctl.leader, ctl.leader_epoch, ctl.isr, ctl.elr
+        old_leader, old_isr, old_elr = ctl.leader, ctl.isr, ctl.elr
         elected = ctl.on_broker_startup(replica.id, unclean_shutdown)
         self._note_membership(old_isr, old_elr, f"election of {ctl.leader}")
         if elected:
-            self._apply_leader_and_isr(old_leader, old_epoch)
+            self._apply_leader_and_isr(old_leader)
         else:
-            self._deliver_leader_and_isr(replica, restarted=True)
+            self._send_leader_and_isr(replica, self.current_state())
 
     # ----------------------------------------------------------------- faults and restarts
     def flush(self, replica_id: str) -> None:
@@ -732,7 +776,11 @@ class Cluster:
             self._on_broker_failure(replica)
 
     def restart(self, replica_id: str) -> None:
-        """The broker comes back from disk and learns its role from the controller."""
+        """The broker comes back from disk, a new process with no partition state (its leader
+        epoch unknown), and learns its role from the controller: the current state only -
+        requests queued for the old process are dropped (from Kafka 1.1 the controller handles
+        the re-registration as a bounce and re-creates the channel; up to 0.11 the SPEC's
+        quick restart learns the current state too)."""
         replica = self.replica(replica_id)
         if replica.online:
             return self._skip("restart", replica_id, "replica is already online")
@@ -742,8 +790,10 @@ class Cluster:
         replica.fetch_state = FETCHING
         replica.role = FOLLOWER
         replica.leader_id = None
+        replica.leader_epoch = -1
         replica.awaiting_leader = True
         replica.isolated = False   # a new process: a new ZooKeeper session and controller channel
+        self.channel.drop(replica_id)
         self.events.append(("restart", replica_id))
         ctl = self.controller
         unclean, replica.unclean_shutdown = replica.unclean_shutdown, False
@@ -754,7 +804,7 @@ class Cluster:
         if replica_id in ctl.dead:
             self._on_broker_startup(replica, unclean)
         else:
-            self._deliver_leader_and_isr(replica, restarted=True)
+            self._send_leader_and_isr(replica, self.current_state())
 
     def elect(self, replica_id: str) -> None:
         """Controller moves leadership to ``replica_id`` (clean: it must be a live ISR member)."""
@@ -768,16 +818,17 @@ class Cluster:
             return self._skip("elect", replica_id, "replica is already the leader")
         if replica_id not in ctl.isr:
             return self._skip("elect", replica_id, "replica is not in the ISR (clean election only)")
-        old_leader, old_epoch = ctl.leader, ctl.leader_epoch
+        old_leader = ctl.leader
         ctl.move_leadership(replica_id)
-        self._apply_leader_and_isr(old_leader, old_epoch)
+        self._apply_leader_and_isr(old_leader)
 
     def isolate(self, replica_id: str, detected: bool = True) -> None:
-        """The controller can no longer reach the broker: LeaderAndIsr requests to it are lost
-        until ``reconnect`` (or a restart). The broker keeps running on what it knows - a
+        """The controller can no longer reach the broker: LeaderAndIsr requests to it wait in its
+        queue until ``deliver`` or ``reconnect`` (a restart drops them). The broker keeps running on what it knows - a
         follower keeps fetching from the leader it knew, a leader keeps leading (a zombie).
         ``detected``: its ZooKeeper session expires too, so the controller handles it as
-        failed (KAFKA-6880); otherwise the controller still counts it live and may elect it."""
+        failed (KAFKA-6880) and sends it nothing until it re-registers; otherwise the controller
+        still counts it live, may elect it, and queues its requests."""
         replica = self.replica(replica_id)
         if not replica.online:
             return self._skip("isolate", replica_id, "replica is offline")
@@ -789,8 +840,8 @@ class Cluster:
             self._on_broker_failure(replica)
 
     def reconnect(self, replica_id: str) -> None:
-        """The broker reaches the controller again (re-registering if its session had expired)
-        and receives the current LeaderAndIsr."""
+        """The broker reaches the controller again: it applies every queued LeaderAndIsr in
+        order; after an expired session it re-registers and gets the current state."""
         replica = self.replica(replica_id)
         if not replica.online:
             return self._skip("reconnect", replica_id, "replica is offline (a restart reconnects it)")
@@ -801,7 +852,36 @@ class Cluster:
         if replica_id in self.controller.dead:
             self._on_broker_startup(replica, unclean_shutdown=False)
         else:
-            self._deliver_leader_and_isr(replica)
+            for request in self.channel.take(replica_id):
+                self.become_leader_or_follower(replica, request, queued=True)
+
+    def deliver(self, replica_id: str, count: int = 1) -> None:
+        """The controller's send thread gets through to an isolated broker once: the broker
+        applies its ``count`` oldest queued LeaderAndIsr requests, in order, and stays cut off
+        (a broker acting on a superseded request, late)."""
+        replica = self.replica(replica_id)
+        if not replica.online:
+            return self._skip("deliver", replica_id, "replica is offline")
+        if not replica.isolated:
+            return self._skip("deliver", replica_id, "replica is not isolated: it gets each request at once")
+        requests = self.channel.take(replica_id, count)
+        if not requests:
+            return self._skip("deliver", replica_id, "no LeaderAndIsr request waits for it")
+        for request in requests:
+            self.become_leader_or_follower(replica, request, queued=True)
+
+    def controller_failover(self) -> None:
+        """A new controller takes over (ZooKeeper-era failover; under KRaft, a broker that
+        applies several partition changes in one metadata delta): every queued request is
+        dropped, and each live broker gets the current state only - at once if it can be
+        reached (it has it already), else when it is reached again. An unreachable broker
+        thus skips the epochs in between."""
+        dropped = sum(self.channel.drop(r.id) for r in self.replicas)
+        self.events.append(("controller_failover", dropped))
+        request = self.current_state()
+        for r in self.replicas:
+            if r.isolated:
+                self._send_leader_and_isr(r, request)
 
     # ------------------------------------------------------------------------------- time
     def tick(self, ms: int) -> None:
@@ -860,16 +940,19 @@ class Cluster:
                     self.events.append(("checkpoint", r.id, r.hw))
 
     # --------------------------------------------------------------------------- consumer
-    def consume(self) -> list[tuple[int, int, str]]:
-        """The consumer polls the leader from its position up to the partition HW. With
-        auto-commit, a poll first commits the position once the interval has passed; a
-        position beyond the leader's log end is OFFSET_OUT_OF_RANGE and is reset."""
-        leader = self.leader
-        if leader is None or not leader.online:
-            self._skip("consume", None, "no online leader")
-            return []
-        if leader.role != LEADER:          # elected, but its LeaderAndIsr has not arrived
-            self._skip("consume", None, f"{leader.id} does not know yet that it leads (NOT_LEADER_OR_FOLLOWER)")
+    def consume(self, broker: str | None = None) -> list[tuple[int, int, str]]:
+        """The consumer polls the broker it believes leads (or ``broker``) from its position up
+        to that broker's HW, carrying the leader epoch its metadata holds. With auto-commit,
+        a poll first commits the position once the interval has passed; a position beyond
+        the broker's log end is OFFSET_OUT_OF_RANGE and is reset."""
+        known, epoch = self.metadata.view("consumer")
+        if broker is not None:
+            leader = self.replica(broker)
+        else:
+            leader = self.by_id[known] if known is not None else None
+        error = self._consumer_fetch_error(leader, epoch)
+        if error is not None:
+            self.metadata.on_error("consumer", error)
             return []
         config = self.config
         if config.enable_auto_commit and self.now - self.last_commit_ms >= config.auto_commit_interval_ms:
@@ -884,6 +967,30 @@ class Cluster:
         self.polls.append((self.consumer_session, records))
         self.events.append(("consume", start, end))
         return records
+
+    def _consumer_fetch_error(self, leader: Replica | None, epoch: int) -> str | None:
+        """What a broker answers the consumer's fetch before reading (recorded as a skip):
+        nobody to ask, a broker down or not leading, and - consumers of Kafka >= 2.3 (the
+        client side of KIP-320: kip595 on) - a leader epoch other than the broker's."""
+        current = leader is None or leader.id == self.controller.leader
+        if leader is None or not leader.online:
+            if current:
+                self._skip("consume", None, "no online leader")
+            else:
+                self._skip("consume", leader.id, "the broker is down (NETWORK_EXCEPTION)")
+            return NETWORK_EXCEPTION if leader is not None else NOT_LEADER_OR_FOLLOWER
+        if leader.role != LEADER:
+            if current:   # elected, but its LeaderAndIsr has not arrived
+                self._skip("consume", None, f"{leader.id} does not know yet that it leads (NOT_LEADER_OR_FOLLOWER)")
+            else:
+                self._skip("consume", leader.id, "the broker does not lead (NOT_LEADER_OR_FOLLOWER)")
+            return NOT_LEADER_OR_FOLLOWER
+        if self.protocol.fences_consumer_fetches and epoch != leader.leader_epoch:
+            code = FENCED_LEADER_EPOCH if epoch < leader.leader_epoch else UNKNOWN_LEADER_EPOCH
+            self._skip("consume", leader.id, f"the fetch carries epoch {epoch}, the broker is in epoch "
+                                             f"{leader.leader_epoch} ({code})")
+            return code
+        return None
 
     def commit(self) -> None:
         """The consumer commits its position (as commitSync does)."""

@@ -52,6 +52,10 @@ class ClusterConfig:
     auto_commit_interval_ms: int = 5000
     #: consumer: where to go when its position is beyond the leader's log: latest (the HW) or earliest
     auto_offset_reset: str = "latest"
+    #: clients: ``current`` - every request goes to the controller's current leader;
+    #: ``stale`` - each client keeps the leader it last learned until an error makes it
+    #: refresh (NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, a broken connection)
+    client_metadata: str = "current"
 
     def __post_init__(self) -> None:
         replicas = self.replicas
@@ -111,6 +115,9 @@ class ClusterConfig:
         if self.auto_offset_reset not in ("latest", "earliest"):
             raise ConfigError(f"config.auto_offset_reset: {self.auto_offset_reset!r} is not allowed; "
                               "allowed: latest, earliest")
+        if self.client_metadata not in ("current", "stale"):
+            raise ConfigError(f"config.client_metadata: {self.client_metadata!r} is not allowed; "
+                              "allowed: current, stale")
         if not isinstance(self.unclean_leader_election, bool):
             raise ConfigError(
                 f"config.unclean_leader_election: must be true or false, "

@@ -30,6 +30,11 @@ from __future__ import annotations
 #   ("bounced", replica)                            controller notices a quick restart (>= 1.1)
 #   ("isolate", replica, detected)                  controller can no longer reach the broker
 #   ("reconnect", replica)                          ... and can again
+#   ("leader_and_isr_queued", replica, epoch, leader)  the controller's request waits for an unreachable broker
+#   ("leader_and_isr", replica, epoch, leader)      a broker applies a request that waited in its queue
+#   ("leader_and_isr_stale", replica, epoch, known) a broker ignores a request not newer than what it knows
+#   ("controller_failover", dropped)                a new controller: queued requests dropped
+#   ("metadata", client, leader, epoch)             a client with stale metadata refreshed it
 #   ("refused", replica, leader, code, epoch, leader_epoch)  a follower's request was refused
 #   ("isr_refused", leader, epoch, new_isr, reason) a stale leader's ISR write was rejected
 #   ("flush", replica, offset, hw)                  log and HW made durable
@@ -90,9 +95,20 @@ _DESCRIBE = {
     "restart": lambda r: f"{r} restarts",
     "detected": lambda r: f"session timeout: the controller notices {r} is down",
     "bounced": lambda r: f"{r} re-registers: the controller handles its quick restart as a failure and a startup",
-    "isolate": lambda r, detected: (f"the controller loses {r}: LeaderAndIsr requests to it are lost"
-                                    + ("; its session expires" if detected else " (its session holds)")),
-    "reconnect": lambda r: f"{r} reaches the controller again and learns the current leader and epoch",
+    "isolate": lambda r, detected: (f"the controller loses {r}: " + (
+        "its session expires, so it is handled as failed and sent nothing" if detected
+        else "its session holds; LeaderAndIsr requests to it will wait in its queue")),
+    "reconnect": lambda r: f"{r} reaches the controller again",
+    "leader_and_isr_queued": lambda r, epoch, leader: (f"LeaderAndIsr (epoch {epoch}, leader {leader or 'none'}) "
+                                                       f"waits in the controller's queue for {r}"),
+    "leader_and_isr": lambda r, epoch, leader: (f"{r} applies a queued LeaderAndIsr: epoch {epoch}, "
+                                                f"leader {leader or 'none'}"),
+    "leader_and_isr_stale": lambda r, epoch, known: (f"{r} ignores LeaderAndIsr epoch {epoch}: it already knows "
+                                                     f"epoch {known}"),
+    "metadata": lambda client, leader, epoch: (f"the {client} refreshes its metadata: leader {leader or 'none'}, "
+                                               f"epoch {epoch}"),
+    "controller_failover": lambda dropped: (f"a new controller takes over: {dropped} queued LeaderAndIsr "
+                                            "request(s) dropped; unreachable brokers will get the current state only"),
     "refused": lambda r, leader, code, epoch, leader_epoch: (f"{leader} refuses {r}'s request (epoch {epoch}): "
                                                              f"{code}" + ("" if code == "NOT_LEADER_OR_FOLLOWER"
                                                                           else f", it is in epoch {leader_epoch}")),

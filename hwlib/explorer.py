@@ -32,8 +32,12 @@ FORKS = {
     "power loss": lambda replica, value: Step("crash", replica=replica, lose_unflushed=True),
     "restart": lambda replica, value: Step("restart", replica=replica),
     "elect": lambda replica, value: Step("elect", replica=replica),
+    "produce to this replica (stale client)": lambda replica, value: Step("produce", value=value, replica=replica),
     "isolate": lambda replica, value: Step("isolate", replica=replica),
+    "isolate (session holds)": lambda replica, value: Step("isolate", replica=replica, detected=False),
+    "deliver one queued LeaderAndIsr": lambda replica, value: Step("deliver", replica=replica),
     "reconnect": lambda replica, value: Step("reconnect", replica=replica),
+    "controller failover": lambda replica, value: Step("controller_failover"),
     "tick 30 s": lambda replica, value: Step("tick", ms=30000),
 }
 NONE = "(none)"

@@ -34,7 +34,8 @@ class ProfileError(HwlibError, ValueError):
 BASE_ACTIONS = ("produce", "replication_round")
 #: fault actions (and client-side events), in the order they are documented
 FAULT_ACTIONS = ("fetch", "fetch_split", "flush", "crash", "quick_restart", "power_loss",
-                 "leader_move", "tick", "isolate", "lost_ack", "consume", "consumer_crash")
+                 "leader_move", "tick", "isolate", "lost_ack", "consume", "consumer_crash", "deliver",
+                 "controller_failover", "stale_produce")
 ACTIONS = BASE_ACTIONS + FAULT_ACTIONS
 
 #: what each action does, for ``hwlib profiles`` and the docs
@@ -54,6 +55,11 @@ ACTION_HELP = {
     "lost_ack": "a produce whose first acknowledgement is lost, followed by a producer retry",
     "consume": "the consumer polls the leader",
     "consumer_crash": "the consumer dies and a new one resumes from the committed offset",
+    "deliver": "a broker cut off from the controller applies its oldest queued LeaderAndIsr request, late",
+    "controller_failover": "a new controller takes over: queued LeaderAndIsr requests are dropped, "
+                           "unreachable brokers later get the current state only",
+    "stale_produce": "the producer sends one record to a random broker, as a client with stale metadata "
+                     "would (a stale leader accepts it)",
 }
 
 
@@ -233,6 +239,8 @@ def generate(profile: FaultProfile, seed: int, replicas: tuple[str, ...]) -> Sch
             out.append(_CONSUME)
         elif action == "consumer_crash":
             out.append(_CONSUMER_CRASH)
+        elif action == "controller_failover":
+            out.append(_FAILOVER)
         else:
             i = rng.randrange(nrep)
             if action == "fetch":
@@ -244,6 +252,11 @@ def generate(profile: FaultProfile, seed: int, replicas: tuple[str, ...]) -> Sch
                 out.append(steps["flush"][i])
             elif action == "leader_move":
                 out.append(steps["elect"][i])
+            elif action == "deliver":
+                out.append(steps["deliver"][i])
+            elif action == "stale_produce":
+                out.append(Step("produce", value=f"v{values}", replica=replicas[i]))
+                values += 1
             elif action == "isolate":
                 out.append(steps["isolate" if rand() < profile.isolate_detected else "isolate_unseen"][i])
                 queue(randint(restart_lo, restart_hi), steps["reconnect"][i])
@@ -260,6 +273,7 @@ def generate(profile: FaultProfile, seed: int, replicas: tuple[str, ...]) -> Sch
 
 
 _RETRY, _CONSUME, _CONSUMER_CRASH = Step("retry"), Step("consume"), Step("consumer_crash")
+_FAILOVER = Step("controller_failover")
 _PRODUCES: dict[tuple[int, bool], Step] = {}
 
 
@@ -283,7 +297,7 @@ def _steps_for(replicas: tuple[str, ...]) -> dict[str, tuple[Step, ...]]:
     return {
         "fetch": each("fetch"), "fetch_request": each("fetch_request"),
         "fetch_response": each("fetch_response"), "flush": each("flush"), "elect": each("elect"),
-        "restart": each("restart"), "reconnect": each("reconnect"),
+        "restart": each("restart"), "reconnect": each("reconnect"), "deliver": each("deliver"),
         "isolate": each("isolate"), "isolate_unseen": each("isolate", detected=False),
         "crash": each("crash"), "crash_unseen": each("crash", detected=False),
         "power_loss": each("crash", lose_unflushed=True),
@@ -297,7 +311,7 @@ def fired_faults(steps, events, marks) -> tuple[str, ...]:
     fired = set()
     for i, step in enumerate(steps, 1):
         kind = _FAULT_OF_STEP.get(step.kind)
-        if kind is None and not (step.kind == "produce" and step.lose_ack):
+        if kind is None and not (step.kind == "produce" and (step.lose_ack or step.replica is not None)):
             continue
         own = events[marks[i - 1]:marks[i]]
         if not own or own[0][0] == "skip":
@@ -305,9 +319,12 @@ def fired_faults(steps, events, marks) -> tuple[str, ...]:
         if step.kind == "crash":
             kind = "power_loss" if step.lose_unflushed else ("crash" if step.detected else "quick_restart")
         elif step.kind == "produce":
-            if not any(e[0] == "ack_lost" for e in own):
+            if step.replica is not None:
+                kind = "stale_produce"
+            elif any(e[0] == "ack_lost" for e in own):
+                kind = "lost_ack"
+            else:
                 continue
-            kind = "lost_ack"
         elif step.kind == "elect" and not any(e[0] == "leader" for e in own):
             continue
         fired.add(kind)
@@ -319,7 +336,9 @@ def fired_faults(steps, events, marks) -> tuple[str, ...]:
 
 
 _FAULT_OF_STEP = {"crash": "crash", "elect": "leader_move", "isolate": "isolate",
-                  "consumer_crash": "consumer_crash", "fetch_request": "fetch_split", "flush": "flush"}
+                  "consumer_crash": "consumer_crash", "fetch_request": "fetch_split", "flush": "flush",
+                  "deliver": "deliver", "controller_failover": "controller_failover"}
 #: every kind ``fired_faults`` can report
 FAULT_KINDS = ("crash", "quick_restart", "power_loss", "leader_move", "isolate", "isr_expiry",
-               "lost_ack", "fetch_split", "flush", "consumer_crash")
+               "lost_ack", "fetch_split", "flush", "consumer_crash", "deliver", "controller_failover",
+               "stale_produce")

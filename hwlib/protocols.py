@@ -56,6 +56,9 @@ class Protocol:
     #: fetch and OffsetsForLeaderEpoch requests carry the sender's current leader epoch; the
     #: leader answers FENCED_LEADER_EPOCH (older) or UNKNOWN_LEADER_EPOCH (newer) (kip320+)
     fences_requests = False
+    #: consumers' fetches carry the leader epoch of their metadata and are fenced the same way
+    #: (the client side of KIP-320 shipped in Kafka 2.3's Fetcher: kip595 on)
+    fences_consumer_fetches = False
 
     def on_become_leader(self, log: ReplicaLog, epoch: int) -> int:
         """A replica becomes leader of ``epoch``; returns the start offset of that epoch
@@ -177,6 +180,7 @@ class Kip595(Kip320):
     summary = ("fetch carries last_fetched_epoch; leader answers diverging_epoch (no records, no "
                "HW); follower truncates as in kip320 and fetches again: no extra round trip")
     truncate_on_fetch = True
+    fences_consumer_fetches = True
 
     def diverging_epoch(self, leader_log: ReplicaLog, last_fetched_epoch: int,
                         fetch_offset: int) -> tuple[int, int] | None:

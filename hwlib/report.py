@@ -223,7 +223,8 @@ def plot_tradeoff(summary: pd.DataFrame):
 _SERIOUS = ("lost-write", "log-divergence", "duplicate", "reordered", "unseen", "inconsistent-offsets",
             "committed-truncated", "strong-isr", "nonmonotonic-poll", "epoch-cache-order")
 _STORY_EVENTS = ("ack", "crash", "restart", "leader", "truncate", "isr", "elr", "isolate", "reconnect",
-                 "refused", "diverging", "epoch_request", "bounced", "detected", "produce_error")
+                 "refused", "diverging", "epoch_request", "bounced", "detected", "produce_error",
+                 "leader_and_isr", "controller_failover", "metadata")
 
 
 def counterexamples(sweep_dir, limit: int) -> list[dict]:

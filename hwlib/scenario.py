@@ -1,7 +1,8 @@
-"""Scenario files: YAML (name, description, config, steps, expect), built-ins by name, validation."""
+"""Scenario files: YAML (name, summary, description, config, steps, expect), built-ins by name, validation."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,7 +16,7 @@ from .files import write_text_atomically
 from .steps import Step, parse_steps
 from .yamlfile import read_yaml
 
-TOP_LEVEL_KEYS = ("name", "description", "config", "steps", "expect")
+TOP_LEVEL_KEYS = ("name", "summary", "description", "config", "steps", "expect")
 
 
 def scenario_dir() -> Path:
@@ -35,14 +36,18 @@ class Scenario:
     #: expected anomaly kinds per protocol, e.g. {"hw": ["lost-write"], "kip101": []}
     expect: dict[str, tuple[str, ...]] = field(default_factory=dict)
     path: str | None = None
+    #: what it shows, in one short line (the README's scenario table)
+    summary: str = ""
 
     def with_protocol(self, protocol: str) -> Scenario:
-        return Scenario(self.name, self.config.replace(protocol=protocol), self.steps,
-                        self.description, self.expect, self.path)
+        return dataclasses.replace(self, config=self.config.replace(protocol=protocol))
 
     def to_dict(self) -> dict:
-        out = {"name": self.name, "description": self.description,
-               "config": self.config.to_dict(), "steps": [s.to_obj() for s in self.steps]}
+        out = {"name": self.name}
+        if self.summary:
+            out["summary"] = self.summary
+        out.update({"description": self.description, "config": self.config.to_dict(),
+                    "steps": [s.to_obj() for s in self.steps]})
         if self.expect:
             out["expect"] = {p: list(k) for p, k in self.expect.items()}
         return out
@@ -86,7 +91,10 @@ def scenario_from_dict(data, source: str = "scenario") -> Scenario:
                                 f"{', '.join(KINDS)}; got {kinds!r}")
         expect[protocol] = tuple(kinds)
     description = data.get("description") or ""
-    return Scenario(name, config, steps, str(description), expect)
+    summary = data.get("summary") or ""
+    if not isinstance(summary, str) or "\n" in summary.strip():
+        raise ScenarioError(f"{source}: summary: one line of text, got {summary!r}")
+    return Scenario(name, config, steps, str(description), expect, summary=summary.strip())
 
 
 def builtin_scenarios() -> dict[str, Path]:
@@ -109,6 +117,23 @@ def load_scenario(path_or_name: str | os.PathLike) -> Scenario:
                 f"{', '.join(builtins) or '(none found in ' + str(scenario_dir()) + ')'}"
             )
     data = read_yaml(candidate, ScenarioError)
-    scenario = scenario_from_dict(data, str(candidate))
-    return Scenario(scenario.name, scenario.config, scenario.steps, scenario.description,
-                    scenario.expect, str(candidate))
+    return dataclasses.replace(scenario_from_dict(data, str(candidate)), path=str(candidate))
+
+
+#: how the scenario table abbreviates each anomaly kind (bold: what a client can see)
+SHORT_KINDS = {"lost-write": "**lost**", "log-divergence": "**diverge**", "committed-truncated": "trunc",
+               "strong-isr": "isr", "hw-regression": "hw↓", "duplicate": "**dup**", "reordered": "**reorder**",
+               "inconsistent-offsets": "**inconsistent**", "nonmonotonic-poll": "**nonmonotonic**",
+               "unseen": "**unseen**", "epoch-cache-order": "cache"}
+
+
+def scenario_table() -> str:
+    """Markdown table of the built-in scenarios: summary and expected anomalies per generation
+    (``hwlib scenarios --markdown``; the README holds it, a test keeps them equal)."""
+    rows = ["| scenario | what it shows | " + " | ".join(PROTOCOLS) + " |",
+            "|---|---|" + "---|" * len(PROTOCOLS)]
+    for name, path in builtin_scenarios().items():
+        scenario = load_scenario(path)
+        cells = [", ".join(SHORT_KINDS[k] for k in scenario.expect.get(p, ())) or "—" for p in PROTOCOLS]
+        rows.append(f"| `{name}` | {scenario.summary} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)

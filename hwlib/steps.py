@@ -8,14 +8,17 @@ from .config import parse_acks
 from .errors import ScenarioError
 
 REPLICA_STEPS = ("fetch", "fetch_request", "fetch_response", "flush", "crash", "restart", "elect",
-                 "isolate", "reconnect")
-CLIENT_STEPS = ("consume", "retry", "commit", "consumer_crash")  # steps without arguments
-STEP_KINDS = tuple(sorted(REPLICA_STEPS + CLIENT_STEPS + ("produce", "tick")))
+                 "isolate", "reconnect", "deliver")
+#: steps without arguments
+BARE_STEPS = ("retry", "commit", "consumer_crash", "controller_failover")
+STEP_KINDS = tuple(sorted(REPLICA_STEPS + BARE_STEPS + ("produce", "tick", "consume")))
 
 
 @dataclass(frozen=True, slots=True)
 class Step:
     kind: str
+    #: the replica a replica step acts on; for produce / consume, the broker the request is
+    #: addressed to (``to`` / ``from``) instead of the one the client's metadata names
     replica: str | None = None
     value: str | None = None
     acks: str | None = None
@@ -23,28 +26,36 @@ class Step:
     lose_unflushed: bool = False
     detected: bool = True
     lose_ack: bool = False
+    #: deliver: how many queued LeaderAndIsr requests the broker applies
+    count: int = 1
 
     def to_obj(self):
         """The shortest YAML form of this step (``parse_step`` reads it back)."""
         kind = self.kind
         if kind == "produce":
-            if self.acks is None and not self.lose_ack:
+            if self.acks is None and not self.lose_ack and self.replica is None:
                 return {kind: self.value}
             out = {"value": self.value}
             if self.acks is not None:
                 out["acks"] = self.acks
             if self.lose_ack:
                 out["lose_ack"] = True
+            if self.replica is not None:
+                out["to"] = self.replica
             return {kind: out}
         if kind == "tick":
             return {kind: self.ms}
-        if kind in CLIENT_STEPS:
+        if kind == "consume" and self.replica is not None:
+            return {kind: {"from": self.replica}}
+        if kind in BARE_STEPS or kind == "consume":
             return {kind: {}}
         if kind == "crash" and (self.lose_unflushed or not self.detected):
             return {kind: {"replica": self.replica, "lose_unflushed": self.lose_unflushed,
                            "detected": self.detected}}
         if kind == "isolate" and not self.detected:
             return {kind: {"replica": self.replica, "detected": False}}
+        if kind == "deliver" and self.count != 1:
+            return {kind: {"replica": self.replica, "count": self.count}}
         return {kind: self.replica}
 
     def describe(self) -> str:
@@ -53,16 +64,22 @@ class Step:
             notes = [f"acks={self.acks}"] if self.acks else []
             if self.lose_ack:
                 notes.append("its acknowledgement is lost")
-            return f"produce {self.value}" + (f" ({', '.join(notes)})" if notes else "")
+            to = f" to {self.replica}" if self.replica is not None else ""
+            return f"produce {self.value}{to}" + (f" ({', '.join(notes)})" if notes else "")
         if kind == "tick":
             return f"tick {self.ms} ms"
-        if kind in CLIENT_STEPS:
+        if kind == "consume" and self.replica is not None:
+            return f"consume from {self.replica}"
+        if kind in BARE_STEPS or kind == "consume":
             return kind.replace("_", " ")
         if kind == "crash":
             what = "power loss" if self.lose_unflushed else "crash"
             return f"{what} {self.replica}" + ("" if self.detected else " (quick restart, unnoticed)")
         if kind == "isolate":
             return f"isolate {self.replica} from the controller" + ("" if self.detected else " (session holds)")
+        if kind == "deliver":
+            what = "request" if self.count == 1 else f"{self.count} requests"
+            return f"deliver {self.replica} its oldest queued LeaderAndIsr {what}"
         return f"{kind} {self.replica}"
 
 
@@ -106,24 +123,33 @@ def parse_step(obj, index: int, replicas: tuple[str, ...] | None = None) -> Step
         raise ScenarioError(f"{where}: unknown step kind {kind!r}; allowed: {', '.join(STEP_KINDS)}")
     where = f"{where}.{kind}"
     if kind == "produce":
-        lose_ack = False
+        lose_ack, to = False, None
         if isinstance(arg, dict):
-            _only_keys(arg, ("value", "acks", "lose_ack"), where)
+            _only_keys(arg, ("value", "acks", "lose_ack", "to"), where)
             if "value" not in arg:
                 raise ScenarioError(f"{where}.value: required (the record's value)")
             value, acks = arg["value"], arg.get("acks")
             acks = None if acks is None else parse_acks(acks, f"{where}.acks", ScenarioError)
             lose_ack = _bool(arg.get("lose_ack", False), f"{where}.lose_ack")
+            if "to" in arg:
+                to = _replica(arg["to"], f"{where}.to", replicas)
         else:
             value, acks = arg, None
         if value is None or isinstance(value, (dict, list, bool)):
             raise ScenarioError(f"{where}: expected a record value (text), got {value!r}")
-        return Step("produce", value=str(value), acks=acks, lose_ack=lose_ack)
+        return Step("produce", value=str(value), acks=acks, lose_ack=lose_ack, replica=to)
+    if kind == "consume":
+        if arg in (None, {}):
+            return Step("consume")
+        if not isinstance(arg, dict):
+            raise ScenarioError(f"{where}: expected {{}} or {{from: REPLICA}}, got {arg!r}")
+        _only_keys(arg, ("from",), where)
+        return Step("consume", replica=_replica(arg["from"], f"{where}.from", replicas))
     if kind == "tick":
         if isinstance(arg, bool) or not isinstance(arg, int) or arg < 0:
             raise ScenarioError(f"{where}: expected milliseconds, an integer >= 0, got {arg!r}")
         return Step("tick", ms=arg)
-    if kind in CLIENT_STEPS:
+    if kind in BARE_STEPS:
         if arg not in (None, {}):
             raise ScenarioError(f"{where}: takes no arguments; write `{kind}: {{}}`")
         return Step(kind)
@@ -136,6 +162,14 @@ def parse_step(obj, index: int, replicas: tuple[str, ...] | None = None) -> Step
                     lose_unflushed=_bool(arg.get("lose_unflushed", False),
                                          f"{where}.lose_unflushed"),
                     detected=_bool(arg.get("detected", True), f"{where}.detected"))
+    if kind == "deliver" and isinstance(arg, dict):
+        _only_keys(arg, ("replica", "count"), where)
+        if "replica" not in arg:
+            raise ScenarioError(f"{where}.replica: required")
+        count = arg.get("count", 1)
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise ScenarioError(f"{where}.count: must be an integer >= 1 (requests to apply), got {count!r}")
+        return Step(kind, replica=_replica(arg["replica"], f"{where}.replica", replicas), count=count)
     return Step(kind, replica=_replica(arg, where, replicas))
 
 

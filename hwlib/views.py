@@ -87,7 +87,9 @@ def render_log(rid: str, rep: dict, frame: dict) -> str:
     leader = frame["leader"] == rid
     state = ("down" if not rep["online"] else "leader" if rep["role"] == "leader" else rep["role"])
     if rep.get("isolated"):
-        state += f", isolated (knows epoch {rep['known_epoch']})"
+        queued = rep.get("queued")
+        waiting = f"; epoch {', '.join(map(str, queued))} queued" if queued else ""
+        state += f", isolated (knows epoch {rep['known_epoch']}{waiting})"
     if rep["fetch_state"] == "truncating":
         state += ", reconciling"
     cells = []

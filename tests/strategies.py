@@ -14,11 +14,15 @@ from hwlib import PROTOCOLS, Step
 
 def schedules(replicas: tuple[str, ...], *, power_loss: bool = True, undetected: bool = True,
               elect: bool = True, max_actions: int = 40, faults: int = 1, clients: bool = False,
-              isolation: bool = False):
+              isolation: int = 0, failover: bool = False, misdirected: bool = False):
     """Lists of steps over ``replicas``; produce values are unique (v0, v1, ...).
 
     ``faults`` multiplies the weight of crashes, restarts, flushes and long ticks;
-    ``isolation`` adds controller isolation (session expired or not) and reconnects."""
+    ``isolation`` (a weight; 0: none) adds controller isolation (session expired or, more
+    often, not), reconnects, late delivery of queued LeaderAndIsr requests (``deliver``) and
+    more leader moves; ``failover`` adds controller
+    failovers; ``misdirected`` adds produces and polls addressed to a random broker (as
+    clients with stale metadata send them)."""
     replica = st.sampled_from(replicas)
     crash = st.builds(
         lambda r, lose, seen: [Step("crash", replica=r, lose_unflushed=lose, detected=seen)],
@@ -42,11 +46,18 @@ def schedules(replicas: tuple[str, ...], *, power_loss: bool = True, undetected:
         (1, st.just([Step("consume")])),
     ]
     if elect:
-        actions.append((1, one("elect")))
+        actions.append((1 + isolation, one("elect")))
     if isolation:
-        actions += [(faults, st.builds(lambda r, seen: [Step("isolate", replica=r, detected=seen)],
-                                       replica, st.booleans())),
-                    (2 * faults, one("reconnect"))]
+        actions += [(isolation * faults, st.builds(lambda r, seen: [Step("isolate", replica=r, detected=seen)],
+                                                   replica, st.sampled_from([False, False, True]))),
+                    (isolation * faults, one("reconnect")),
+                    (2 * isolation * faults, st.builds(lambda r, n: [Step("deliver", replica=r, count=n)],
+                                                       replica, st.sampled_from([1, 1, 2])))]
+    if failover:
+        actions.append((faults, st.just([Step("controller_failover")])))
+    if misdirected:
+        actions += [(2, st.builds(lambda r: [("produce", r)], replica)),
+                    (1, st.builds(lambda r: [Step("consume", replica=r)], replica))]
     if clients:  # lost acknowledgements and producer retries
         actions += [(2, st.just(["produce-lose-ack"])), (3, st.just([Step("retry")]))]
     weighted = [s for w, s in actions for _ in range(w)]
@@ -58,6 +69,9 @@ def schedules(replicas: tuple[str, ...], *, power_loss: bool = True, undetected:
             for item in group:
                 if item in ("produce", "produce-lose-ack"):
                     out.append(Step("produce", value=f"v{n}", lose_ack=item == "produce-lose-ack"))
+                    n += 1
+                elif isinstance(item, tuple):       # ("produce", broker): addressed to a broker
+                    out.append(Step("produce", value=f"v{n}", replica=item[1]))
                     n += 1
                 else:
                     out.append(item)

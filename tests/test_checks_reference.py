@@ -22,16 +22,37 @@ def first_difference(a, b, upto: int) -> int | None:
     return None
 
 
+def lacks_committed(replica, committed: list[tuple[str, int]]) -> int | None:
+    for o, record in enumerate(committed):
+        if o >= replica.leo or (replica.log.values[o], replica.log.epochs[o]) != record:
+            return o
+    return None
+
+
 class BruteForce:
     """Same reporting rules, no caching: a divergence episode lasts until a truncation rewrites
-    either log at or below its offset; a strong-ISR violation is reported when it appears."""
+    either log at or below its offset; a strong-ISR violation (a presumed leader against the
+    controller's ISR, or an ISR member lacking a committed record) is reported when it
+    appears; the committed prefix follows the online leader's log wherever they disagree."""
 
     def __init__(self, cluster: Cluster) -> None:
         self.cluster = cluster
         self.found: list[tuple] = []
         self.diverged: dict[tuple[str, str], int] = {}
         self.weak: set[tuple[str, str]] = set()
+        self.committed: list[tuple[str, int]] = []
         self.seen = 0
+
+    def _follow_committed(self) -> None:
+        leader = self.cluster.leader
+        if leader is None or not leader.online:
+            return
+        log = list(zip(leader.log.values, leader.log.epochs, strict=True))
+        n = len(self.committed)
+        if log[:n] != self.committed:
+            self.committed = log[:n]
+        if leader.hw > len(self.committed):
+            self.committed += log[len(self.committed):leader.hw]
 
     def observe(self, step: int) -> None:
         c = self.cluster
@@ -47,17 +68,27 @@ class BruteForce:
                     if rid in pair and at <= offset:
                         self.diverged.pop(pair, None)
         self.seen = len(c.events)
-        leader = c.leader
-        if leader is not None and leader.online:
+        self._follow_committed()
+        weak = set()
+        for leader in c.replicas:
+            if not leader.online or leader.role != "leader":
+                continue
             for rid in c.isr:
                 if rid == leader.id:
                     continue
                 bad = first_difference(leader, c.by_id[rid], leader.hw)
-                if bad is None:
-                    self.weak.discard((leader.id, rid))
-                elif (leader.id, rid) not in self.weak:
-                    self.weak.add((leader.id, rid))
+                if bad is not None:
+                    weak.add((leader.id, rid))
+                    if (leader.id, rid) not in self.weak:
+                        self.found.append(("strong-isr", step, rid, bad))
+        for rid in c.isr:
+            bad = lacks_committed(c.by_id[rid], self.committed)
+            if bad is not None:
+                flagged = any(pair[1] == rid for pair in weak)
+                weak.add(("", rid))
+                if ("", rid) not in self.weak and not flagged:
                     self.found.append(("strong-isr", step, rid, bad))
+        self.weak = weak
         reps = c.replicas
         for i, a in enumerate(reps):
             for b in reps[i + 1:]:

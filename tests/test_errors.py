@@ -19,6 +19,7 @@ from hwlib.steps import STEP_KINDS
     ({"replica_lag_time_max_ms": 0}, "config.replica_lag_time_max_ms: must be an integer >= 1"),
     ({"log_flush_interval_messages": 0}, "config.log_flush_interval_messages: must be null"),
     ({"unclean_leader_election": "yes"}, "config.unclean_leader_election: must be true or false"),
+    ({"client_metadata": "old"}, "config.client_metadata: 'old' is not allowed; allowed: current, stale"),
 ])
 def test_bad_config(kwargs, message):
     with pytest.raises(ConfigError) as info:
@@ -46,7 +47,15 @@ def test_unknown_config_key():
     ({"produce": {"value": "x", "acks": 3}}, "steps[0].produce.acks: 3 is not allowed"),
     ({"produce": None}, "steps[0].produce: expected a record value"),
     ({"fetch": "B", "crash": "A"}, "steps[0]: a step is a mapping with one key"),
-    ({"consume": 5}, "steps[0].consume: takes no arguments"),
+    ({"consume": 5}, "steps[0].consume: expected {} or {from: REPLICA}, got 5"),
+    ({"consume": {"from": "Z"}}, "steps[0].consume.from: 'Z' is not a replica; allowed: A, B"),
+    ({"consume": {"to": "A"}}, "steps[0].consume.to: unknown key; allowed: from"),
+    ({"produce": {"value": "x", "to": "Z"}}, "steps[0].produce.to: 'Z' is not a replica; allowed: A, B"),
+    ({"deliver": {"replica": "B", "count": 0}},
+     "steps[0].deliver.count: must be an integer >= 1 (requests to apply), got 0"),
+    ({"deliver": {"count": 2}}, "steps[0].deliver.replica: required"),
+    ({"deliver": {"replica": "B", "n": 2}}, "steps[0].deliver.n: unknown key; allowed: replica, count"),
+    ({"controller_failover": "A"}, "steps[0].controller_failover: takes no arguments"),
 ])
 def test_bad_step(obj, message):
     with pytest.raises(ScenarioError) as info:
@@ -67,7 +76,7 @@ def test_malformed_yaml_names_the_line(tmp_path):
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("- just a list\n", "expected a mapping with keys name, description, config, steps, expect"),
+    ("- just a list\n", "expected a mapping with keys name, summary, description, config, steps, expect"),
     ("name: x\n", "steps: required"),
     ("steps: []\n", "name: required"),
     ("name: x\nsteps: []\nextra: 1\n", "unknown key 'extra'; allowed: name"),
@@ -76,6 +85,7 @@ def test_malformed_yaml_names_the_line(tmp_path):
      "config.min_insync_replicas: 2 exceeds the 1 replicas"),
     ("name: x\nsteps: []\nexpect: {kip3: []}\n", "expect.kip3: unknown protocol"),
     ("name: x\nsteps: []\nexpect: {hw: [data-loss]}\n", "expect.hw: a list of anomaly kinds from"),
+    ("name: x\nsummary: [a]\nsteps: []\n", "summary: one line of text, got ['a']"),
 ])
 def test_bad_scenario_files(tmp_path, text, message):
     with pytest.raises(hwlib.HwlibError) as info:

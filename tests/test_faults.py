@@ -86,6 +86,31 @@ def test_fired_faults_are_what_acted_not_what_was_scheduled():
     assert set(fired) <= set(FAULT_KINDS)
 
 
+def test_the_zombies_profile_delivers_late_fails_over_and_misdirects_produces():
+    """Issue 10: late LeaderAndIsr delivery, controller failovers and stale-metadata produces
+    are profile actions; over a few runs each of them is drawn and each actually fires."""
+    profile = load_profile("zombies")
+    assert {"deliver", "controller_failover", "stale_produce"} <= set(profile.weights)
+    fired: set[str] = set()
+    kinds: set[str] = set()
+    for seed in range(12):
+        steps = generate(profile, seed, REPLICAS).steps
+        kinds |= {s.kind + ("_to" if s.kind == "produce" and s.replica else "") for s in steps}
+        result = hwlib.run_steps(hwlib.ClusterConfig(replicas=REPLICAS, protocol="kip320"), steps, record=False)
+        fired |= set(fired_faults(steps, result.events, result.marks))
+    assert {"deliver", "controller_failover", "produce_to", "isolate", "reconnect"} <= kinds
+    assert {"deliver", "controller_failover", "stale_produce", "isolate"} <= fired
+
+
+def test_a_deliver_with_nothing_queued_has_not_fired():
+    steps = hwlib.parse_steps([{"isolate": {"replica": "B", "detected": False}}, {"deliver": "B"},
+                               {"elect": "C"}, {"deliver": "B"}, {"produce": {"value": "x", "to": "C"}}], REPLICAS)
+    result = hwlib.run_steps(hwlib.ClusterConfig(replicas=REPLICAS), steps, record=False)
+    assert fired_faults(steps, result.events, result.marks) == ("deliver", "isolate", "leader_move", "stale_produce")
+    skips = [e[1:] for e in result.events if e[0] == "skip"]
+    assert skips == [("deliver", "B", "no LeaderAndIsr request waits for it")]
+
+
 @pytest.mark.parametrize(("data", "message"), [
     ({"weights": {"explode": 1}}, "profile 'custom'.weights.explode: unknown action; allowed: " + ", ".join(ACTIONS)),
     ({"weights": {"crash": -1}}, "weights.crash: must be a number >= 0"),

@@ -81,10 +81,12 @@ def test_kip101_acks_all_min_isr_2_crash_elections_never_lose_a_write(steps):
 
 
 def assert_fixed_where_older_loses(protocol: str, older: str, names: list[str], examples: int,
+                                   kinds=("lost-write", "log-divergence"), older_kinds=("lost-write",),
                                    **schedule) -> None:
     """Near variants of scenarios where ``older`` loses acknowledged records (random edits,
-    ``schedule`` options for the inserted steps): ``protocol`` never loses one nor diverges,
-    and ``older`` does lose on many of the very same variants (so this is not vacuous)."""
+    ``schedule`` options for the inserted steps): ``protocol`` never shows any of ``kinds``,
+    and ``older`` shows one of ``older_kinds`` on many of the very same variants (so this is
+    not vacuous)."""
     older_losses: list[int] = []
 
     @settings(max_examples=examples, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -92,9 +94,9 @@ def assert_fixed_where_older_loses(protocol: str, older: str, names: list[str], 
     def check(case):
         config, steps = case
         result = run_steps(config, steps, record=False)
-        bad = [a for a in result.anomalies if a.kind in ("lost-write", "log-divergence")]
+        bad = [a for a in result.anomalies if a.kind in kinds]
         assert not bad, [a.detail for a in bad]
-        if "lost-write" in run_steps(config.replace(protocol=older), steps, record=False).anomaly_kinds():
+        if set(older_kinds) & set(run_steps(config.replace(protocol=older), steps, record=False).anomaly_kinds()):
             older_losses.append(len(steps))
 
     check()
@@ -154,3 +156,28 @@ def test_fast_leader_changes_never_lose_or_diverge_from_kip320_on(protocol, step
     result = run_steps(ClusterConfig(protocol=protocol, **DURABLE), steps, record=False)
     bad = [a for a in result.anomalies if a.kind in ("lost-write", "log-divergence")]
     assert not bad, [a.detail for a in bad]
+
+
+@pytest.mark.parametrize("protocol", ["kip320", "kip595", "kip966"])
+@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(steps=schedules(REPLICAS, power_loss=False, elect=True, isolation=3))
+def test_in_order_leader_and_isr_never_lose_or_break_strong_isr_from_kip320_on(protocol, steps):
+    """Issue 10's property: brokers cut off from the controller apply its LeaderAndIsr
+    requests in order, late (``deliver``) or at ``reconnect``; with crashes and leader moves,
+    no power loss and no controller failover, kip320 and later keep every acknowledged write
+    and the strong-ISR property."""
+    result = run_steps(ClusterConfig(protocol=protocol, **DURABLE), steps, record=False)
+    bad = [a for a in result.anomalies if a.kind in ("lost-write", "strong-isr")]
+    assert not bad, [a.detail for a in bad]
+
+
+@pytest.mark.parametrize("protocol", ["kip320", "kip595", "kip966"])
+def test_kip320_on_keep_what_kip279_breaks_near_the_zombie_cases(protocol):
+    """The same property near the cases where kip279 breaks strong-isr through late or
+    skipped-in-order LeaderAndIsr requests and zombie leaders (edits with isolation,
+    ``deliver`` and reconnects; no power loss, no failover): kip279 breaks it on many of the
+    very variants on which kip320 and later hold."""
+    assert_fixed_where_older_loses(protocol, "kip279", ["late-leader-and-isr", "isr-join-below-committed",
+                                                        "zombie-leader-stale-producer"],
+                                   300, kinds=("lost-write", "strong-isr"), older_kinds=("lost-write", "strong-isr"),
+                                   power_loss=False, isolation=2)

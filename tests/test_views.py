@@ -60,3 +60,22 @@ def test_explorer_forks_the_future_and_saves_it(tmp_path):
     bundle = explorer._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle and 'class="hwl-stepper"' in bundle["text/html"]
     assert set(FORKS) >= {"produce", "fetch", "crash", "power loss", "restart", "elect"}
+
+
+def test_a_cut_off_broker_shows_the_epoch_it_knows_and_its_queued_requests():
+    result = hwlib.run_scenario("late-leader-and-isr", protocol="kip320")
+    page = render_frame(frames(result)[6])
+    assert "isolated (knows epoch 0; epoch 1, 2 queued)" in page
+    assert "isolated (knows epoch 1; epoch 2 queued)" in render_frame(frames(result)[7])
+
+
+def test_explorer_forks_the_controller_faults():
+    explorer = Explorer("in-order-leader-and-isr", ["kip320"], start=7)
+    explorer.fork(7, "controller failover", "A")
+    explorer.fork(8, "reconnect", "A")
+    assert [s.kind for s in explorer.steps[-2:]] == ["controller_failover", "reconnect"]
+    assert explorer.results[0].acked == ["m1"]            # A skipped epoch 1 and kept B's stale LEO
+    assert "strong-isr" in explorer.results[0].anomaly_kinds()
+    explorer.fork(9, "deliver one queued LeaderAndIsr", "A")
+    explorer.fork(10, "produce to this replica (stale client)", "B")
+    assert explorer.steps[-2].kind == "deliver" and explorer.steps[-1].replica == "B"
