@@ -61,7 +61,7 @@ def test_exported_html_is_offline_and_keeps_the_steppers(exported):
         assert not re.search(r"<script[^>]+src=|<link[^>]+href=[\"']https?:", text), name
         assert "cdn" not in text.lower() and "application/vnd.jupyter.widget-view+json" not in text
         steppers = text.count('class="hwl-stepper"')
-        assert steppers == (2 if name == "01_explore_rounds" else 8), (name, steppers)
+        assert steppers == (2 if name == "01_explore_rounds" else 11), (name, steppers)
 
 
 def _shown(stepper, panel: int, replica: str) -> tuple[int, int]:
@@ -105,7 +105,7 @@ def test_exported_explorer_steps_offline_in_chromium(exported, browser):
 def test_exported_gallery_steppers_work_offline(exported, browser):
     page = offline_page(browser, exported["02_anomaly_gallery"][1].as_uri())
     steppers = page.locator(".hwl-stepper")
-    assert steppers.count() == 8
+    assert steppers.count() == 11
     zombie = page.locator(".hwl-stepper").nth(5)
     assert "kafka-6880-zombie-follower" in zombie.inner_text()
     zombie.locator("button.fwd").click()                          # 17: A leads again, epoch 3
@@ -115,6 +115,15 @@ def test_exported_gallery_steppers_work_offline(exported, browser):
     assert "FENCED_LEADER_EPOCH" in zombie.locator(".panel").nth(1).inner_text()
     zombie.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "gallery-zombie-fenced.png"))
+    failover = steppers.nth(8)
+    assert "after a controller failover" in failover.inner_text()
+    failover.locator("button.fwd").click()                        # 8: controller failover (right)
+    failover.locator("button.fwd").click()                        # 9: A reconnects
+    right = failover.locator(".panel").nth(1).inner_text()
+    assert "m1 at offset 0 acknowledged" in right and "strong-isr" in right
+    assert "acknowledged: none yet" in failover.locator(".panel").nth(0).inner_text()
+    failover.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "gallery-controller-failover.png"))
     assert page.requests_outside == [] and page.errors == []
 
 
