@@ -1,4 +1,4 @@
-"""The controller's channel to the brokers: LeaderAndIsr requests and a FIFO per broker (ControllerChannelManager).
+"""The controller's channel to the brokers: LeaderAndIsr requests through a FIFO per broker (ControllerChannelManager).
 
 Kafka's ZooKeeper-era controller queues the requests for each broker and a send thread per
 broker delivers them in order, retrying until the broker answers (``ControllerChannelManager``,
@@ -13,36 +13,61 @@ delta).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
+from .controller import LeaderAndIsr
+from .kafka_errors import NOT_LEADER_OR_FOLLOWER
 
-@dataclass(frozen=True, slots=True)
-class LeaderAndIsr:
-    """One partition's state in a LeaderAndIsr request: leader epoch, leader (None: no
-    leader, Kafka's -1) and ISR."""
-
-    epoch: int
-    leader: str | None
-    isr: tuple[str, ...]
+if TYPE_CHECKING:
+    from .cluster import Cluster
+    from .replica import Replica
 
 
 class ControllerChannel:
-    """The requests each broker has not received yet, oldest first."""
+    """The requests each broker has not received yet, oldest first, and their delivery."""
 
-    __slots__ = ("queues",)
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+        self.events = cluster.events
+        self.queues: dict[str, list[LeaderAndIsr]] = {r.id: [] for r in cluster.replicas}
 
-    def __init__(self, brokers: tuple[str, ...]) -> None:
-        self.queues: dict[str, list[LeaderAndIsr]] = {b: [] for b in brokers}
+    def send_leader_and_isr(self, old_leader: str | None) -> None:
+        """The controller sends its new (leader, epoch, ISR) to every broker, the new leader
+        first; once it took over, the old leader's pending produces fail (the producer's
+        retries go to the new one)."""
+        cluster = self.cluster
+        request = cluster.controller.leader_and_isr()
+        new_leader = request.leader
+        self.events.append(("leader", old_leader, new_leader, request.epoch))
+        if new_leader is not None:
+            self.send(cluster.by_id[new_leader], request)
+        if old_leader is not None and old_leader != new_leader and not cluster.by_id[old_leader].isolated:
+            cluster.producer.fail_pending(old_leader, NOT_LEADER_OR_FOLLOWER)
+        for r in cluster.replicas:
+            if r.id != new_leader:
+                self.send(r, request)
 
-    def enqueue(self, broker: str, request: LeaderAndIsr) -> None:
-        self.queues[broker].append(request)
+    def send(self, r: Replica, request: LeaderAndIsr) -> None:
+        """Nothing for a broker the controller believes dead (no channel) or that is down (a
+        restart learns the current state); queued while the broker cannot be reached;
+        otherwise handled at once."""
+        if not r.online or r.id in self.cluster.controller.dead:
+            return
+        if r.isolated:
+            self.queues[r.id].append(request)
+            self.events.append(("leader_and_isr_queued", r.id, request.epoch, request.leader))
+            return
+        self.cluster.replica_manager.become_leader_or_follower(r, request)
 
-    def take(self, broker: str, count: int | None = None) -> list[LeaderAndIsr]:
-        """Remove and return the ``count`` oldest requests for ``broker`` (all with None)."""
-        queue = self.queues[broker]
+    def deliver(self, r: Replica, count: int | None = None) -> int:
+        """The broker applies its ``count`` oldest queued requests (all with None), in order;
+        returns how many."""
+        queue = self.queues[r.id]
         n = len(queue) if count is None else min(count, len(queue))
         taken, queue[:n] = queue[:n], []
-        return taken
+        for request in taken:
+            self.cluster.replica_manager.become_leader_or_follower(r, request, queued=True)
+        return n
 
     def drop(self, broker: str) -> int:
         """Forget what waits for ``broker`` (removeBroker); returns how many requests."""
@@ -50,6 +75,16 @@ class ControllerChannel:
         n = len(queue)
         queue.clear()
         return n
+
+    def failover(self) -> None:
+        """A new controller: every queue dropped; unreachable live brokers get the current
+        state queued (reachable ones have it already)."""
+        dropped = sum(self.drop(r) for r in self.queues)
+        self.events.append(("controller_failover", dropped))
+        request = self.cluster.controller.leader_and_isr()
+        for r in self.cluster.replicas:
+            if r.isolated:
+                self.send(r, request)
 
     def pending(self, broker: str) -> tuple[LeaderAndIsr, ...]:
         return tuple(self.queues[broker])

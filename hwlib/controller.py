@@ -15,6 +15,18 @@ eligible until it is back in the ISR.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class LeaderAndIsr:
+    """One partition's state in a LeaderAndIsr request: leader epoch, leader (None: no
+    leader, Kafka's -1) and ISR."""
+
+    epoch: int
+    leader: str | None
+    isr: tuple[str, ...]
+
 
 class Controller:
     __slots__ = ("assignment", "unclean", "leader", "leader_epoch", "isr", "dead", "elr_enabled",
@@ -33,6 +45,10 @@ class Controller:
         self.elr: tuple[str, ...] = ()
         self.last_known_leader: str | None = None
         self.ineligible: set[str] = set()
+
+    def leader_and_isr(self) -> LeaderAndIsr:
+        """The current (leader epoch, leader, ISR) as a LeaderAndIsr request carries it."""
+        return LeaderAndIsr(self.leader_epoch, self.leader, self.isr)
 
     def _ordered(self, ids) -> tuple[str, ...]:
         return tuple(r for r in self.assignment if r in ids)

@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hwlib import PROTOCOLS, AnomalyChecker, Cluster, ClusterConfig
-from hwlib.checks import _reconciled
+from hwlib.replication_checks import _reconciled
 
 from .strategies import mutated_scenarios, schedules
 

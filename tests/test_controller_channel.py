@@ -169,7 +169,7 @@ def test_a_request_not_newer_than_what_the_broker_knows_is_ignored():
     c = isolated_follower()
     c.reconnect("C")
     known = c.by_id["C"].leader_epoch
-    c.become_leader_or_follower(c.by_id["C"], c.current_state())
+    c.replica_manager.become_leader_or_follower(c.by_id["C"], c.controller.leader_and_isr())
     assert c.events[-1] == ("leader_and_isr_stale", "C", known, known)
 
 

@@ -133,7 +133,7 @@ def test_kip320_dead_followers_outside_isr_do_not_hold_back_the_hw():
         leader.remotes["B"].leo = 2
         leader.remotes["C"].leo = 1
         leader.remotes["C"].last_caught_up_ms = c.now
-        c.maybe_increment_leader_hw(leader)
+        c.partition.maybe_increment_leader_hw(leader)
         assert leader.hw == expected, protocol
 
 

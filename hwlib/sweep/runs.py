@@ -12,7 +12,7 @@ from collections import Counter
 import pandas as pd
 
 from ..checks import KINDS
-from ..cluster import (
+from ..kafka_errors import (
     NETWORK_EXCEPTION,
     NOT_ENOUGH_REPLICAS,
     NOT_ENOUGH_REPLICAS_AFTER_APPEND,

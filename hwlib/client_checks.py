@@ -1,0 +1,114 @@
+"""Client-visible checks (SPEC section 9, Jepsen's names): lost writes, duplicates, order, what the consumer read."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Callable
+
+from .replica import Replica
+
+
+class ClientChecks:
+    def __init__(self, cluster, report: Callable[..., None]) -> None:
+        self.cluster = cluster
+        self.report = report
+        self.acked_seen = 0
+        #: acknowledged value -> the step since which the leader's log lacks it
+        self._absent_since: dict[str, int] = {}
+        self.polls_seen = 0
+        self._read_at: dict[int, str] = {}          # offset -> value the consumer first read there
+        self._inconsistent: set[int] = set()
+        self._session_last: dict[int, int] = {}     # consumer session -> last offset it read
+        self._values_read: set[str] = set()
+
+    def track_acked(self, step: int, leader, rewritten: bool) -> None:
+        acked = self.cluster.producer.acked
+        for value in acked[self.acked_seen:]:
+            self._absent_since.pop(value, None)
+        self.acked_seen = len(acked)
+        if rewritten and acked:
+            present = set(leader.log.values)
+            for value in acked:
+                if value in present:
+                    self._absent_since.pop(value, None)
+                else:
+                    self._absent_since.setdefault(value, step)
+
+    def check_polls(self, step: int) -> None:
+        """Jepsen's consumer checks on the polls since the last step: two values read at one
+        offset (``inconsistent-offsets``); one consumer session reading an offset at or below
+        one it already read (``nonmonotonic-poll``)."""
+        polls = self.cluster.consumer.polls
+        for session, records in polls[self.polls_seen:]:
+            rewound = False
+            for offset, _, value in records:
+                first = self._read_at.setdefault(offset, value)
+                if first != value and offset not in self._inconsistent:
+                    self._inconsistent.add(offset)
+                    self.report("inconsistent-offsets", step, f"the consumer read {first} and later {value} "
+                                 f"at offset {offset}", offset=offset, value=value)
+                last = self._session_last.get(session)
+                if last is not None and offset <= last and not rewound:
+                    rewound = True
+                    self.report("nonmonotonic-poll", step, f"consumer session {session} read offset {offset} "
+                                 f"after offset {last}", offset=offset, value=value)
+                self._session_last[session] = offset
+                self._values_read.add(value)
+        self.polls_seen = len(polls)
+
+    def finish(self, step: int, leader: Replica) -> None:
+        """Judge acknowledged records against the final (online) leader's log."""
+        present = set(leader.log.values)
+        offsets = {}
+        for request in self.cluster.producer.produces:
+            if request.status == "acked":
+                offsets.setdefault(request.value, request.offset)
+        for value in dict.fromkeys(self.cluster.producer.acked):
+            if value not in present:
+                self.report("lost-write", self._absent_since.get(value, step),
+                            f"{value} was acknowledged at offset {offsets.get(value)} and is "
+                            f"not in the final log of leader {leader.id}",
+                            value=value, offset=offsets.get(value))
+        self.check_client_order(step, leader)
+        self.check_unseen(step, leader)
+
+    def check_unseen(self, step: int, leader) -> None:
+        """``unseen``: acknowledged, in the final log below the consumer's position (it went
+        past them), and never read - skipped by a reset, or rewritten under it."""
+        cluster = self.cluster
+        if not cluster.consumer.polls:
+            return
+        acked = set(cluster.producer.acked)
+        values = leader.log.values
+        for offset in range(min(cluster.consumer.position, len(values))):
+            value = values[offset]
+            if value in acked and value not in self._values_read:
+                self.report("unseen", step, f"{value} is acknowledged and at offset {offset}, below the "
+                             f"consumer's position {cluster.consumer.position}, but was never read",
+                             offset=offset, value=value)
+
+    def check_client_order(self, step: int, leader) -> None:
+        """``duplicate``: a record sent once stands at several offsets of the final log;
+        ``reordered``: a record sent earlier stands after one sent later. Only values that
+        exactly one produce call sent are judged (a scenario may send a value twice)."""
+        sends = Counter(request.value for request in self.cluster.producer.produces)
+        where: dict[str, list[int]] = {}
+        for offset, value in enumerate(leader.log.values):
+            if sends.get(value) == 1:
+                where.setdefault(value, []).append(offset)
+        for value, offsets in where.items():
+            if len(offsets) > 1:
+                self.report("duplicate", step, f"{value}, sent once, stands at offsets "
+                             f"{', '.join(map(str, offsets))} of leader {leader.id}'s log",
+                             value=value, offset=offsets[1])
+        latest_offset, latest_value = -1, None
+        for request in self.cluster.producer.produces:          # in the order they were first sent
+            offsets = where.get(request.value)
+            if not offsets:
+                continue
+            if offsets[0] < latest_offset:
+                self.report("reordered", step, f"{request.value} was sent after {latest_value} but "
+                             f"stands before it (offset {offsets[0]} < {latest_offset})",
+                             value=request.value, offset=offsets[0])
+            else:
+                latest_offset, latest_value = offsets[0], request.value

@@ -1,0 +1,97 @@
+"""The consumer client: polls up to the HW, commits, crashes and resumes, resets an out-of-range position.
+
+One consumer (Kafka's ``KafkaConsumer`` / ``Fetcher``): it polls the broker its metadata names
+as leader, carrying that leader epoch (fenced from Kafka 2.3), reads from its position up to
+that broker's HW, commits its position (``commit``, or auto-commit at a poll), and a new
+consumer after a crash resumes from the last commit.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .kafka_errors import FENCED_LEADER_EPOCH, NETWORK_EXCEPTION, NOT_LEADER_OR_FOLLOWER, UNKNOWN_LEADER_EPOCH
+from .replica import LEADER, Replica
+
+if TYPE_CHECKING:
+    from .cluster import Cluster
+
+
+class Consumer:
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+        self.events = cluster.events
+        self.config = cluster.config
+        self.position = 0
+        self.committed_offset = 0
+        self.last_commit_ms = 0
+        self.session = 0
+        #: every poll: (consumer session, records returned as (offset, epoch, value))
+        self.polls: list[tuple[int, list[tuple[int, int, str]]]] = []
+
+    def consume(self, broker: str | None = None) -> list[tuple[int, int, str]]:
+        """The consumer polls the broker it believes leads (or ``broker``) from its position up
+        to that broker's HW, carrying the leader epoch its metadata holds. With auto-commit,
+        a poll first commits the position once the interval has passed; a position beyond
+        the broker's log end is OFFSET_OUT_OF_RANGE and is reset."""
+        cluster = self.cluster
+        known, epoch = cluster.metadata.view("consumer")
+        leader: Replica | None
+        if broker is not None:
+            leader = cluster.replica(broker)
+        else:
+            leader = cluster.by_id[known] if known is not None else None
+        error = self.fetch_error(leader, epoch)
+        if error is not None or leader is None:
+            cluster.metadata.on_error("consumer", error or NOT_LEADER_OR_FOLLOWER)
+            return []
+        config = self.config
+        if config.enable_auto_commit and cluster.now - self.last_commit_ms >= config.auto_commit_interval_ms:
+            self.commit()
+        start = self.position
+        if start > leader.leo:
+            start = 0 if config.auto_offset_reset == "earliest" else leader.hw
+            self.events.append(("consumer_reset", self.position, start, config.auto_offset_reset))
+        end = max(start, min(leader.hw, leader.leo))
+        records = leader.log.records(start, end)
+        self.position = end
+        self.polls.append((self.session, records))
+        self.events.append(("consume", start, end))
+        return records
+
+    def fetch_error(self, leader: Replica | None, epoch: int) -> str | None:
+        """What a broker answers the consumer's fetch before reading (recorded as a skip):
+        nobody to ask, a broker down or not leading, and - consumers of Kafka >= 2.3 (the
+        client side of KIP-320: kip595 on) - a leader epoch other than the broker's."""
+        skip = self.cluster.skip
+        current = leader is None or leader.id == self.cluster.controller.leader
+        if leader is None or not leader.online:
+            if current:
+                skip("consume", None, "no online leader")
+            else:
+                skip("consume", leader.id, "the broker is down (NETWORK_EXCEPTION)")
+            return NETWORK_EXCEPTION if leader is not None else NOT_LEADER_OR_FOLLOWER
+        if leader.role != LEADER:
+            if current:   # elected, but its LeaderAndIsr has not arrived
+                skip("consume", None, f"{leader.id} does not know yet that it leads (NOT_LEADER_OR_FOLLOWER)")
+            else:
+                skip("consume", leader.id, "the broker does not lead (NOT_LEADER_OR_FOLLOWER)")
+            return NOT_LEADER_OR_FOLLOWER
+        if self.cluster.protocol.fences_consumer_fetches and epoch != leader.leader_epoch:
+            code = FENCED_LEADER_EPOCH if epoch < leader.leader_epoch else UNKNOWN_LEADER_EPOCH
+            skip("consume", leader.id, f"the fetch carries epoch {epoch}, the broker is in epoch "
+                                       f"{leader.leader_epoch} ({code})")
+            return code
+        return None
+
+    def commit(self) -> None:
+        """The consumer commits its position (as commitSync does)."""
+        self.committed_offset = self.position
+        self.last_commit_ms = self.cluster.now
+        self.events.append(("commit", self.committed_offset))
+
+    def crash(self) -> None:
+        """The consumer dies; a new one resumes from the last committed offset."""
+        self.events.append(("consumer_crash", self.position, self.committed_offset))
+        self.position = self.committed_offset
+        self.session += 1

@@ -1,0 +1,141 @@
+"""The follower side of replication (AbstractFetcherThread / ReplicaFetcherThread): fetch, reconcile, truncate.
+
+A follower sends its request to the broker it believes leads, in the leader epoch it knows
+(``fetch_request``), and applies the response (``fetch_response``): records and the HW, an
+OffsetsForLeaderEpoch answer or a diverging epoch to truncate by (per protocol generation),
+OFFSET_OUT_OF_RANGE, or a refusal.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .kafka_errors import DIVERGING, OFFSET_OUT_OF_RANGE, REFUSED
+from .replica import FETCHING, LEADER, TRUNCATING, InFlight, Replica
+
+if TYPE_CHECKING:
+    from .cluster import Cluster
+
+
+class ReplicaFetcher:
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+        self.events = cluster.events
+        self.protocol = cluster.protocol
+
+    def fetch(self, replica_id: str) -> None:
+        """One whole round; if a request is already in flight, this delivers it instead."""
+        follower = self.cluster.replica(replica_id)
+        if follower.in_flight is None:
+            self.fetch_request(replica_id)
+        if follower.in_flight is not None:
+            self.fetch_response(replica_id)
+
+    def fetch_request(self, replica_id: str) -> None:
+        """The follower's request reaches the leader and is handled there."""
+        cluster = self.cluster
+        follower = cluster.replica(replica_id)
+        if not follower.online:
+            return cluster.skip("fetch_request", replica_id, "replica is offline")
+        if follower.role == LEADER:
+            return cluster.skip("fetch_request", replica_id, "replica is the leader")
+        if follower.in_flight is not None:
+            return cluster.skip("fetch_request", replica_id, "a request is already in flight")
+        if follower.leader_id is None:
+            return cluster.skip("fetch_request", replica_id, "the partition has no leader")
+        leader = cluster.by_id[follower.leader_id]
+        if not leader.online:
+            return cluster.skip("fetch_request", replica_id, f"leader {leader.id} is offline")
+        cluster.replica_manager.fetch_messages(leader, follower)
+        return None
+
+    def fetch_response(self, replica_id: str) -> None:
+        """Deliver the follower's in-flight response (a parked fetch first times out)."""
+        cluster = self.cluster
+        follower = cluster.replica(replica_id)
+        request = follower.in_flight
+        if not follower.online:
+            return cluster.skip("fetch_response", replica_id, "replica is offline")
+        if request is None:
+            return cluster.skip("fetch_response", replica_id, "no request in flight")
+        if request.parked:
+            cluster.replica_manager.expire(request)
+        follower.in_flight = None
+        if request.error in REFUSED:
+            # the fetcher backs off and tries again; it learns the new state only from the
+            # controller (FENCED) or once the leader has learned it (UNKNOWN)
+            self.events.append(("refused", replica_id, request.leader.id, request.error, request.asked_epoch,
+                                request.leader.leader_epoch))
+        elif request.kind == "epoch":
+            self.process_epoch_response(follower, request)
+        elif request.error == DIVERGING:
+            self.process_diverging_epoch(follower, request)
+        elif request.error == OFFSET_OUT_OF_RANGE:
+            self.handle_offset_out_of_range(follower, request)
+        else:
+            self.process_fetch_response(follower, request)
+        return None
+
+    def process_fetch_response(self, follower: Replica, request: InFlight) -> None:
+        """Append the records, then HW = min(leader HW, own LEO)."""
+        if follower.fetch_state == TRUNCATING:   # kip595: the leader accepted the fetch
+            follower.fetch_state = FETCHING
+            self.events.append(("reconciled", follower.id, request.fetch_offset))
+        log = follower.log
+        if request.values:
+            start = len(log.values)
+            log.append_as_follower(request.epochs, request.values, request.seqs)
+            self.events.append(("replicate", follower.id, start, len(log.values)))
+            self.cluster.partition.maybe_flush(follower)
+        new_hw = request.hw if request.hw < len(log.values) else len(log.values)
+        if new_hw != follower.hw:
+            self.events.append(("hw", follower.id, follower.hw, new_hw, False))
+            follower.hw = new_hw
+
+    def process_diverging_epoch(self, follower: Replica, request: InFlight) -> None:
+        """kip595: no records, no HW; truncate and let the next fetch validate again."""
+        offset, _ = self.protocol.truncation_after_answer(follower.log, follower.hw, request.answer)
+        self.events.append(("diverging", follower.id, request.fetch_offset, request.asked_epoch,
+                            request.answer))
+        self.truncate(follower, offset, "diverging epoch")
+
+    def handle_offset_out_of_range(self, follower: Replica, request: InFlight) -> None:
+        """The leader is shorter than the follower (it lost or never had the suffix)."""
+        self.events.append(("out_of_range", follower.id, request.fetch_offset, request.leader_leo))
+        if request.leader_leo < follower.leo:
+            self.truncate(follower, request.leader_leo, "leader's log is shorter")
+
+    def process_epoch_response(self, follower: Replica, request: InFlight) -> None:
+        offset, done = self.protocol.truncation_after_answer(follower.log, follower.hw, request.answer)
+        self.events.append(("epoch_request", follower.id, request.asked_epoch, request.answer))
+        if done:
+            follower.fetch_state = FETCHING
+        self.truncate(follower, offset, "OffsetsForLeaderEpoch" if done else "OffsetsForLeaderEpoch, walking back")
+
+    def begin_reconciliation(self, replica: Replica) -> None:
+        """After a leader (kip320+: epoch) change: truncate now (to the HW, before 0.11) or
+        first ask the leader."""
+        offset = self.protocol.begin_reconciliation(replica.log, replica.hw)
+        if offset is None:
+            replica.fetch_state = TRUNCATING
+        else:
+            replica.fetch_state = FETCHING
+            self.truncate(replica, offset, "truncate to HW")
+
+    def truncate(self, replica: Replica, offset: int, reason: str) -> None:
+        """truncate_to, and clamp the HW to the new LEO."""
+        old = replica.leo
+        if offset < old:
+            replica.log.truncate_to(offset)
+            self.events.append(("truncate", replica.id, old, offset, reason))
+        if replica.hw > replica.leo:
+            self.events.append(("hw", replica.id, replica.hw, replica.leo, replica.is_leader))
+            replica.hw = replica.leo
+
+    def drop_in_flight(self, replica: Replica) -> None:
+        """The fetcher for this replica stops: its outstanding request is forgotten."""
+        request = replica.in_flight
+        if request is not None:
+            if request.parked and request in request.leader.purgatory:
+                request.leader.purgatory.remove(request)
+            replica.in_flight = None

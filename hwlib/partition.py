@@ -1,0 +1,197 @@
+"""The leader side of the partition on the broker that leads (kafka.cluster.Partition): roles, ISR, HW, appends.
+
+Functions carry Kafka's names (``make_leader``, ``make_follower``,
+``update_follower_fetch_state``, ``maybe_expand_isr``, ``maybe_shrink_isr``,
+``maybe_increment_leader_hw``, ``append_records_to_leader``) and follow ``Partition`` of the
+modelled release; each takes the broker's replica it acts on.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .controller import LeaderAndIsr
+from .kafka_errors import NOT_LEADER_OR_FOLLOWER, OUT_OF_ORDER_SEQUENCE_NUMBER
+from .replica import FETCHING, FOLLOWER, LEADER, NEVER_MS, RemoteReplica, Replica
+
+if TYPE_CHECKING:
+    from .cluster import Cluster
+
+
+class Partition:
+    def __init__(self, cluster: Cluster) -> None:
+        self.cluster = cluster
+        self.events = cluster.events
+        self.config = cluster.config
+        self.protocol = cluster.protocol
+        self.controller = cluster.controller
+        self.lag = cluster.config.replica_lag_time_max_ms
+
+    # ------------------------------------------------------------------------------ roles
+    def make_leader(self, replica: Replica, request: LeaderAndIsr, is_new_leader: bool,
+                    initial: bool = False) -> None:
+        """Partition.makeLeader with the request's epoch and ISR: reset followers' caught-up
+        times; a new leader (one that did not lead just before, by its own knowledge) forgets
+        their LEOs (unknown, -1) and never truncates; then try to advance the HW. A broker that
+        still believes it leads keeps its followers' LEOs, even across epochs it never heard
+        of (``isNewLeader = !isLeader`` in every release from 0.10.2 to 3.7: 3.7's
+        ``resetReplicaState(isNewLeader = false)`` keeps ``logEndOffsetMetadata``)."""
+        replica.role = LEADER
+        replica.leader_id = replica.id
+        replica.leader_epoch = request.epoch
+        replica.isr = request.isr
+        replica.awaiting_leader = False
+        replica.fetch_state = FETCHING
+        self.cluster.fetcher.drop_in_flight(replica)
+        replica.leader_epoch_start = self.protocol.on_become_leader(replica.log, request.epoch)
+        leo = replica.leo
+        now = self.cluster.now
+        isr = replica.isr
+        if is_new_leader:
+            replica.purgatory.clear()
+            replica.remotes = {}
+        for r in self.cluster.replicas:
+            if r is replica:
+                continue
+            caught_up = now if r.id in isr else NEVER_MS
+            remote = replica.remotes.get(r.id)
+            if remote is None:
+                replica.remotes[r.id] = RemoteReplica(0 if initial else -1, caught_up, leo, now)
+            else:
+                remote.last_caught_up_ms = caught_up
+                remote.last_fetch_leader_leo = leo
+                remote.last_fetch_ms = now
+        self.maybe_increment_leader_hw(replica)
+
+    def make_follower(self, replica: Replica, request: LeaderAndIsr) -> None:
+        """Partition.makeFollower when the leader changed (or, kip320+, the epoch): follow the
+        request's leader in its epoch, forget the cached ISR, reconcile."""
+        if replica.role == LEADER:
+            self.stop_leading(replica, NOT_LEADER_OR_FOLLOWER)
+        replica.role = FOLLOWER
+        replica.leader_id = request.leader
+        replica.leader_epoch = request.epoch
+        replica.isr = ()
+        replica.awaiting_leader = False
+        fetcher = self.cluster.fetcher
+        fetcher.drop_in_flight(replica)
+        fetcher.begin_reconciliation(replica)
+
+    def stop_leading(self, replica: Replica, code: str) -> None:
+        """The replica is no longer leader (demoted, or down): its pending produces fail with
+        ``code``, every request addressed to it is gone (parked or answered), and it forgets
+        its followers."""
+        cluster = self.cluster
+        cluster.producer.fail_pending(replica.id, code)
+        for r in cluster.replicas:
+            if r.in_flight is not None and r.in_flight.leader is replica:
+                r.in_flight = None
+        replica.purgatory.clear()
+        replica.remotes = {}
+
+    # ------------------------------------------------------------------------ followers
+    def update_follower_fetch_state(self, leader: Replica, follower_id: str, fetch_offset: int,
+                                    leader_leo: int) -> None:
+        """Remote LEO := fetch offset; caught-up time as in Kafka's Replica.updateFetchState."""
+        remote = leader.remotes[follower_id]
+        now = self.cluster.now
+        if fetch_offset >= leader_leo:
+            if now > remote.last_caught_up_ms:
+                remote.last_caught_up_ms = now
+        elif fetch_offset >= remote.last_fetch_leader_leo:
+            if remote.last_fetch_ms > remote.last_caught_up_ms:
+                remote.last_caught_up_ms = remote.last_fetch_ms
+        remote.leo = fetch_offset
+        remote.last_fetch_leader_leo = leader_leo
+        remote.last_fetch_ms = now
+
+    def maybe_expand_isr(self, leader: Replica, follower_id: str) -> None:
+        """A follower joins the ISR once its remote LEO reaches the leader's HW."""
+        isr = leader.isr
+        leo = leader.remotes[follower_id].leo
+        if follower_id in isr or leo < leader.hw or leo < self.protocol.isr_join_floor(leader.leader_epoch_start):
+            return
+        new_isr = tuple(r for r in self.controller.assignment if r in isr or r == follower_id)
+        if self.update_isr(leader, new_isr, f"{follower_id} caught up to HW {leader.hw}"):
+            self.maybe_increment_leader_hw(leader)
+
+    def maybe_shrink_isr(self, leader: Replica) -> None:
+        """Drop followers not caught up for longer than replica.lag.time.max.ms."""
+        leader_leo = leader.leo
+        now, lag = self.cluster.now, self.lag
+        out = [rid for rid in leader.isr
+               if rid != leader.id
+               and leader.remotes[rid].leo != leader_leo
+               and now - leader.remotes[rid].last_caught_up_ms > lag]
+        if out:
+            new_isr = tuple(r for r in leader.isr if r not in out)
+            if self.update_isr(leader, new_isr, f"{','.join(out)} lagged > {lag} ms"):
+                self.maybe_increment_leader_hw(leader)
+
+    def update_isr(self, leader: Replica, new_isr: tuple[str, ...], reason: str) -> bool:
+        """The leader writes a new ISR (ZooKeeper conditional update / AlterPartition). The
+        write is refused, and the leader's cached ISR kept, unless it is the controller's
+        current leader in the current epoch (a zombie leader keeps retrying, as Kafka logs
+        "Cached zkVersion ... not equal to that in zookeeper")."""
+        ctl = self.controller
+        if ctl.leader != leader.id or ctl.leader_epoch != leader.leader_epoch:
+            self.events.append(("isr_refused", leader.id, leader.leader_epoch, new_isr, reason))
+            return False
+        old_isr, old_elr = ctl.isr, ctl.elr
+        ctl.set_isr(new_isr)
+        leader.isr = ctl.isr
+        self.cluster.note_membership(old_isr, old_elr, reason)
+        return True
+
+    # -------------------------------------------------------------------------- the HW
+    def maybe_increment_leader_hw(self, leader: Replica) -> bool:
+        """HW = min LEO over the leader and every follower in the ISR or caught up within the lag;
+        it only ever rises. Completes acks=all produces it passes."""
+        isr = leader.isr
+        if self.protocol.strict_min_isr and len(isr) < self.config.min_insync_replicas:
+            return False
+        new_hw = len(leader.log.values)
+        horizon = self.cluster.now - self.lag
+        dead = self.controller.dead if self.protocol.hw_counts_only_live_followers else ()
+        for rid, remote in leader.remotes.items():
+            if remote.leo < new_hw and (rid in isr or (remote.last_caught_up_ms >= horizon and rid not in dead)):
+                new_hw = remote.leo
+        if new_hw <= leader.hw:
+            return False
+        self.events.append(("hw", leader.id, leader.hw, new_hw, True))
+        leader.hw = new_hw
+        producer = self.cluster.producer
+        if producer.pending:
+            producer.complete_delayed(leader)
+        return True
+
+    # ------------------------------------------------------------------------- appends
+    def append_records_to_leader(self, leader: Replica, value: str, seq: int) -> tuple[int, str | None]:
+        """Append in the leader's epoch, wake parked fetches, try the HW; returns (offset,
+        error). An idempotent producer's duplicate is answered with the original offset and a
+        sequence gap with OUT_OF_ORDER_SEQUENCE_NUMBER, from the producer state the leader
+        rebuilds from its log."""
+        log = leader.log
+        if seq >= 0:
+            last_seq, last_offset = log.last_sequence()
+            if seq <= last_seq:
+                for offset in range(last_offset, -1, -1):
+                    if log.seqs[offset] == seq:
+                        self.events.append(("duplicate_seq", value, seq, offset))
+                        return offset, None
+            if seq != last_seq + 1:
+                return -1, OUT_OF_ORDER_SEQUENCE_NUMBER
+        epoch = leader.leader_epoch
+        offset = log.append(epoch, value, seq)
+        self.events.append(("append", leader.id, offset, epoch, value))
+        self.maybe_flush(leader)
+        if leader.purgatory:
+            self.cluster.replica_manager.wake_parked_fetches(leader)
+        self.maybe_increment_leader_hw(leader)
+        return offset, None
+
+    def maybe_flush(self, replica: Replica) -> None:
+        """log.flush.interval.messages: flush once that many records are unflushed."""
+        interval = self.config.log_flush_interval_messages
+        if interval is not None and replica.leo - replica.log.flushed >= interval:
+            replica.log.flush()
