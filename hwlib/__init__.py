@@ -6,9 +6,10 @@ from .cluster import Cluster
 from .config import PROTOCOLS, ClusterConfig
 from .epoch_cache import LeaderEpochCache
 from .errors import ConfigError, HwlibError, ScenarioError, UnknownScenarioError
+from .run import RunResult, run_scenario, run_steps
 from .scenario import Scenario, builtin_scenarios, load_scenario
 from .steps import Step, parse_step, parse_steps
-from .trace import RunResult, Trace, run_scenario, run_steps
+from .trace import Trace
 
 __version__ = "0.1.0"
 

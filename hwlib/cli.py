@@ -11,8 +11,8 @@ from pathlib import Path
 
 from .config import PROTOCOLS
 from .errors import HwlibError
+from .run import RunResult, run_scenario
 from .scenario import builtin_scenarios, load_scenario, scenario_table
-from .trace import RunResult, run_scenario
 
 
 class _Parser(argparse.ArgumentParser):

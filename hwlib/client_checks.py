@@ -59,7 +59,7 @@ class ClientChecks:
     def finish(self, step: int, leader: Replica) -> None:
         """Judge acknowledged records against the final (online) leader's log."""
         present = set(leader.log.values)
-        offsets = {}
+        offsets: dict[str, int] = {}
         for request in self.cluster.producer.produces:
             if request.status == "acked":
                 offsets.setdefault(request.value, request.offset)
@@ -103,12 +103,12 @@ class ClientChecks:
                              value=value, offset=offsets[1])
         latest_offset, latest_value = -1, None
         for request in self.cluster.producer.produces:          # in the order they were first sent
-            offsets = where.get(request.value)
-            if not offsets:
+            at = where.get(request.value)
+            if not at:
                 continue
-            if offsets[0] < latest_offset:
+            if at[0] < latest_offset:
                 self.report("reordered", step, f"{request.value} was sent after {latest_value} but "
-                             f"stands before it (offset {offsets[0]} < {latest_offset})",
-                             value=request.value, offset=offsets[0])
+                             f"stands before it (offset {at[0]} < {latest_offset})",
+                             value=request.value, offset=at[0])
             else:
-                latest_offset, latest_value = offsets[0], request.value
+                latest_offset, latest_value = at[0], request.value

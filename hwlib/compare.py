@@ -8,8 +8,8 @@ from pathlib import Path
 
 from .config import PROTOCOLS
 from .files import atomic_path, write_text_atomically
+from .run import RunResult, run_scenario
 from .scenario import Scenario
-from .trace import RunResult, run_scenario
 
 
 def run_matrix(scenarios: list[Scenario], protocols=PROTOCOLS) -> dict[tuple[str, str], RunResult]:

@@ -64,13 +64,16 @@ class Consumer:
         nobody to ask, a broker down or not leading, and - consumers of Kafka >= 2.3 (the
         client side of KIP-320: kip595 on) - a leader epoch other than the broker's."""
         skip = self.cluster.skip
-        current = leader is None or leader.id == self.cluster.controller.leader
-        if leader is None or not leader.online:
+        if leader is None:
+            skip("consume", None, "no online leader")
+            return NOT_LEADER_OR_FOLLOWER
+        current = leader.id == self.cluster.controller.leader
+        if not leader.online:
             if current:
                 skip("consume", None, "no online leader")
             else:
                 skip("consume", leader.id, "the broker is down (NETWORK_EXCEPTION)")
-            return NETWORK_EXCEPTION if leader is not None else NOT_LEADER_OR_FOLLOWER
+            return NETWORK_EXCEPTION
         if leader.role != LEADER:
             if current:   # elected, but its LeaderAndIsr has not arrived
                 skip("consume", None, f"{leader.id} does not know yet that it leads (NOT_LEADER_OR_FOLLOWER)")

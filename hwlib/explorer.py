@@ -15,9 +15,9 @@ import ipywidgets as w
 
 from .config import PROTOCOLS
 from .errors import HwlibError
+from .run import RunResult, run_steps
 from .scenario import Scenario, builtin_scenarios, load_scenario
 from .steps import Step
-from .trace import RunResult, run_steps
 from .views import rendered_frames, stepper_html
 
 #: fork actions -> how they become a step (replica-less actions ignore the replica)

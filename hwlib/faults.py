@@ -15,7 +15,7 @@ from __future__ import annotations
 import bisect
 import functools
 import hashlib
-import json
+import marshal
 import os
 import random
 from dataclasses import asdict, dataclass, field, fields
@@ -174,7 +174,12 @@ def derive_seed(sweep_seed: int, schedule_cell: str, run: int) -> int:
 
 
 def schedule_hash(steps) -> str:
-    return hashlib.sha256(json.dumps([s.to_obj() for s in steps], separators=(",", ":")).encode()).hexdigest()[:16]
+    """16 hex digits of BLAKE2b over ``marshal`` (format 2) of every step's fields: equal
+    schedules, equal hashes, in any process (version 2; version 1 hashed each step's YAML form
+    as JSON)."""
+    fields = [(s.kind, s.replica, s.value, s.acks, s.ms, s.lose_unflushed, s.detected, s.lose_ack, s.count)
+              for s in steps]
+    return hashlib.blake2b(marshal.dumps(fields, 2), digest_size=8).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -195,7 +200,7 @@ def generate(profile: FaultProfile, seed: int, replicas: tuple[str, ...]) -> Sch
     if profile.swarm:
         enabled = [a for a in enabled if a in BASE_ACTIONS or rand() < 0.5]
     if not enabled:   # swarm switched every fault off and the profile has no base action
-        enabled = [max(weights, key=weights.get)]
+        enabled = [max(weights, key=lambda a: weights[a])]
     cumulative, total = [], 0.0
     for action in enabled:
         total += weights[action]
@@ -308,7 +313,7 @@ def _steps_for(replicas: tuple[str, ...]) -> dict[str, tuple[Step, ...]]:
 def fired_faults(steps, events, marks) -> tuple[str, ...]:
     """The fault kinds that acted in a run: a step whose own events are not just a ``skip``.
     ``marks[i]`` is the number of events after step i (``marks[0]``: before the first step)."""
-    fired = set()
+    fired: set[str] = set()
     for i, step in enumerate(steps, 1):
         kind = _FAULT_OF_STEP.get(step.kind)
         if kind is None and not (step.kind == "produce" and (step.lose_ack or step.replica is not None)):
@@ -327,7 +332,8 @@ def fired_faults(steps, events, marks) -> tuple[str, ...]:
                 continue
         elif step.kind == "elect" and not any(e[0] == "leader" for e in own):
             continue
-        fired.add(kind)
+        if kind is not None:
+            fired.add(kind)
     for event in events:                    # time passing that actually shrank the ISR
         if event[0] == "isr" and "lagged" in event[3]:
             fired.add("isr_expiry")

@@ -11,6 +11,9 @@ from .epoch_cache import UNDEFINED_EPOCH, UNDEFINED_OFFSET
 from .errors import ConfigError
 from .log import ReplicaLog
 
+#: an OffsetsForLeaderEpoch answer: 0.11's end offset, or from 2.0 (epoch, end offset)
+Answer = int | tuple[int, int]
+
 
 class Protocol:
     """Kafka <= 0.10.2 (``hw``): a follower truncates to its own high watermark."""
@@ -29,12 +32,17 @@ class Protocol:
 
     def epoch_request(self, log: ReplicaLog) -> int:
         """The epoch a reconciling follower asks the leader about."""
-        return log.cache.latest_epoch if len(log.cache) else UNDEFINED_EPOCH
+        latest = log.cache.latest_epoch
+        return latest if latest is not None else UNDEFINED_EPOCH
 
-    def answer_epoch_request(self, leader_log: ReplicaLog, epoch: int):
+    def answer_epoch_request(self, leader_log: ReplicaLog, epoch: int) -> Answer:
         raise NotImplementedError(f"protocol {self.name} sends no OffsetsForLeaderEpoch request")
 
-    def truncation_after_answer(self, log: ReplicaLog, hw: int, answer) -> tuple[int, bool]:
+    def diverging_epoch(self, leader_log: ReplicaLog, last_fetched_epoch: int,
+                        fetch_offset: int) -> tuple[int, int] | None:
+        raise NotImplementedError(f"protocol {self.name} does not validate fetches by epoch")
+
+    def truncation_after_answer(self, log: ReplicaLog, hw: int, answer: Answer) -> tuple[int, bool]:
         """Where to truncate after the leader's answer, and whether reconciliation is done
         (False: truncate there, then ask again - one more round trip)."""
         raise NotImplementedError(f"protocol {self.name} sends no OffsetsForLeaderEpoch request")
@@ -84,7 +92,7 @@ class Kip101(Protocol):
         # 0.11 sends no request for a partition without epochs: it truncates to the HW.
         return hw if not len(log.cache) else None
 
-    def answer_epoch_request(self, leader_log: ReplicaLog, epoch: int) -> int:
+    def answer_epoch_request(self, leader_log: ReplicaLog, epoch: int) -> Answer:
         """0.11's one-offset answer: LEO for the latest epoch; -1 when nothing lies above the
         asked epoch or it is below the first; else the start of the first later epoch."""
         cache = leader_log.cache
@@ -92,12 +100,14 @@ class Kip101(Protocol):
             return UNDEFINED_OFFSET
         if cache.latest_epoch == epoch:
             return leader_log.log_end_offset
-        if epoch < cache.earliest_epoch:
+        earliest = cache.earliest_epoch
+        if earliest is not None and epoch < earliest:
             return UNDEFINED_OFFSET
         _, end_offset = cache.end_offset_for(epoch, leader_log.log_end_offset)
         return end_offset
 
-    def truncation_after_answer(self, log: ReplicaLog, hw: int, answer: int) -> tuple[int, bool]:
+    def truncation_after_answer(self, log: ReplicaLog, hw: int, answer: Answer) -> tuple[int, bool]:
+        assert isinstance(answer, int)
         if answer == UNDEFINED_OFFSET:
             return hw, True
         return min(answer, log.log_end_offset), True
@@ -117,17 +127,17 @@ class Kip279(Kip101):
     def end_offset_for(self, log: ReplicaLog, epoch: int) -> tuple[int, int]:
         """The cache lookup as this release did it, on either side of the request. 2.0
         answered ``(-1, -1)`` below the first epoch; later releases ``(epoch, first start)``."""
-        cache = log.cache
-        if len(cache) and epoch != UNDEFINED_EPOCH and epoch < cache.earliest_epoch:
+        earliest = log.cache.earliest_epoch
+        if earliest is not None and epoch != UNDEFINED_EPOCH and epoch < earliest:
             return UNDEFINED_EPOCH, UNDEFINED_OFFSET
-        return cache.end_offset_for(epoch, log.log_end_offset)
+        return log.cache.end_offset_for(epoch, log.log_end_offset)
 
-    def answer_epoch_request(self, leader_log: ReplicaLog, epoch: int) -> tuple[int, int]:
+    def answer_epoch_request(self, leader_log: ReplicaLog, epoch: int) -> Answer:
         return self.end_offset_for(leader_log, epoch)
 
-    def truncation_after_answer(self, log: ReplicaLog, hw: int,
-                                answer: tuple[int, int]) -> tuple[int, bool]:
+    def truncation_after_answer(self, log: ReplicaLog, hw: int, answer: Answer) -> tuple[int, bool]:
         """AbstractFetcherThread.getOffsetTruncationState (2.0)."""
+        assert isinstance(answer, tuple)
         leader_epoch, leader_end = answer
         leo = log.log_end_offset
         if leader_end == UNDEFINED_OFFSET:

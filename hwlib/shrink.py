@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from .checks import KINDS
 from .config import ClusterConfig
 from .errors import ScenarioError
+from .run import run_steps
 from .scenario import Scenario
 from .steps import Step
-from .trace import run_steps
 
 
 @dataclass(frozen=True)

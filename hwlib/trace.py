@@ -1,19 +1,17 @@
-"""Running a scenario: per-step snapshots and events, anomalies, the trace hash, DataFrame views."""
+"""A recorded run: per-step snapshots and events, the final state, DataFrame views."""
 
 from __future__ import annotations
 
-import functools
-import hashlib
-import json
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from .checks import Anomaly, AnomalyChecker
-from .cluster import Cluster
-from .config import ClusterConfig
+from .checks import Anomaly
 from .events import describe
 from .replica import LEADER
-from .scenario import Scenario
 from .steps import Step
+
+if TYPE_CHECKING:
+    from .cluster import Cluster
 
 
 def snapshot(cluster: Cluster) -> dict:
@@ -124,119 +122,3 @@ class Trace:
         for col in ("remote_leo", "partition_hw", "leader_leo", "hw_lag_leader", "hw_lag"):
             frame[col] = frame[col].astype("Int64")
         return frame
-
-
-@dataclass
-class RunResult:
-    name: str
-    config: ClusterConfig
-    steps: tuple[Step, ...]
-    anomalies: list[Anomaly]
-    acked: list[str]
-    produces: list[dict]
-    final: dict
-    trace_hash: str
-    trace: Trace | None = None
-    #: polls, records read, values read by more than one consumer session (at-least-once
-    #: reprocessing after a consumer crash), committed offset, position
-    consumer: dict = field(default_factory=dict)
-    #: every event of the run, and ``marks[i]`` = how many came before the end of step i
-    #: (``marks[0]``: at the start), so step i's own events are ``events[marks[i-1]:marks[i]]``
-    events: list[tuple] = field(default_factory=list, repr=False)
-    marks: list[int] = field(default_factory=list, repr=False)
-
-    @property
-    def protocol(self) -> str:
-        return self.config.protocol
-
-    def anomaly_kinds(self) -> list[str]:
-        return sorted({a.kind for a in self.anomalies})
-
-    def to_json(self) -> dict:
-        out = dict(self.final)
-        out["anomalies"] = [a.as_dict() for a in self.anomalies]
-        out["scenario"] = self.name
-        out["protocol"] = self.protocol
-        out["produces"] = self.produces
-        out["trace_hash"] = self.trace_hash
-        out["consumer"] = self.consumer
-        return out
-
-
-def consumer_stats(cluster: Cluster) -> dict:
-    sessions_by_value: dict[str, set[int]] = {}
-    for session, records in cluster.polls:
-        for _, _, value in records:
-            sessions_by_value.setdefault(value, set()).add(session)
-    return {
-        "polls": len(cluster.polls),
-        "read": sum(len(records) for _, records in cluster.polls),
-        "reprocessed": [v for v, sessions in sessions_by_value.items() if len(sessions) > 1],
-        "committed": cluster.committed_offset,
-        "position": cluster.consumer_position,
-    }
-
-
-#: settings added after the first release, with their defaults: at the default they stay out
-#: of the trace hash, so traces recorded before they existed keep their hashes
-_LATER_SETTINGS = {"client_metadata": "current"}
-
-
-@functools.lru_cache(maxsize=256)
-def _config_bytes(config: ClusterConfig) -> bytes:
-    """The config part of the trace hash (sweeps run thousands of times per config)."""
-    settings = config.to_dict()
-    for name, default in _LATER_SETTINGS.items():
-        if settings[name] == default:
-            del settings[name]
-    return repr(settings).encode()
-
-
-def run_steps(config: ClusterConfig, steps, name: str = "run", record: bool = True,
-              on_step=None) -> RunResult:
-    """Run ``steps`` on a fresh cluster. ``record=False`` keeps only events, anomalies and the
-    hash (for sweeps); the hash is the same either way. ``on_step(cluster)`` is called after
-    every step (sweeps measure HW lag with it); it must not change the cluster."""
-    cluster = Cluster(config)
-    checker = AnomalyChecker(cluster)
-    checker.observe(0)
-    snapshots = [snapshot(cluster)] if record else None
-    marks = [len(cluster.events)]
-    steps = tuple(steps)
-    observe, events = checker.observe, cluster.events
-    for i, call in enumerate([cluster.bind(step) for step in steps], 1):
-        call()
-        observe(i)
-        marks.append(len(events))
-        if on_step is not None:
-            on_step(cluster)
-        if record:
-            snapshots.append(snapshot(cluster))
-    anomalies = checker.finish(len(steps))
-    final = final_state(snapshots[-1] if record else snapshot(cluster))
-    # The hash covers the config, every event with the step it belongs to, the final state
-    # and the anomalies: equal hashes mean equal traces.
-    digest = hashlib.sha256(_config_bytes(config))
-    digest.update(repr(marks).encode())
-    digest.update(repr(events).encode())
-    digest.update(json.dumps(final, sort_keys=True).encode())
-    digest.update(repr([a.as_dict() for a in anomalies]).encode())
-    trace = None
-    if record:
-        step_events = [events[marks[i - 1] if i else 0:marks[i]] for i in range(len(marks))]
-        trace = Trace(steps, snapshots, step_events, anomalies)
-    return RunResult(name, config, steps, anomalies, list(cluster.acked),
-                     [p.as_dict() for p in cluster.produces], final, digest.hexdigest(), trace,
-                     consumer_stats(cluster), events, marks)
-
-
-def run_scenario(scenario: Scenario | str, protocol: str | None = None,
-                 record: bool = True) -> RunResult:
-    """Run a scenario (object, built-in name or path), optionally under another protocol."""
-    if not isinstance(scenario, Scenario):
-        from .scenario import load_scenario
-
-        scenario = load_scenario(scenario)
-    if protocol is not None:
-        scenario = scenario.with_protocol(protocol)
-    return run_steps(scenario.config, scenario.steps, scenario.name, record)

@@ -30,10 +30,10 @@ import pandas as pd
 from .. import __version__
 from ..faults import derive_seed, generate
 from ..files import atomic_path, write_text_atomically
+from ..run import HASH_VERSION, run_steps
 from ..scenario import Scenario
 from ..shrink import shrink
-from ..trace import run_steps
-from .runs import anomaly_column, run_one
+from .runs import anomaly_column, run_one, schema
 from .spec import SweepSpec, SweepSpecError
 
 #: anomaly kinds that count as a violation for shrinking, most serious first
@@ -100,13 +100,14 @@ def _prepare_dir(out: Path, spec: SweepSpec, chunks, resume: bool, overwrite: bo
     if overwrite and state_path.exists():     # only ever delete what is recognisably a sweep
         shutil.rmtree(out)
     state = {"name": spec.name, "spec_hash": spec.spec_hash(), "runs": spec.runs,
-             "batch_size": spec.batch_size, "chunks": len(chunks), "spec": spec.raw}
+             "batch_size": spec.batch_size, "chunks": len(chunks), "hash_version": HASH_VERSION,
+             "columns": [name for name, _ in schema(spec)], "spec": spec.raw}
     if state_path.exists():
         if not resume:
             raise SweepDirError(f"out: {out} already holds a sweep; pass --resume to continue it, "
                                 "--overwrite to replace it, or choose another directory")
         old = json.loads(state_path.read_text())
-        for key in ("spec_hash", "runs", "batch_size", "chunks"):
+        for key in ("spec_hash", "runs", "batch_size", "chunks", "hash_version", "columns"):
             if old.get(key) != state[key]:
                 raise SweepDirError(f"out: {out} holds a different sweep ({key} {old.get(key)!r}, this one "
                                     f"{state[key]!r}); use another directory")
@@ -177,7 +178,8 @@ def run_sweep(spec: SweepSpec, out, *, master: str | None = None, resume: bool =
     result.wall_s = time.perf_counter() - started
     manifest = {
         "name": spec.name, "description": spec.description, "spec": spec.raw,
-        "spec_hash": spec.spec_hash(), "hwlib_version": __version__, "git_commit": _git_commit(),
+        "spec_hash": spec.spec_hash(), "hash_version": HASH_VERSION, "hwlib_version": __version__,
+        "git_commit": _git_commit(),
         "spark_version": spark_version, "spark_master": master_url,
         "python_version": platform.python_version(), "pandas_version": pd.__version__,
         "cells": len(spec.cells), "runs_per_cell": spec.runs, "rows": rows,

@@ -12,6 +12,7 @@ from collections import Counter
 import pandas as pd
 
 from ..checks import KINDS
+from ..faults import FAULT_KINDS, derive_seed, fired_faults, generate, schedule_hash
 from ..kafka_errors import (
     NETWORK_EXCEPTION,
     NOT_ENOUGH_REPLICAS,
@@ -20,9 +21,8 @@ from ..kafka_errors import (
     OUT_OF_ORDER_SEQUENCE_NUMBER,
     REQUEST_TIMED_OUT,
 )
-from ..faults import FAULT_KINDS, derive_seed, fired_faults, generate, schedule_hash
 from ..replica import LEADER
-from ..trace import run_steps
+from ..run import run_steps
 from .spec import Cell, SweepSpec
 
 #: produce error codes counted per run, one column each (err_<code>)

@@ -1,0 +1,171 @@
+"""Running a schedule: the step loop with its checker, the result, and the trace hash (version 2).
+
+``run_steps`` is the hot path of every sweep: it records snapshots only when asked, and
+builds the final state, the produce list and the consumer statistics of its result only
+when someone reads them.
+
+The trace hash (version 2) is BLAKE2b over the config, then ``marshal`` (format 2: no
+object references, so equal values give equal bytes in any process, compiled or not) of the
+step marks and every event, of the final state and of the anomalies: equal hashes mean
+equal traces. Version 1 hashed ``repr``/JSON text of the same content.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import marshal
+from typing import TYPE_CHECKING, Any
+
+from .checks import Anomaly, AnomalyChecker
+from .cluster import Cluster
+from .config import ClusterConfig
+from .scenario import Scenario, load_scenario
+from .trace import Trace, final_state, snapshot
+
+if TYPE_CHECKING:
+    from .steps import Step
+
+#: the trace and schedule hashes' format (README "Trace hashes")
+HASH_VERSION = 2
+
+#: settings added after the first release, with their defaults: at the default they stay out
+#: of the trace hash, so traces recorded before they existed keep their hashes
+_LATER_SETTINGS = {"client_metadata": "current"}
+
+
+@functools.lru_cache(maxsize=256)
+def _config_bytes(config: ClusterConfig) -> bytes:
+    """The config part of the trace hash (sweeps run thousands of times per config)."""
+    settings = config.to_dict()
+    for name, default in _LATER_SETTINGS.items():
+        if settings[name] == default:
+            del settings[name]
+    return repr(settings).encode()
+
+
+def _state_key(cluster: Cluster) -> tuple:
+    """The final state as the hash sees it: leader, epoch, ISR, ELR, acknowledged values,
+    and every replica's liveness, HW, log and epoch cache."""
+    ctl = cluster.controller
+    return (ctl.leader, ctl.leader_epoch, ctl.isr, ctl.elr, cluster.producer.acked,
+            [(r.id, r.online, r.hw, r.log.values, r.log.epochs, r.log.cache.entries) for r in cluster.replicas])
+
+
+def trace_hash(config: ClusterConfig, cluster: Cluster, marks: list[int], anomalies: list[Anomaly]) -> str:
+    digest = hashlib.blake2b(_config_bytes(config), digest_size=32)
+    digest.update(marshal.dumps((marks, cluster.events), 2))
+    digest.update(marshal.dumps(_state_key(cluster), 2))
+    digest.update(marshal.dumps([(a.kind, a.step, a.detail, a.replica, a.offset, a.value) for a in anomalies], 2))
+    return digest.hexdigest()
+
+
+class RunResult:
+    """What a run left: anomalies, acknowledged values, events, the hash, and (recorded runs)
+    the trace; ``final``, ``produces`` and ``consumer`` are computed on first use."""
+
+    def __init__(self, name: str, config: ClusterConfig, steps: tuple[Step, ...], cluster: Cluster,
+                 anomalies: list[Anomaly], trace_hash: str, marks: list[int], trace: Trace | None) -> None:
+        self.name = name
+        self.config = config
+        self.steps = steps
+        self.anomalies = anomalies
+        self.acked = list(cluster.producer.acked)
+        self.trace_hash = trace_hash
+        self.trace = trace
+        #: every event of the run, and ``marks[i]`` = how many came before the end of step i
+        #: (``marks[0]``: at the start), so step i's own events are ``events[marks[i-1]:marks[i]]``
+        self.events = cluster.events
+        self.marks = marks
+        self._cluster = cluster
+        self._final: dict | None = None
+
+    def __repr__(self) -> str:
+        return (f"RunResult({self.name!r}, protocol={self.protocol!r}, steps={len(self.steps)}, "
+                f"anomalies={self.anomaly_kinds()}, trace_hash={self.trace_hash[:16]!r})")
+
+    @property
+    def protocol(self) -> str:
+        return self.config.protocol
+
+    @property
+    def final(self) -> dict:
+        """The ``hwlib run --json`` shape of the final state (DESIGN.md), without anomalies."""
+        if self._final is None:
+            last = self.trace.snapshots[-1] if self.trace is not None else snapshot(self._cluster)
+            self._final = final_state(last)
+        return self._final
+
+    @property
+    def produces(self) -> list[dict]:
+        return [p.as_dict() for p in self._cluster.producer.produces]
+
+    @property
+    def consumer(self) -> dict:
+        """Polls, records read, values read by more than one consumer session (at-least-once
+        reprocessing after a consumer crash), committed offset, position."""
+        consumer = self._cluster.consumer
+        sessions_by_value: dict[str, set[int]] = {}
+        for session, records in consumer.polls:
+            for _, _, value in records:
+                sessions_by_value.setdefault(value, set()).add(session)
+        return {
+            "polls": len(consumer.polls),
+            "read": sum(len(records) for _, records in consumer.polls),
+            "reprocessed": [v for v, sessions in sessions_by_value.items() if len(sessions) > 1],
+            "committed": consumer.committed_offset,
+            "position": consumer.position,
+        }
+
+    def anomaly_kinds(self) -> list[str]:
+        return sorted({a.kind for a in self.anomalies})
+
+    def to_json(self) -> dict[str, Any]:
+        out = dict(self.final)
+        out["anomalies"] = [a.as_dict() for a in self.anomalies]
+        out["scenario"] = self.name
+        out["protocol"] = self.protocol
+        out["produces"] = self.produces
+        out["trace_hash"] = self.trace_hash
+        out["consumer"] = self.consumer
+        return out
+
+
+def run_steps(config: ClusterConfig, steps, name: str = "run", record: bool = True,
+              on_step=None) -> RunResult:
+    """Run ``steps`` on a fresh cluster. ``record=False`` keeps no snapshots (for sweeps); the
+    hash is the same either way. ``on_step(cluster)`` is called after every step (sweeps
+    measure HW lag with it); it must not change the cluster."""
+    cluster = Cluster(config)
+    checker = AnomalyChecker(cluster)
+    checker.observe(0)
+    snapshots = [snapshot(cluster)] if record else []
+    events = cluster.events
+    marks = [len(events)]
+    steps = tuple(steps)
+    observe = checker.observe
+    for i, call in enumerate([cluster.bind(step) for step in steps], 1):
+        call()
+        observe(i)
+        marks.append(len(events))
+        if on_step is not None:
+            on_step(cluster)
+        if record:
+            snapshots.append(snapshot(cluster))
+    anomalies = checker.finish(len(steps))
+    digest = trace_hash(config, cluster, marks, anomalies)
+    trace = None
+    if record:
+        step_events = [events[marks[i - 1] if i else 0:marks[i]] for i in range(len(marks))]
+        trace = Trace(steps, snapshots, step_events, anomalies)
+    return RunResult(name, config, steps, cluster, anomalies, digest, marks, trace)
+
+
+def run_scenario(scenario: Scenario | str, protocol: str | None = None,
+                 record: bool = True) -> RunResult:
+    """Run a scenario (object, built-in name or path), optionally under another protocol."""
+    if not isinstance(scenario, Scenario):
+        scenario = load_scenario(scenario)
+    if protocol is not None:
+        scenario = scenario.with_protocol(protocol)
+    return run_steps(scenario.config, scenario.steps, scenario.name, record)
