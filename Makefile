@@ -7,7 +7,10 @@ STAMP  := $(VENV)/.installed-$(EXTRAS)
 
 .PHONY: setup test report bench lint clean
 
+# After the install: the compiled engine (mypyc) for the current sources, when a C compiler is
+# present; otherwise one line says the interpreted engine will run. A no-op when up to date.
 setup: $(STAMP)
+	@$(PY) -m hwlib.build_engine
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "hwlib needs Python >= 3.11, found " + sys.version.split()[0]'

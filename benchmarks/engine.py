@@ -1,43 +1,66 @@
-"""Engine speed: fetch rounds per second on one core for a 3-replica partition.
+"""Engine speed, compiled vs interpreted, in one run: the engine alone, the checker's cost, whole sweep runs.
 
-A round is one follower's fetch: the request handled at the leader and the response applied
-at the follower. The workload is steady replication: each produce (acks=all) is followed by
-one round per follower, so every round moves records and the HW. Printed, not asserted.
+Every measurement runs in a fresh subprocess per engine (HWLIB_ENGINE=compiled or
+interpreted), the engines alternating, best of ``--repeat`` (this machine is shared and
+noisy); speedups are against the interpreted engine measured in the same run, and with
+``--baseline-ref REF`` also against the interpreted engine of git REF (say, the main an
+optimisation started from), checked out in a temporary worktree. Printed, not asserted.
 
-    python benchmarks/engine.py [--rounds N]
+    python benchmarks/engine.py [--repeat 3] [--baseline-ref 0d40eb5]
+
+Workloads (3 replicas): ``engine`` - steady replication, a produce (acks=all) then one fetch
+round per follower, Cluster methods called directly; ``checker`` - the same through step
+dispatch with the anomaly checker after every step (its cost is the difference); ``sweep``
+- whole sweep runs as Spark executes them (swarm profile, 200 steps, kip320, acks=all, min
+ISR 2: schedule generation, run, checks, row).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import subprocess
+import sys
+import tempfile
 import time
+from pathlib import Path
 
-from hwlib import AnomalyChecker, Cluster, ClusterConfig, Step, run_steps
-
-
-def bare_rounds(rounds: int) -> float:
-    """Cluster methods called directly: the engine alone."""
-    c = Cluster(ClusterConfig(replicas=("A", "B", "C"), protocol="kip101", min_insync_replicas=2))
-    fetch, produce = c.fetch, c.produce
-    start = time.perf_counter()
-    for i in range(rounds // 2):
-        produce("v")
-        fetch("B")
-        fetch("C")
-        if i % 1024 == 0:
-            c.events.clear()
-    return time.perf_counter() - start
+REPO = Path(__file__).resolve().parent.parent
+ROUNDS, SWEEP_RUNS = 100_000, 1_000
 
 
-def checked_rounds(rounds: int) -> float:
-    """Same workload through Step dispatch with the anomaly checker after every step."""
-    c = Cluster(ClusterConfig(replicas=("A", "B", "C"), protocol="kip101", min_insync_replicas=2))
+def child(workload: str) -> float:
+    """One measurement in this process (whatever engine it imported); returns seconds."""
+    from hwlib import AnomalyChecker, Cluster, ClusterConfig, Step
+
+    config = ClusterConfig(replicas=("A", "B", "C"), protocol="kip101", min_insync_replicas=2)
+    if workload == "sweep":
+        from hwlib.sweep import parse_spec
+        from hwlib.sweep.runs import run_batch
+
+        spec = parse_spec({"name": "bench", "seed": 1, "runs": SWEEP_RUNS, "profile": "swarm",
+                           "grid": {"protocol": ["kip320"], "replicas": [3], "acks": ["all"],
+                                    "min_insync_replicas": [2]}})
+        start = time.perf_counter()
+        run_batch(spec, 0, spec.total_runs)
+        return time.perf_counter() - start
+    c = Cluster(config)
+    if workload == "engine":
+        fetch, produce = c.fetch, c.produce
+        start = time.perf_counter()
+        for i in range(ROUNDS // 2):
+            produce("v")
+            fetch("B")
+            fetch("C")
+            if i % 1024 == 0:
+                c.events.clear()
+        return time.perf_counter() - start
     checker = AnomalyChecker(c)
     steps = [Step("produce", value="v"), Step("fetch", replica="B"), Step("fetch", replica="C")]
     apply, observe = c.apply, checker.observe
-    start = time.perf_counter()
     n = 0
-    for i in range(rounds // 2):
+    start = time.perf_counter()
+    for i in range(ROUNDS // 2):
         for step in steps:
             n += 1
             apply(step)
@@ -47,39 +70,67 @@ def checked_rounds(rounds: int) -> float:
     return time.perf_counter() - start
 
 
-def run_200_step_schedules(runs: int) -> float:
-    """Whole runs as a sweep does them (record=False): 3 replicas x ~200 steps with faults."""
-    steps = []
-    for i in range(40):
-        steps += [Step("produce", value=f"v{i}"), Step("fetch", replica="B"),
-                  Step("fetch", replica="C"), Step("fetch_request", replica="B")]
-        if i % 10 == 5:
-            steps += [Step("crash", replica="B", detected=False), Step("restart", replica="B")]
-        steps.append(Step("fetch_response", replica="B"))
-    config = ClusterConfig(replicas=("A", "B", "C"), protocol="kip101", min_insync_replicas=2)
-    start = time.perf_counter()
-    for _ in range(runs):
-        run_steps(config, steps, record=False)
-    elapsed = time.perf_counter() - start
-    print(f"  schedule length {len(steps)} steps")
-    return elapsed
+def measure(workload: str, engine: str, source: Path) -> float:
+    env = dict(os.environ, HWLIB_ENGINE=engine, PYTHONPATH=str(source))
+    done = subprocess.run([sys.executable, __file__, "--child", workload], capture_output=True, text=True,
+                          env=env, cwd=source, check=True)
+    return float(done.stdout.strip().splitlines()[-1])
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=400_000)
-    parser.add_argument("--runs", type=int, default=500)
+    parser.add_argument("--repeat", type=int, default=3, help="measurements per engine and workload (best kept)")
+    parser.add_argument("--baseline-ref", help="also time the interpreted engine of this git ref")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    bare_rounds(20_000)  # warm up
-    t = bare_rounds(args.rounds)
-    print(f"engine alone:          {args.rounds / t:>10,.0f} fetch rounds/s "
-          f"({t / args.rounds * 1e6:.2f} us/round, target 200,000)")
-    t2 = checked_rounds(args.rounds)
-    steps = args.rounds // 2 * 3
-    print(f"steps + checker:       {args.rounds / t2:>10,.0f} fetch rounds/s "
-          f"({t2 / steps * 1e6:.2f} us/step)")
-    t3 = run_200_step_schedules(args.runs)
-    print(f"whole runs (sweep):    {args.runs / t3:>10,.1f} runs/s ({t3 / args.runs * 1e3:.2f} ms/run)")
+    if args.child:
+        print(child(args.child))
+        return
+    sys.path.insert(0, str(REPO))
+    import hwlib
+
+    if hwlib.ENGINE.kind != "compiled":
+        print(f"note: no compiled engine here ({hwlib.ENGINE}); make setup builds it")
+    sources = [("interpreted", "interpreted", REPO), ("compiled", "compiled", REPO)]
+    worktree = None
+    if args.baseline_ref:
+        worktree = Path(tempfile.mkdtemp(prefix="hwlib-baseline-")) / "src"
+        subprocess.run(["git", "worktree", "add", "--detach", str(worktree), args.baseline_ref], cwd=REPO,
+                       check=True, capture_output=True)
+        sources.insert(0, (f"{args.baseline_ref} interpreted", "interpreted", worktree))
+    if hwlib.ENGINE.kind != "compiled":
+        sources = [s for s in sources if s[1] != "compiled"]
+    units = {"engine": (ROUNDS, "us/fetch round"), "checker": (ROUNDS // 2 * 3, "us/step"),
+             "sweep": (SWEEP_RUNS, "ms/sweep run")}
+    best: dict[tuple[str, str], float] = {}
+    try:
+        for workload in ("engine", "checker", "sweep"):
+            for _ in range(args.repeat):
+                for label, engine, source in sources:          # alternate: noise hits all alike
+                    t = measure(workload, engine, source)
+                    best[label, workload] = min(t, best.get((label, workload), t))
+    finally:
+        if worktree is not None:
+            subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=REPO, capture_output=True)
+    labels = [label for label, _, _ in sources]
+    print(f"{'':<26}" + "".join(f"{label:>22}" for label in labels))
+    for workload in ("engine", "checker", "sweep"):
+        count, unit = units[workload]
+        scale = 1e3 if unit.startswith("ms") else 1e6
+        cells = []
+        for label in labels:
+            t = best[label, workload]
+            if workload == "checker":     # the checker's own cost: dispatch + checks minus the engine
+                t -= best[label, "engine"] * count / units["engine"][0] * 2 / 3
+            cells.append(t / count * scale)
+        print(f"{workload + ' (' + unit + ')':<26}" + "".join(f"{v:>22.3f}" for v in cells))
+        base = cells[labels.index("interpreted")]
+        ratios = "   ".join(f"{label}: {base / v:.2f}x" for label, v in zip(labels, cells, strict=True))
+        print(f"{'  speed vs interpreted':<26}{ratios}")
+        if args.baseline_ref:
+            ref = cells[0]
+            print(f"{'  speed vs ' + args.baseline_ref:<26}" + "   ".join(
+                f"{label}: {ref / v:.2f}x" for label, v in zip(labels, cells, strict=True)))
 
 
 if __name__ == "__main__":

@@ -1,5 +1,10 @@
 """hwlib: an exact, deterministic engine of one Kafka partition's replication, and tools around it."""
 
+from . import engine as _engine
+
+#: the compiled (mypyc) or the interpreted engine, and why (set before any engine module loads)
+ENGINE = _engine.activate(__path__, __spec__.loader)
+
 from .checks import KINDS as ANOMALY_KINDS
 from .checks import Anomaly, AnomalyChecker
 from .cluster import Cluster
@@ -14,7 +19,7 @@ from .trace import Trace
 __version__ = "0.1.0"
 
 __all__ = [
-    "ANOMALY_KINDS", "PROTOCOLS", "Anomaly", "AnomalyChecker", "Cluster", "ClusterConfig",
+    "ANOMALY_KINDS", "ENGINE", "PROTOCOLS", "Anomaly", "AnomalyChecker", "Cluster", "ClusterConfig",
     "ConfigError", "HwlibError", "LeaderEpochCache", "RunResult", "Scenario", "ScenarioError",
     "Step", "Trace", "UnknownScenarioError", "__version__", "builtin_scenarios", "load_scenario",
     "parse_step", "parse_steps", "run_scenario", "run_steps",

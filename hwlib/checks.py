@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
+from typing import TYPE_CHECKING
 
 from .client_checks import ClientChecks
 from .replication_checks import ReplicationChecks
+
+if TYPE_CHECKING:
+    from .cluster import Cluster
 
 KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr", "hw-regression",
          "epoch-cache-order", "duplicate", "reordered", "inconsistent-offsets", "nonmonotonic-poll",
@@ -41,7 +45,7 @@ class AnomalyChecker:
     The broker-internal checks are ``ReplicationChecks``, the client-visible ones
     ``ClientChecks``; this class tells them what moved."""
 
-    def __init__(self, cluster) -> None:
+    def __init__(self, cluster: Cluster) -> None:
         self.cluster = cluster
         self.anomalies: list[Anomaly] = []
         self.replication = ReplicationChecks(cluster, self._report)
@@ -100,7 +104,7 @@ class AnomalyChecker:
             rep.check_divergence(step)
         versions = rep.cache_versions
         for r in cluster.replicas:
-            if r.log.cache.version != versions[r.id]:
+            if r.log.cache.version != versions[r.index]:
                 rep.check_epoch_caches(step)
                 break
         if len(self._polls) > clients.polls_seen:

@@ -32,7 +32,10 @@ def _protocols(value: str) -> list[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    from . import ENGINE, __version__
+
     parser = _Parser(prog="hwlib", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"hwlib {__version__}, {ENGINE}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = sub.add_parser("run", help="run a scenario and report the final state and anomalies")
     run.add_argument("scenario", help="a built-in scenario name or a YAML file")
@@ -153,7 +156,7 @@ def main(argv: list[str] | None = None) -> int:
         elif args.command == "report":
             return _report(args)
         elif args.command == "profiles":
-            from .faults import ACTION_HELP, builtin_profiles, load_profile
+            from .profiles import ACTION_HELP, builtin_profiles, load_profile
 
             for name in builtin_profiles():
                 profile = load_profile(name)

@@ -4,12 +4,16 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from .replica import Replica
 
+if TYPE_CHECKING:
+    from .cluster import Cluster
+
 
 class ClientChecks:
-    def __init__(self, cluster, report: Callable[..., None]) -> None:
+    def __init__(self, cluster: Cluster, report: Callable[..., None]) -> None:
         self.cluster = cluster
         self.report = report
         self.acked_seen = 0
@@ -21,7 +25,7 @@ class ClientChecks:
         self._session_last: dict[int, int] = {}     # consumer session -> last offset it read
         self._values_read: set[str] = set()
 
-    def track_acked(self, step: int, leader, rewritten: bool) -> None:
+    def track_acked(self, step: int, leader: Replica, rewritten: bool) -> None:
         acked = self.cluster.producer.acked
         for value in acked[self.acked_seen:]:
             self._absent_since.pop(value, None)
@@ -72,7 +76,7 @@ class ClientChecks:
         self.check_client_order(step, leader)
         self.check_unseen(step, leader)
 
-    def check_unseen(self, step: int, leader) -> None:
+    def check_unseen(self, step: int, leader: Replica) -> None:
         """``unseen``: acknowledged, in the final log below the consumer's position (it went
         past them), and never read - skipped by a reset, or rewritten under it."""
         cluster = self.cluster
@@ -87,7 +91,7 @@ class ClientChecks:
                              f"consumer's position {cluster.consumer.position}, but was never read",
                              offset=offset, value=value)
 
-    def check_client_order(self, step: int, leader) -> None:
+    def check_client_order(self, step: int, leader: Replica) -> None:
         """``duplicate``: a record sent once stands at several offsets of the final log;
         ``reordered``: a record sent earlier stands after one sent later. Only values that
         exactly one produce call sent are judged (a scenario may send a value twice)."""

@@ -11,8 +11,7 @@ fetch from an offline replica, say) records a ``skip`` event and changes nothing
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from functools import partial
+from typing import cast
 
 from .channel import ControllerChannel
 from .config import ClusterConfig
@@ -27,30 +26,9 @@ from .producer import Producer, ProduceRequest
 from .protocols import get_protocol
 from .replica import FETCHING, FOLLOWER, LEADER, OFFLINE, Replica
 from .replica_manager import ReplicaManager
+from .steps import STEP_KINDS, Step
 
 __all__ = ["Cluster", "ProduceRequest"]
-
-#: step kind -> the call without arguments that carries it out on a cluster
-_STEP_CALLS: dict[str, Callable] = {
-    "produce": lambda c, s: partial(c.producer.produce, s.value, s.acks, s.lose_ack, s.replica),
-    "retry": lambda c, s: c.producer.retry,
-    "fetch": lambda c, s: partial(c.fetcher.fetch, s.replica),
-    "fetch_request": lambda c, s: partial(c.fetcher.fetch_request, s.replica),
-    "fetch_response": lambda c, s: partial(c.fetcher.fetch_response, s.replica),
-    "flush": lambda c, s: partial(c.flush, s.replica),
-    "crash": lambda c, s: partial(c.crash, s.replica, s.lose_unflushed, s.detected),
-    "restart": lambda c, s: partial(c.restart, s.replica),
-    "elect": lambda c, s: partial(c.elect, s.replica),
-    "isolate": lambda c, s: partial(c.isolate, s.replica, s.detected),
-    "reconnect": lambda c, s: partial(c.reconnect, s.replica),
-    "deliver": lambda c, s: partial(c.deliver, s.replica, s.count),
-    "controller_failover": lambda c, s: c.controller_failover,
-    "tick": lambda c, s: partial(c.tick, s.ms),
-    "consume": lambda c, s: partial(c.consumer.consume, s.replica),
-    "commit": lambda c, s: c.consumer.commit,
-    "consumer_crash": lambda c, s: c.consumer.crash,
-}
-
 
 class Cluster:
     """One partition: ``config.replicas`` in assignment order; the first leads epoch 0 at start,
@@ -134,16 +112,46 @@ class Cluster:
         return self.consumer.committed_offset
 
     # ---------------------------------------------------------------------- step dispatch
-    def apply(self, step) -> None:
-        """Apply one parsed ``hwlib.steps.Step``."""
-        self.bind(step)()
-
-    def bind(self, step) -> Callable[[], None]:
-        """``step`` as a call without arguments on this cluster (runs bind a schedule once)."""
-        make = _STEP_CALLS.get(step.kind)
-        if make is None:
-            raise ScenarioError(f"step: unknown kind {step.kind!r}; allowed: {', '.join(sorted(_STEP_CALLS))}")
-        return make(self, step)
+    def apply(self, step: Step) -> None:
+        """Apply one parsed ``hwlib.steps.Step`` (the most frequent kinds first)."""
+        kind = step.kind
+        replica = step.replica    # set for every replica step (parse_step checks)
+        if kind == "fetch":
+            self.fetcher.fetch(cast(str, replica))
+        elif kind == "produce":
+            self.producer.produce(cast(str, step.value), step.acks, step.lose_ack, step.replica)
+        elif kind == "fetch_request":
+            self.fetcher.fetch_request(cast(str, replica))
+        elif kind == "fetch_response":
+            self.fetcher.fetch_response(cast(str, replica))
+        elif kind == "tick":
+            self.tick(step.ms)
+        elif kind == "crash":
+            self.crash(cast(str, replica), step.lose_unflushed, step.detected)
+        elif kind == "restart":
+            self.restart(cast(str, replica))
+        elif kind == "elect":
+            self.elect(cast(str, replica))
+        elif kind == "flush":
+            self.flush(cast(str, replica))
+        elif kind == "isolate":
+            self.isolate(cast(str, replica), step.detected)
+        elif kind == "reconnect":
+            self.reconnect(cast(str, replica))
+        elif kind == "deliver":
+            self.deliver(cast(str, replica), step.count)
+        elif kind == "controller_failover":
+            self.controller_failover()
+        elif kind == "consume":
+            self.consumer.consume(step.replica)
+        elif kind == "commit":
+            self.consumer.commit()
+        elif kind == "consumer_crash":
+            self.consumer.crash()
+        elif kind == "retry":
+            self.producer.retry()
+        else:
+            raise ScenarioError(f"step: unknown kind {kind!r}; allowed: {', '.join(STEP_KINDS)}")
 
     def skip(self, step: str, replica: str | None, reason: str) -> None:
         self.events.append(("skip", step, replica, reason))

@@ -15,17 +15,20 @@ eligible until it is back in the ISR.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 
-
-@dataclass(frozen=True, slots=True)
 class LeaderAndIsr:
     """One partition's state in a LeaderAndIsr request: leader epoch, leader (None: no
-    leader, Kafka's -1) and ISR."""
+    leader, Kafka's -1) and ISR. Never changed once made."""
 
-    epoch: int
-    leader: str | None
-    isr: tuple[str, ...]
+    __slots__ = ("epoch", "leader", "isr")
+
+    def __init__(self, epoch: int, leader: str | None, isr: tuple[str, ...]) -> None:
+        self.epoch = epoch
+        self.leader = leader
+        self.isr = isr
+
+    def __repr__(self) -> str:
+        return f"LeaderAndIsr(epoch={self.epoch}, leader={self.leader!r}, isr={self.isr!r})"
 
 
 class Controller:

@@ -46,7 +46,7 @@ class LeaderEpochCache:
             return NotImplemented
         return self._epochs == other._epochs and self._starts == other._starts
 
-    __hash__ = None  # mutable
+    __hash__ = None  # type: ignore[assignment]  # mutable
 
     # -- writing ---------------------------------------------------------------------------
     def assign(self, epoch: int, start_offset: int) -> bool:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 # Each event is a tuple whose first item is its kind:
 #   ("append", replica, offset, epoch, value)        leader appended a produced record
 #   ("replicate", replica, start, end)              follower appended fetched [start, end)
@@ -65,7 +67,7 @@ def _crash(r, lost, detected) -> str:
     return f"{r} crashes{lost_text} ({seen})"
 
 
-_DESCRIBE = {
+_DESCRIBE: dict[str, Callable[..., str]] = {
     "append": lambda r, offset, epoch, value: f"{r} appends {value} at offset {offset} (epoch {epoch})",
     "replicate": lambda r, start, end: f"{r} appends {_span(start, end)}, LEO {end}",
     "hw": lambda r, old, new, is_leader: (f"partition HW {old} -> {new}" if is_leader

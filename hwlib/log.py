@@ -29,8 +29,6 @@ class ReplicaLog:
     def log_end_offset(self) -> int:
         return len(self.values)
 
-    leo = log_end_offset
-
     def records(self, start: int = 0, end: int | None = None) -> list[tuple[int, int, str]]:
         end = len(self.values) if end is None else end
         return [(o, self.epochs[o], self.values[o]) for o in range(start, end)]

@@ -72,6 +72,8 @@ class Producer:
         self.retrying: list[ProduceRequest] = []
         self.queued: list[ProduceRequest] = []
         self.next_seq = 0
+        #: error code -> how many answers carried it
+        self.error_counts: dict[str, int] = {}
 
     def produce(self, value: str, acks: str | None = None, lose_ack: bool = False,
                 to: str | None = None) -> ProduceRequest:
@@ -158,6 +160,7 @@ class Producer:
 
     def fail(self, request: ProduceRequest, code: str) -> None:
         self.events.append(("produce_error", request.value, code))
+        self.error_counts[code] = self.error_counts.get(code, 0) + 1
         self.cluster.metadata.on_error("producer", code)
         request.error = code
         if code in RETRIABLE and request.attempts <= self.config.retries:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from .log import ReplicaLog
 
 LEADER = "leader"
@@ -52,7 +54,8 @@ class InFlight:
         self.hw = 0
         self.error: str | None = None
         self.leader_leo = -1
-        self.answer = None
+        #: OffsetsForLeaderEpoch answer or diverging epoch (``protocols.Answer``)
+        self.answer: Any = None
 
 
 class Replica:

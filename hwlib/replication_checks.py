@@ -9,48 +9,66 @@ once, when it first appears.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
+from .log import ReplicaLog
 from .replica import FETCHING, LEADER, Replica
+
+if TYPE_CHECKING:
+    from .cluster import Cluster
 
 
 class ReplicationChecks:
-    def __init__(self, cluster, report: Callable[..., None]) -> None:
+    """State is kept per replica index and per pair code ``i * n + j`` (replica indices,
+    ``i < j`` for a pair, ``i`` the presumed leader for a strong-ISR violation)."""
+
+    def __init__(self, cluster: Cluster, report: Callable[..., None]) -> None:
         self.cluster = cluster
         self.report = report
         reps = cluster.replicas
-        self.pairs = [(a, b, (a.id, b.id)) for i, a in enumerate(reps) for b in reps[i + 1:]]
-        #: per pair of replicas, a prefix of their logs known to be equal
-        self.agree = {key: 0 for _, _, key in self.pairs}
-        self._key: dict[tuple[str, str], tuple[str, str]] = {}
-        for a, b, key in self.pairs:
-            self._key[a.id, b.id] = self._key[b.id, a.id] = key
-        self.diverged: dict[tuple[str, str], int] = {}
-        #: strong-isr violations standing after the last check: (presumed leader, ISR member)
-        #: pairs, and ("", member) for a member lacking a committed record
-        self.weak_isr: set[tuple[str, str]] = set()
+        n = self.n = len(reps)
+        self.pairs: list[tuple[Replica, Replica, int]] = [
+            (a, b, a.index * n + b.index) for i, a in enumerate(reps) for b in reps[i + 1:]]
+        #: per pair, a prefix of the two logs known to be equal (indexed by pair code)
+        self.agree = [0] * (n * n)
+        #: the pair codes each replica belongs to
+        self._pairs_of: list[list[int]] = [[] for _ in reps]
+        for a, b, code in self.pairs:
+            self._pairs_of[a.index].append(code)
+            self._pairs_of[b.index].append(code)
+        #: pair code -> offset of a reported divergence, while it stands
+        self.diverged: dict[int, int] = {}
+        #: strong-isr violations standing after the last check: leader * n + member, and
+        #: n * n + member for a member lacking a committed record
+        self.weak_isr: set[int] = set()
         #: the partition's committed prefix: every record that was ever below the partition HW
         self.committed_epochs: list[int] = []
         self.committed_values: list[str] = []
         #: per replica, a prefix of its log known to equal the committed prefix
-        self.has_committed = {r.id: 0 for r in reps}
+        self.has_committed = [0] * n
         self.last_hw: int | None = None
-        self.cache_versions = {r.id: r.log.cache.version for r in reps}
+        self.cache_versions = [r.log.cache.version for r in reps]
+
+    def pair_code(self, a: Replica, b: Replica) -> int:
+        i, j = a.index, b.index
+        return i * self.n + j if i < j else j * self.n + i
 
     def on_rewrite(self, replica: Replica, rewritten: int) -> None:
         """``replica``'s log changed at and above ``rewritten``: forget what is known there."""
-        rid = replica.id
-        for key, agreed in self.agree.items():
-            if agreed > rewritten and rid in key:
-                self.agree[key] = rewritten
-        if self.has_committed[rid] > rewritten:
-            self.has_committed[rid] = rewritten
-        for key, offset in list(self.diverged.items()):
-            if rid in key and rewritten <= offset:
-                del self.diverged[key]
+        agree, diverged = self.agree, self.diverged
+        for code in self._pairs_of[replica.index]:
+            if agree[code] > rewritten:
+                agree[code] = rewritten
+            offset = diverged.get(code)
+            if offset is not None and rewritten <= offset:
+                del diverged[code]
+        if self.has_committed[replica.index] > rewritten:
+            self.has_committed[replica.index] = rewritten
 
-    def first_difference(self, a, b, key, upto: int) -> int | None:
+    def first_difference(self, a: Replica, b: Replica, code: int, upto: int) -> int | None:
         """First offset below ``upto`` where a and b differ (or one lacks it), else None."""
-        start = self.agree[key]
+        agree = self.agree
+        start = agree[code]
         if upto <= start:
             return None
         la, lb = a.log, b.log
@@ -58,17 +76,17 @@ class ReplicationChecks:
         if (la.values[start:end] == lb.values[start:end]
                 and la.epochs[start:end] == lb.epochs[start:end]):
             if end == upto:
-                self.agree[key] = upto
+                agree[code] = upto
                 return None
-            self.agree[key] = end
+            agree[code] = end
             return end
         for o in range(start, end):
             if la.values[o] != lb.values[o] or la.epochs[o] != lb.epochs[o]:
-                self.agree[key] = o
+                agree[code] = o
                 return o
         raise AssertionError("unreachable: slices differ but no offset does")
 
-    def check_hw_regression(self, step: int, leader) -> None:
+    def check_hw_regression(self, step: int, leader: Replica) -> None:
         hw = leader.hw
         if self.last_hw is not None and hw < self.last_hw:
             self.report("hw-regression", step,
@@ -76,7 +94,7 @@ class ReplicationChecks:
                          f"epoch {self.cluster.leader_epoch})", replica=leader.id)
         self.last_hw = hw
 
-    def check_committed(self, step: int, leader, rewritten: bool) -> None:
+    def check_committed(self, step: int, leader: Replica, rewritten: bool) -> None:
         log = leader.log
         epochs, values = self.committed_epochs, self.committed_values
         if rewritten and values:
@@ -92,9 +110,10 @@ class ReplicationChecks:
                                  replica=leader.id, offset=o, value=values[o])
             # adopt the leader's log as the partition's committed prefix from here on; what a
             # replica was known to hold of it stands only up to where the two agree
-            for rid, upto in self.has_committed.items():
-                if upto > same:
-                    self.has_committed[rid] = same
+            has = self.has_committed
+            for k in range(len(has)):
+                if has[k] > same:
+                    has[k] = same
             del epochs[:], values[:]
             epochs.extend(log.epochs[:have])
             values.extend(log.values[:have])
@@ -112,22 +131,25 @@ class ReplicationChecks:
         went away."""
         cluster = self.cluster
         ctl = cluster.controller
-        isr = ctl.isr
         by_id = cluster.by_id
-        weak: set[tuple[str, str]] = set()
+        members = [by_id[rid] for rid in ctl.isr]
+        n = self.n
+        weak: set[int] = set()
+        flagged: set[int] = set()           # member indices a presumed leader's check flagged
         for leader in cluster.replicas:
             if leader.role != LEADER or not leader.online:
                 continue
             hw = leader.hw
-            for rid in isr:
-                if rid == leader.id:
+            for member in members:
+                if member is leader:
                     continue
-                member = by_id[rid]
-                bad = self.first_difference(leader, member, self._key[leader.id, rid], hw)
+                bad = self.first_difference(leader, member, self.pair_code(leader, member), hw)
                 if bad is None:
                     continue
-                weak.add((leader.id, rid))
-                if (leader.id, rid) in self.weak_isr:
+                code = leader.index * n + member.index
+                weak.add(code)
+                flagged.add(member.index)
+                if code in self.weak_isr:
                     continue
                 if leader.id == ctl.leader and leader.leader_epoch == ctl.leader_epoch:
                     who = f"leader {leader.id}"
@@ -135,80 +157,82 @@ class ReplicationChecks:
                     who = (f"stale leader {leader.id} (epoch {leader.leader_epoch}; the controller's leader is "
                            f"{ctl.leader or 'none'}, epoch {ctl.leader_epoch})")
                 self.report("strong-isr", step,
-                             f"{who} has HW {hw} with {_record(leader.log, bad)} at offset {bad}, but ISR member "
-                             f"{rid} {_what_is_at(member, bad)}", replica=rid, offset=bad)
+                            f"{who} has HW {hw} with {_record(leader.log, bad)} at offset {bad}, but ISR member "
+                            f"{member.id} {_what_is_at(member, bad)}", replica=member.id, offset=bad)
         values, epochs = self.committed_values, self.committed_epochs
-        has, n = self.has_committed, len(values)
-        for rid in isr:
-            if has[rid] >= n:
+        has, total = self.has_committed, len(values)
+        for member in members:
+            if has[member.index] >= total:
                 continue
-            bad = self.lacks_committed(by_id[rid])
+            bad = self.lacks_committed(member)
             if bad is None:
                 continue
-            weak.add(("", rid))
-            if ("", rid) in self.weak_isr or any(pair[1] == rid for pair in weak if pair[0]):
-                continue   # new, or the same gap already reported against a leader
+            code = n * n + member.index
+            weak.add(code)
+            if code in self.weak_isr or member.index in flagged:
+                continue   # not new, or the same gap already reported against a leader
             self.report("strong-isr", step,
-                         f"ISR member {rid} {_what_is_at(by_id[rid], bad)}, where {values[bad]} (epoch "
-                         f"{epochs[bad]}) was below the partition HW", replica=rid, offset=bad)
+                        f"ISR member {member.id} {_what_is_at(member, bad)}, where {values[bad]} (epoch "
+                        f"{epochs[bad]}) was below the partition HW", replica=member.id, offset=bad)
         self.weak_isr = weak
 
-    def lacks_committed(self, replica) -> int | None:
+    def lacks_committed(self, replica: Replica) -> int | None:
         """The first offset of the committed prefix that ``replica``'s log lacks or holds
         another record at, else None."""
         values, epochs = self.committed_values, self.committed_epochs
         n = len(values)
-        start = self.has_committed[replica.id]
+        start = self.has_committed[replica.index]
         if start >= n:
             return None
         log = replica.log
         end = min(n, len(log.values))
         if log.values[start:end] == values[start:end] and log.epochs[start:end] == epochs[start:end]:
-            self.has_committed[replica.id] = end
+            self.has_committed[replica.index] = end
             return None if end == n else end
         for o in range(start, end):
             if log.values[o] != values[o] or log.epochs[o] != epochs[o]:
-                self.has_committed[replica.id] = o
+                self.has_committed[replica.index] = o
                 return o
         raise AssertionError("unreachable: slices differ but no offset does")
 
     def check_divergence(self, step: int) -> None:
-        reconciled = {r.id for r in self.cluster.replicas if _reconciled(r)}
-        for a, b, key in self.pairs:
-            if a.id not in reconciled or b.id not in reconciled:
+        reconciled = [_reconciled(r) for r in self.cluster.replicas]
+        agree, diverged = self.agree, self.diverged
+        for a, b, code in self.pairs:
+            if not (reconciled[a.index] and reconciled[b.index]):
                 continue
             upto = a.hw if a.hw < b.hw else b.hw
-            if upto <= self.agree[key]:
+            if upto <= agree[code]:
                 continue
-            bad = self.first_difference(a, b, key, upto)
-            if bad is not None and key not in self.diverged:
-                self.diverged[key] = bad
+            bad = self.first_difference(a, b, code, upto)
+            if bad is not None and code not in diverged:
+                diverged[code] = bad
                 self.report("log-divergence", step,
-                             f"{a.id} and {b.id} differ at offset {bad}, below both HWs "
-                             f"({a.id}: {_record(a.log, bad)}, {b.id}: {_record(b.log, bad)})",
-                             replica=f"{a.id},{b.id}", offset=bad)
+                            f"{a.id} and {b.id} differ at offset {bad}, below both HWs "
+                            f"({a.id}: {_record(a.log, bad)}, {b.id}: {_record(b.log, bad)})",
+                            replica=f"{a.id},{b.id}", offset=bad)
 
     def check_epoch_caches(self, step: int) -> None:
         for r in self.cluster.replicas:
             cache = r.log.cache
-            if cache.version != self.cache_versions[r.id]:
-                self.cache_versions[r.id] = cache.version
+            if cache.version != self.cache_versions[r.index]:
+                self.cache_versions[r.index] = cache.version
                 if not cache.is_strictly_increasing():
                     self.report("epoch-cache-order", step,
                                  f"{r.id}'s epoch cache {cache.entries} is not strictly increasing",
                                  replica=r.id)
 
-def _record(log, offset: int) -> str:
+def _record(log: ReplicaLog, offset: int) -> str:
     return f"{log.values[offset]} (epoch {log.epochs[offset]})"
 
 
-def _what_is_at(replica, offset: int) -> str:
+def _what_is_at(replica: Replica, offset: int) -> str:
     if offset >= replica.leo:
         return f"lacks offset {offset} (its LEO is {replica.leo})"
     return f"holds {_record(replica.log, offset)} at offset {offset}"
 
 
-def _reconciled(replica) -> bool:
+def _reconciled(replica: Replica) -> bool:
     """Online and done reconciling with its leader (or the leader itself)."""
     return replica.online and (replica.role == LEADER or (
         not replica.awaiting_leader and replica.fetch_state == FETCHING))

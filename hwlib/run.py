@@ -4,22 +4,24 @@
 builds the final state, the produce list and the consumer statistics of its result only
 when someone reads them.
 
-The trace hash (version 2) is BLAKE2b over the config, then ``marshal`` (format 2: no
-object references, so equal values give equal bytes in any process, compiled or not) of the
-step marks and every event, of the final state and of the anomalies: equal hashes mean
-equal traces. Version 1 hashed ``repr``/JSON text of the same content.
+The trace hash (version 2) is SHA-256 over the config, then a memo-free pickle (protocol 5,
+``fast`` mode: no object references, so equal values give equal bytes in any process,
+compiled or not) of the step marks and every event, of the final state and of the
+anomalies: equal hashes mean equal traces. Version 1 hashed ``repr``/JSON text of the same
+content.
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-import marshal
 from typing import TYPE_CHECKING, Any
 
+from .canonical import canonical_bytes
 from .checks import Anomaly, AnomalyChecker
 from .cluster import Cluster
 from .config import ClusterConfig
+from .replica import LEADER
 from .scenario import Scenario, load_scenario
 from .trace import Trace, final_state, snapshot
 
@@ -53,11 +55,33 @@ def _state_key(cluster: Cluster) -> tuple:
 
 
 def trace_hash(config: ClusterConfig, cluster: Cluster, marks: list[int], anomalies: list[Anomaly]) -> str:
-    digest = hashlib.blake2b(_config_bytes(config), digest_size=32)
-    digest.update(marshal.dumps((marks, cluster.events), 2))
-    digest.update(marshal.dumps(_state_key(cluster), 2))
-    digest.update(marshal.dumps([(a.kind, a.step, a.detail, a.replica, a.offset, a.value) for a in anomalies], 2))
+    anomaly_fields = [(a.kind, a.step, a.detail, a.replica, a.offset, a.value) for a in anomalies]
+    digest = hashlib.sha256(_config_bytes(config))
+    digest.update(canonical_bytes((marks, cluster.events, _state_key(cluster), anomaly_fields)))
     return digest.hexdigest()
+
+
+class LagMeter:
+    """Called after every step (``run_steps(on_step=...)``): leader LEO - partition HW while
+    an online leader leads, and the steps without one."""
+
+    def __init__(self) -> None:
+        self.total = 0
+        self.max = 0
+        self.led = 0
+        self.leaderless = 0
+
+    def __call__(self, cluster: Cluster) -> None:
+        lid = cluster.controller.leader
+        leader = cluster.by_id[lid] if lid is not None else None
+        if leader is None or not leader.online or leader.role != LEADER:
+            self.leaderless += 1
+            return
+        lag = len(leader.log.values) - leader.hw
+        self.total += lag
+        self.led += 1
+        if lag > self.max:
+            self.max = lag
 
 
 class RunResult:
@@ -95,6 +119,11 @@ class RunResult:
             last = self.trace.snapshots[-1] if self.trace is not None else snapshot(self._cluster)
             self._final = final_state(last)
         return self._final
+
+    @property
+    def produce_errors(self) -> dict[str, int]:
+        """Error code -> how many produce answers carried it."""
+        return dict(self._cluster.producer.error_counts)
 
     @property
     def produces(self) -> list[dict]:
@@ -143,9 +172,9 @@ def run_steps(config: ClusterConfig, steps, name: str = "run", record: bool = Tr
     events = cluster.events
     marks = [len(events)]
     steps = tuple(steps)
-    observe = checker.observe
-    for i, call in enumerate([cluster.bind(step) for step in steps], 1):
-        call()
+    apply, observe = cluster.apply, checker.observe
+    for i, step in enumerate(steps, 1):
+        apply(step)
         observe(i)
         marks.append(len(events))
         if on_step is not None:

@@ -6,6 +6,7 @@ import dataclasses
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import yaml
 
@@ -43,7 +44,7 @@ class Scenario:
         return dataclasses.replace(self, config=self.config.replace(protocol=protocol))
 
     def to_dict(self) -> dict:
-        out = {"name": self.name}
+        out: dict[str, Any] = {"name": self.name}
         if self.summary:
             out["summary"] = self.summary
         out.update({"description": self.description, "config": self.config.to_dict(),

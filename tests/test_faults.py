@@ -8,18 +8,8 @@ import sys
 import pytest
 
 import hwlib
-from hwlib.faults import (
-    ACTIONS,
-    FAULT_KINDS,
-    FaultProfile,
-    ProfileError,
-    builtin_profiles,
-    derive_seed,
-    fired_faults,
-    generate,
-    load_profile,
-    schedule_hash,
-)
+from hwlib.faults import FAULT_KINDS, derive_seed, fired_faults, generate, schedule_hash
+from hwlib.profiles import ACTIONS, FaultProfile, ProfileError, builtin_profiles, load_profile
 
 REPLICAS = ("A", "B", "C")
 
@@ -46,7 +36,7 @@ def test_run_seeds_are_hashed_not_drawn_and_stable_across_processes():
     seeds = {derive_seed(7, "cellkey", run) for run in range(1000)}
     assert len(seeds) == 1000 and all(0 <= s < 2**63 for s in seeds)
     assert derive_seed(7, "cellkey", 3) != derive_seed(8, "cellkey", 3) != derive_seed(7, "other", 3)
-    code = ("from hwlib.faults import *; p = load_profile('swarm'); "
+    code = ("from hwlib.faults import *; from hwlib.profiles import load_profile; p = load_profile('swarm'); "
             "print(derive_seed(7, 'k', 3), schedule_hash(generate(p, derive_seed(7, 'k', 3), ('A','B','C')).steps))")
     outputs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                               env={"PYTHONHASHSEED": str(h), "PATH": ""}).stdout for h in (1, 2)}

@@ -64,6 +64,8 @@ def test_local_sweep_rows_signs_summary_and_manifest(local_sweep, spark):
     assert manifest["rows"] == 60 and manifest["cells"] == 2 and manifest["spark_version"]
     assert manifest["hwlib_version"] == hwlib.__version__ and manifest["python_version"].startswith("3.")
     assert manifest["determinism"] == {"checked": 10, "mismatches": []}
+    assert manifest["engine"] == {"driver": str(hwlib.ENGINE), "executors": {hwlib.ENGINE.kind: 60}}
+    assert manifest["hash_version"] == 2
 
 
 def test_failing_cells_are_shrunk_to_reproducers(local_sweep):
@@ -86,7 +88,10 @@ def test_a_real_standalone_cluster_gives_identical_rows(local_sweep, tmp_path):
                                "--master", url, "--quiet", "--no-shrink"],
                               capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
-    assert json.loads((out / "manifest.json").read_text())["spark_master"] == url
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["spark_master"] == url
+    # the executors ran the driver's engine: a compiled one is shipped (spark.archives)
+    assert manifest["engine"]["executors"] == {hwlib.ENGINE.kind: 60}
     pd.testing.assert_frame_equal(key_sorted(read_runs(out)), key_sorted(read_runs(local_sweep.out)))
 
 

@@ -14,7 +14,8 @@ import os
 from pathlib import Path
 
 import hwlib
-from hwlib.faults import derive_seed, generate, load_profile
+from hwlib.faults import derive_seed, generate
+from hwlib.profiles import load_profile
 
 GOLDEN = Path(__file__).parent / "golden" / "trace_hashes.json"
 REPLICAS = ("A", "B", "C")

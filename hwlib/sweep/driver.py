@@ -27,7 +27,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import __version__
+from .. import ENGINE, __version__
 from ..faults import derive_seed, generate
 from ..files import atomic_path, write_text_atomically
 from ..run import HASH_VERSION, run_steps
@@ -71,6 +71,8 @@ class SweepResult:
     summary: pd.DataFrame
     shrunk: list[dict] = field(default_factory=list)
     determinism: dict | None = None
+    #: engine kind -> rows it produced (each executor says which engine it ran)
+    engines: dict[str, int] = field(default_factory=dict)
 
     @property
     def runs_path(self) -> Path:
@@ -167,6 +169,8 @@ def run_sweep(spec: SweepSpec, out, *, master: str | None = None, resume: bool =
         master_url = spark.sparkContext.master
         spark_version = spark.version
         result = SweepResult(out, spec, rows, ran, len(done), 0.0, summary)
+        result.engines = {row["engine"]: row["count"] for row in
+                          spark.read.parquet(str(out / "runs")).groupBy("engine").count().collect()}
         if shrink_failures:
             result.shrunk = shrink_failing_cells(spec, out, spark)
     finally:
@@ -179,6 +183,7 @@ def run_sweep(spec: SweepSpec, out, *, master: str | None = None, resume: bool =
     manifest = {
         "name": spec.name, "description": spec.description, "spec": spec.raw,
         "spec_hash": spec.spec_hash(), "hash_version": HASH_VERSION, "hwlib_version": __version__,
+        "engine": {"driver": str(ENGINE), "executors": result.engines},
         "git_commit": _git_commit(),
         "spark_version": spark_version, "spark_master": master_url,
         "python_version": platform.python_version(), "pandas_version": pd.__version__,

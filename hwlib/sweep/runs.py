@@ -11,6 +11,7 @@ from collections import Counter
 
 import pandas as pd
 
+from .. import ENGINE
 from ..checks import KINDS
 from ..faults import FAULT_KINDS, derive_seed, fired_faults, generate, schedule_hash
 from ..kafka_errors import (
@@ -21,8 +22,7 @@ from ..kafka_errors import (
     OUT_OF_ORDER_SEQUENCE_NUMBER,
     REQUEST_TIMED_OUT,
 )
-from ..replica import LEADER
-from ..run import run_steps
+from ..run import LagMeter, run_steps
 from .spec import Cell, SweepSpec
 
 #: produce error codes counted per run, one column each (err_<code>)
@@ -36,7 +36,7 @@ def anomaly_column(kind: str) -> str:
 
 #: the fixed part of the run table, after the cell's parameter columns: (name, Spark type)
 METRIC_COLUMNS = (
-    [("seed", "bigint"), ("steps", "int"), ("schedule_hash", "string"), ("trace_hash", "string"),
+    [("seed", "bigint"), ("steps", "int"), ("engine", "string"), ("schedule_hash", "string"), ("trace_hash", "string"),
      ("faults_enabled", "string"), ("faults_fired", "string")]
     + [(f"fired_{k}", "boolean") for k in FAULT_KINDS]
     + [(anomaly_column(k), "int") for k in KINDS]
@@ -74,40 +74,20 @@ def ddl(spec: SweepSpec) -> str:
     return ", ".join(f"`{name}` {kind}" for name, kind in schema(spec))
 
 
-class _LagMeter:
-    """Called after every step: leader LEO - partition HW while an online leader leads."""
-
-    __slots__ = ("total", "max", "led", "leaderless")
-
-    def __init__(self) -> None:
-        self.total = self.max = self.led = self.leaderless = 0
-
-    def __call__(self, cluster) -> None:
-        lid = cluster.controller.leader
-        leader = cluster.by_id[lid] if lid is not None else None
-        if leader is None or not leader.online or leader.role != LEADER:
-            self.leaderless += 1
-            return
-        lag = len(leader.log.values) - leader.hw
-        self.total += lag
-        self.led += 1
-        if lag > self.max:
-            self.max = lag
-
-
 def run_one(spec: SweepSpec, cell: Cell, run: int) -> dict:
     """The row of run ``run`` of ``cell``."""
     seed = derive_seed(spec.seed, cell.schedule_key, run)
     schedule = generate(cell.profile, seed, cell.config.replicas)
-    meter = _LagMeter()
+    meter = LagMeter()
     result = run_steps(cell.config, schedule.steps, cell.id, record=False, on_step=meter)
     counts = Counter(a.kind for a in result.anomalies)
     fired = fired_faults(schedule.steps, result.events, result.marks)
-    errors = Counter(e[2] for e in result.events if e[0] == "produce_error")
+    errors = result.produce_errors
     row = {"cell": cell.id, "run": run}
     row.update(cell.params)
     row.update({
-        "seed": seed, "steps": len(schedule.steps), "schedule_hash": schedule_hash(schedule.steps),
+        "seed": seed, "steps": len(schedule.steps), "engine": ENGINE.kind,
+        "schedule_hash": schedule_hash(schedule.steps),
         "trace_hash": result.trace_hash[:16], "faults_enabled": ",".join(schedule.enabled),
         "faults_fired": ",".join(fired),
     })

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import sys
+import tarfile
 import tempfile
 import zipfile
 from pathlib import Path
@@ -50,6 +51,20 @@ def _package_zip() -> str:
     return str(target)
 
 
+def _engine_archive() -> str | None:
+    """The compiled engine this process runs, as a tar.gz for ``spark.archives`` (executors
+    of a remote cluster unpack it and select it with HWLIB_ENGINE_DIR), or None."""
+    from .. import ENGINE
+
+    if ENGINE.kind != "compiled":
+        return None
+    build = Path(ENGINE.build)
+    target = Path(tempfile.mkdtemp(prefix="hwlib-engine-")) / "hwlib-engine.tar.gz"
+    with tarfile.open(target, "w:gz") as archive:
+        archive.add(build, arcname=build.name)
+    return str(target)
+
+
 def start_session(master: str | None = None, app_name: str = "hwlib-sweep"):
     """A SparkSession on ``master`` (default: $HWLIB_SPARK_MASTER or local[*])."""
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
@@ -65,13 +80,18 @@ def start_session(master: str | None = None, app_name: str = "hwlib-sweep"):
     for key, value in LOCAL_SETTINGS.items():
         builder = builder.config(key, value)
     builder = builder.config("spark.pyspark.python", os.environ["PYSPARK_PYTHON"])
+    remote = not master.startswith("local")
+    engine = _engine_archive() if remote else None
+    if engine is not None:       # ship the compiled engine; the zipped sources pick it by key
+        builder = builder.config("spark.archives", f"{engine}#hwlib_engine")
+        builder = builder.config("spark.executorEnv.HWLIB_ENGINE_DIR", "hwlib_engine")
     try:
         spark = builder.getOrCreate()
     except Exception as exc:  # py4j / JVM start failures carry multi-line messages
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         raise SparkSetupError(f"spark: cannot start a session on master {master!r}: {first}") from None
     spark.sparkContext.setLogLevel("ERROR")
-    if not master.startswith("local"):
+    if remote:
         spark.sparkContext.addPyFile(_package_zip())
     return spark
 

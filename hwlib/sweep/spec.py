@@ -29,7 +29,7 @@ from pathlib import Path
 
 from ..config import ClusterConfig
 from ..errors import ConfigError, HwlibError
-from ..faults import ACTIONS, FaultProfile, ProfileError, load_profile
+from ..profiles import ACTIONS, FaultProfile, ProfileError, load_profile
 from ..yamlfile import read_yaml
 
 

@@ -1,0 +1,92 @@
+"""Which engine runs: the mypyc-compiled build of the engine when it matches these sources, else the interpreted one.
+
+``make setup`` compiles the modules in ``COMPILED`` with mypyc into
+``build/engine/<key>/`` beside the package (``python -m hwlib.build_engine``), where the key
+hashes those modules' sources and the interpreter's extension suffix. At import, ``hwlib``
+calls ``activate``: when the build for the current key exists it goes first on the package's
+``__path__``, so ``import hwlib.cluster`` loads the compiled module; otherwise - no build, no
+compiler, or sources edited since the build - the ``.py`` files run, and ``ENGINE`` says why.
+A stale build can never shadow an edited source: its key no longer matches.
+
+``HWLIB_ENGINE=interpreted`` forces the interpreted engine, ``HWLIB_ENGINE=compiled`` makes a
+missing build an error; ``HWLIB_ENGINE_DIR`` points at a build root elsewhere (Spark
+executors unpack one there).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import sysconfig
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+#: the modules mypyc compiles: the engine, the checks and the run loop (hot in every sweep)
+COMPILED = ("epoch_cache", "log", "replica", "controller", "kafka_errors", "channel", "metadata",
+            "protocols", "partition", "replica_manager", "fetcher", "producer", "consumer", "cluster",
+            "replication_checks", "client_checks", "checks", "canonical", "run", "steps", "faults")
+
+PACKAGE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Engine:
+    kind: str        # "compiled" or "interpreted"
+    detail: str      # where the build is, or why the interpreted engine runs
+    build: str = ""  # the compiled build's directory (``<root>/<key>``)
+
+    def __str__(self) -> str:
+        return f"{self.kind} engine ({self.detail})"
+
+
+def source_key(package: str | Path = PACKAGE, read: Callable[[str], bytes] | None = None) -> str:
+    """16 hex digits over the compiled modules' sources and the extension suffix. ``read``
+    gets a path's bytes (a zipped package's loader reads inside its archive)."""
+    read = read or (lambda path: Path(path).read_bytes())
+    digest = hashlib.blake2b(digest_size=8)
+    digest.update((sysconfig.get_config_var("EXT_SUFFIX") or "").encode())
+    for name in COMPILED:
+        digest.update(name.encode() + b"\0" + read(os.path.join(package, f"{name}.py")))
+    return digest.hexdigest()
+
+
+def build_root(package: str | Path = PACKAGE) -> Path:
+    env = os.environ.get("HWLIB_ENGINE_DIR")
+    return Path(env) if env else Path(package).parent / "build" / "engine"
+
+
+def _choose(package: str, read: Callable[[str], bytes] | None) -> tuple[Engine, Path | None]:
+    wanted = os.environ.get("HWLIB_ENGINE", "")
+    if wanted not in ("", "compiled", "interpreted"):
+        raise ImportError(f"HWLIB_ENGINE: {wanted!r} is not allowed; allowed: compiled, interpreted (or unset)")
+    if wanted == "interpreted":
+        return Engine("interpreted", "HWLIB_ENGINE=interpreted"), None
+    root = build_root(package)
+    try:
+        key = source_key(package, read)
+    except OSError as exc:
+        return Engine("interpreted", f"sources unreadable: {exc}"), None
+    build = root / key
+    if (build / "hwlib").is_dir():
+        return Engine("compiled", f"mypyc, {build}", str(build)), build
+    if not root.is_dir():
+        why = "no compiled build (make setup builds one when a C compiler is present)"
+    else:
+        why = "the compiled build does not match these sources (make setup rebuilds it)"
+    if wanted == "compiled":
+        raise ImportError(f"HWLIB_ENGINE=compiled: {why}")
+    return Engine("interpreted", why), None
+
+
+def activate(package_path: list[str], loader: object = None) -> Engine:
+    """Put the matching compiled build, if any, in front of the package's sources (read with
+    the package's ``loader``: a file system or a zip Spark ships to executors)."""
+    get_data = getattr(loader, "get_data", None)
+    engine, build = _choose(package_path[0], get_data)   # as the loader spells it (a zip: "./x.zip/hwlib")
+    if build is not None:
+        package_path.insert(0, str(build / "hwlib"))
+        if str(build) not in sys.path:
+            sys.path.append(str(build))      # mypyc's shared runtime module for the group
+    return engine
