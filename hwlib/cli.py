@@ -20,6 +20,19 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"hwlib: error: {message}\n")
 
 
+class _Version(argparse.Action):
+    """``--version``: one unwrapped line, e.g. ``hwlib 0.1.0, compiled engine (mypyc, ...)``."""
+
+    def __init__(self, option_strings, dest, **kwargs) -> None:
+        super().__init__(option_strings, dest, nargs=0, **kwargs)
+
+    def __call__(self, parser, namespace, values, option_string=None) -> None:
+        from . import ENGINE, __version__
+
+        print(f"hwlib {__version__}, {ENGINE}")
+        parser.exit(0)
+
+
 def _protocol(value: str) -> str:
     if value not in PROTOCOLS:
         raise argparse.ArgumentTypeError(
@@ -32,10 +45,8 @@ def _protocols(value: str) -> list[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from . import ENGINE, __version__
-
     parser = _Parser(prog="hwlib", description=__doc__.splitlines()[0])
-    parser.add_argument("--version", action="version", version=f"hwlib {__version__}, {ENGINE}")
+    parser.add_argument("--version", action=_Version, help="print the version and which engine runs")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = sub.add_parser("run", help="run a scenario and report the final state and anomalies")
     run.add_argument("scenario", help="a built-in scenario name or a YAML file")
