@@ -3,7 +3,7 @@
 The workload is the issue's: 3 replicas, 200-step schedules of the ``swarm`` profile (every
 fault kind, switched per run), acks=all, min.insync.replicas=2, kip320. Spark times are the
 job alone (session up, a first identical job run to warm it; best of two), including writing
-the parquet rows; batches of 1000 runs per task, the spec default. Bare loop: best of three. Printed, not asserted.
+the parquet rows; batches of the spec default (4000 runs) per task. Bare loop: best of three. Printed, not asserted.
 
     python benchmarks/sweep.py [--runs N]
 """
@@ -23,7 +23,7 @@ from hwlib.sweep.runs import run_batch
 
 
 def spec(runs: int):
-    return parse_spec({"name": "bench", "seed": 1, "runs": runs, "batch_size": 1000, "profile": "swarm",
+    return parse_spec({"name": "bench", "seed": 1, "runs": runs, "profile": "swarm",
                        "grid": {"protocol": ["kip320"], "replicas": [3], "acks": ["all"],
                                 "min_insync_replicas": [2]}})
 

@@ -120,14 +120,16 @@ _PANDAS_TYPES = {"string": "object", "int": "int32", "bigint": "int64", "double"
 
 
 def to_frame(spec: SweepSpec, rows: list[dict]) -> pd.DataFrame:
-    columns = schema(spec)
-    frame = pd.DataFrame(rows, columns=[name for name, _ in columns])
-    for name, kind in columns:
+    """The rows as a DataFrame of the run table's types, built column by column (strings as
+    ``str`` or None; integers with a missing value as nullable types)."""
+    data = {}
+    for name, kind in schema(spec):
+        values = [row[name] for row in rows]
         if kind == "string":
-            frame[name] = frame[name].map(lambda v: None if v is None else str(v)).astype(object)
-        elif frame[name].isna().any():
-            frame[name] = frame[name].astype({"int": "Int32", "bigint": "Int64", "double": "float64",
-                                              "boolean": "boolean"}[kind])
+            data[name] = pd.Series([None if v is None else str(v) for v in values], dtype=object)
+        elif any(v is None for v in values):
+            data[name] = pd.Series(values, dtype={"int": "Int32", "bigint": "Int64", "double": "float64",
+                                                  "boolean": "boolean"}[kind])
         else:
-            frame[name] = frame[name].astype(_PANDAS_TYPES[kind])
-    return frame
+            data[name] = pd.Series(values, dtype=_PANDAS_TYPES[kind])
+    return pd.DataFrame(data)
