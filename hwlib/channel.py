@@ -26,10 +26,12 @@ if TYPE_CHECKING:
 class ControllerChannel:
     """The requests each broker has not received yet, oldest first, and their delivery."""
 
-    def __init__(self, cluster: Cluster) -> None:
+    def __init__(self, cluster: Cluster, source: ControllerChannel | None = None) -> None:
         self.cluster = cluster
         self.events = cluster.events
-        self.queues: dict[str, list[LeaderAndIsr]] = {r.id: [] for r in cluster.replicas}
+        self.queues: dict[str, list[LeaderAndIsr]] = (
+            {r.id: [] for r in cluster.replicas} if source is None
+            else {broker: list(queue) for broker, queue in source.queues.items()})   # requests never change
 
     def send_leader_and_isr(self, old_leader: str | None) -> None:
         """The controller sends its new (leader, epoch, ISR) to every broker, the new leader

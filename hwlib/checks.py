@@ -45,15 +45,34 @@ class AnomalyChecker:
     The broker-internal checks are ``ReplicationChecks``, the client-visible ones
     ``ClientChecks``; this class tells them what moved."""
 
-    def __init__(self, cluster: Cluster) -> None:
+    #: what ``release`` lets go of (mypyc needs deletable attributes named)
+    __deletable__ = ("replication", "clients")
+
+    def __init__(self, cluster: Cluster, source: AnomalyChecker | None = None) -> None:
+        """A checker for ``cluster``; with ``source``, one that continues ``source``'s watch on
+        ``cluster``, a clone of the cluster ``source`` watches (what it knows and what it
+        reported stay; its report list starts empty)."""
         self.cluster = cluster
         self.anomalies: list[Anomaly] = []
-        self.replication = ReplicationChecks(cluster, self._report)
-        self.clients = ClientChecks(cluster, self._report)
-        self._events_seen = 0
-        self._last_leader: str | None = None
+        self.replication: ReplicationChecks = ReplicationChecks(
+            cluster, self._report, None if source is None else source.replication)
+        self.clients: ClientChecks = ClientChecks(cluster, self._report, None if source is None else source.clients)
+        self._events_seen = 0           # a clone's event list starts empty
+        self._last_leader: str | None = None if source is None else source._last_leader
         self._acked = cluster.producer.acked
         self._polls = cluster.consumer.polls
+
+    def state_key(self, values: dict[str, int]) -> tuple:
+        """What the checks remember that decides their later reports (with the cluster's
+        ``state.state_key``, a model-checking state): the committed prefix, the highest HW
+        seen, standing violations, what the consumer read, the leader last seen, integers only."""
+        last = -1 if self._last_leader is None else self.cluster.by_id[self._last_leader].index
+        return (last, self.clients.acked_seen, self.replication.state_key(values), self.clients.state_key(values))
+
+    def release(self) -> None:
+        """Break the checker's reference cycles (its parts report back to it) when done with
+        it, so it is freed at once; it cannot observe afterwards."""
+        del self.replication, self.clients
 
     def _report(self, kind: str, step: int, detail: str, **extra) -> None:
         self.anomalies.append(Anomaly(kind, step, detail, **extra))

@@ -1,4 +1,4 @@
-"""Command line: ``hwlib run / scenarios / protocols / compare / shrink / sweep / profiles / report``.
+"""Command line: ``hwlib run / scenarios / protocols / compare / shrink / sweep / profiles / report / check``.
 
 Bad input prints one line naming the field and what is allowed, and exits 2."""
 
@@ -79,6 +79,30 @@ def build_parser() -> argparse.ArgumentParser:
     swp.add_argument("--no-shrink", action="store_true", help="do not shrink failing cells")
     swp.add_argument("--quiet", action="store_true", help="no progress bar")
     sub.add_parser("profiles", help="the built-in fault profiles and the actions they mix")
+    chk = sub.add_parser("check", help="exhaustive bounded model checking: verdicts, shortest counterexamples")
+    chk.add_argument("--protocol", default="all", type=lambda v: v if v == "all" else _protocol(v),
+                     help=f"one of {', '.join(PROTOCOLS)}, or all (default)")
+    chk.add_argument("--replicas", type=int, default=2, help="replicas (default %(default)s)")
+    chk.add_argument("--max-records", type=int, default=2, help="produces at most (default %(default)s)")
+    chk.add_argument("--max-epoch", type=int, default=2, help="leader epoch at most (default %(default)s)")
+    chk.add_argument("--max-ticks", type=int, default=0, help="tick steps at most, with --faults tick (default 0)")
+    chk.add_argument("--tick-ms", type=int, help="time one tick passes (default 1.5 x replica_lag_time_max_ms + 1)")
+    chk.add_argument("--depth", type=int, help="steps at most (default: until the search is complete)")
+    chk.add_argument("--faults", default="elect,isolate,isolate_unseen,deliver",
+                     help="what may happen besides produces and fetches (default %(default)s); any of: "
+                          "elect, isolate, isolate_unseen, deliver, controller_failover, crash, quick_restart, "
+                          "power_loss, flush, tick, consume")
+    chk.add_argument("--kinds", default="lost-write,log-divergence,committed-truncated,strong-isr",
+                     help="anomaly kinds to look for (default %(default)s)")
+    chk.add_argument("--acks", default="all", help="producer acks (default %(default)s)")
+    chk.add_argument("--min-insync-replicas", type=int, default=1, help="(default %(default)s)")
+    chk.add_argument("--unclean-leader-election", action="store_true")
+    chk.add_argument("--exhaustive", action="store_true", help="go on after every kind was found (state counts)")
+    chk.add_argument("--matrix", action="store_true",
+                     help="every generation x every anomaly kind, exhaustively: the verdict matrix")
+    chk.add_argument("--out", help="write the shortest counterexamples (scenarios) and the matrix there")
+    chk.add_argument("--json", action="store_true", help="one JSON object per generation")
+    chk.add_argument("--quiet", action="store_true", help="no progress on stderr")
     rpt = sub.add_parser("report", help="run the fault-sweep report notebook and render it to offline HTML")
     rpt.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                      help="a notebook parameter (value read as YAML), e.g. runs=100; repeatable")
@@ -105,6 +129,54 @@ def _stale(rep: dict) -> str:
         queued = f", {len(rep['queued'])} queued" if rep["queued"] else ""
         return f"(isolated, epoch {rep['known_epoch']}{queued})"
     return ""
+
+
+def _check(args) -> int:
+    """``hwlib check``: verdicts per generation, one line each (or JSON), files with --out."""
+    from .check import Bounds, CheckError, parse_faults, report_progress
+    from .checks import KINDS
+    from .config import ClusterConfig
+    from .verdicts import check_all, matrix_markdown, verdict, write_outputs
+
+    bounds = Bounds(replicas=args.replicas, max_records=args.max_records, max_epoch=args.max_epoch,
+                    max_ticks=args.max_ticks, depth=args.depth, tick_ms=args.tick_ms)
+    faults = parse_faults(args.faults)
+    if args.max_ticks and "tick" not in faults:
+        raise CheckError("max-ticks: give --faults ... ,tick as well (ticks are a fault here)")
+    kinds = KINDS if args.matrix else tuple(k.strip() for k in args.kinds.split(",") if k.strip())
+    for kind in kinds:
+        if kind not in KINDS:
+            raise CheckError(f"kinds: {kind!r} is not an anomaly kind; allowed: {', '.join(KINDS)}")
+    protocols = list(PROTOCOLS) if args.protocol == "all" or args.matrix else [args.protocol]
+    config = ClusterConfig(replicas=tuple("ABCDE"[:bounds.replicas]), acks=args.acks,
+                           min_insync_replicas=args.min_insync_replicas,
+                           unclean_leader_election=args.unclean_leader_election)
+    if args.out:
+        from .verdicts import _prepare
+
+        _prepare(Path(args.out))          # a bad --out fails before the search, nothing written
+    progress = None if args.quiet or args.json else (lambda p: lambda *a: report_progress(p, *a))
+    results = check_all(config, protocols, bounds, faults, kinds, args.exhaustive or args.matrix, progress)
+    for result in results:
+        if args.json:
+            print(json.dumps(result.as_dict()))
+            continue
+        if progress is not None:
+            print(file=sys.stderr)
+        found = ", ".join(f"{k} at depth {v.depth}" for k, v in result.violations.items()) or "none"
+        print(f"{result.protocol:<7} violated: {found}; {result.distinct:,} distinct / {result.generated:,} "
+              f"generated states, depth {result.depth}, {'complete' if result.complete else 'not complete'}, "
+              f"{result.seconds:.1f} s ({result.states_per_second:,.0f} states/s)")
+        for kind in kinds:
+            if kind not in result.violations:
+                print(f"        {kind}: {verdict(result, kind)}")
+    if args.matrix and not args.json:
+        print(matrix_markdown(results, kinds))
+    if args.out:
+        for path in write_outputs(Path(args.out), results, kinds):
+            if path.suffix == ".yaml" and not args.json:
+                print(f"wrote {path}: hwlib run {path}")
+    return 0
 
 
 def _print_run(result: RunResult) -> None:
@@ -166,6 +238,8 @@ def main(argv: list[str] | None = None) -> int:
             return _sweep(args)
         elif args.command == "report":
             return _report(args)
+        elif args.command == "check":
+            return _check(args)
         elif args.command == "profiles":
             from .profiles import ACTION_HELP, builtin_profiles, load_profile
 

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -13,7 +12,7 @@ if TYPE_CHECKING:
 
 
 class ClientChecks:
-    def __init__(self, cluster: Cluster, report: Callable[..., None]) -> None:
+    def __init__(self, cluster: Cluster, report: Callable[..., None], source: ClientChecks | None = None) -> None:
         self.cluster = cluster
         self.report = report
         self.acked_seen = 0
@@ -24,6 +23,20 @@ class ClientChecks:
         self._inconsistent: set[int] = set()
         self._session_last: dict[int, int] = {}     # consumer session -> last offset it read
         self._values_read: set[str] = set()
+        if source is not None:
+            self.acked_seen = source.acked_seen
+            self._absent_since = dict(source._absent_since)
+            self.polls_seen = source.polls_seen
+            self._read_at = dict(source._read_at)
+            self._inconsistent = set(source._inconsistent)
+            self._session_last = dict(source._session_last)
+            self._values_read = set(source._values_read)
+
+    def state_key(self, values: dict[str, int]) -> tuple:
+        """What the client checks remember that decides their later verdicts (values as the
+        model checker numbers them)."""
+        return (tuple(sorted((o, values[v]) for o, v in self._read_at.items())), tuple(sorted(self._inconsistent)),
+                tuple(sorted(self._session_last.items())), tuple(sorted(values[v] for v in self._values_read)))
 
     def track_acked(self, step: int, leader: Replica, rewritten: bool) -> None:
         acked = self.cluster.producer.acked
@@ -95,7 +108,9 @@ class ClientChecks:
         """``duplicate``: a record sent once stands at several offsets of the final log;
         ``reordered``: a record sent earlier stands after one sent later. Only values that
         exactly one produce call sent are judged (a scenario may send a value twice)."""
-        sends = Counter(request.value for request in self.cluster.producer.produces)
+        sends: dict[str, int] = {}
+        for request in self.cluster.producer.produces:
+            sends[request.value] = sends.get(request.value, 0) + 1
         where: dict[str, list[int]] = {}
         for offset, value in enumerate(leader.log.values):
             if sends.get(value) == 1:

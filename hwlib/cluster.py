@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import cast
 
 from .channel import ControllerChannel
+from .clock import Clock
 from .config import ClusterConfig
 from .consumer import Consumer
 from .controller import Controller
@@ -34,33 +35,75 @@ class Cluster:
     """One partition: ``config.replicas`` in assignment order; the first leads epoch 0 at start,
     all logs empty, ISR = all replicas, the leader's remote LEOs known to be 0."""
 
-    def __init__(self, config: ClusterConfig) -> None:
+    #: the parts ``release`` lets go of (mypyc needs deletable attributes named)
+    __deletable__ = ("clock", "channel", "partition", "replica_manager", "fetcher", "producer", "consumer")
+
+    def __init__(self, config: ClusterConfig, source: Cluster | None = None) -> None:
+        """A fresh partition, or with ``source`` a complete, independent copy of one (the model
+        checker branches from it): every replica, request in flight, queued LeaderAndIsr,
+        produce request, the clients and the clock; the events start empty."""
         self.config = config
         self.protocol = get_protocol(config.protocol)
-        self.replicas = [Replica(rid, i) for i, rid in enumerate(config.replicas)]
-        self.by_id = {r.id: r for r in self.replicas}
-        self.now = 0
         self.events: list[tuple] = []
-        self._lag = config.replica_lag_time_max_ms
-        self._next_isr_check = self._lag // 2
-        self._next_checkpoint = config.replica_high_watermark_checkpoint_interval_ms
-        self.controller = Controller(config.replicas, config.unclean_leader_election,
-                                     elr=self.protocol.eligible_leader_replicas,
-                                     min_insync_replicas=config.min_insync_replicas)
-        first = self.replicas[0]
-        self.controller.leader = self.controller.last_known_leader = first.id
-        self.controller.leader_epoch = 0
-        for r in self.replicas:
-            r.leader_id = first.id
-            r.leader_epoch = 0
-        self.channel = ControllerChannel(self)
-        self.metadata = ClientMetadata(self.controller, self.events, config.client_metadata == "stale")
+        if source is None:
+            self.now = 0
+            self.replicas = [Replica(rid, i) for i, rid in enumerate(config.replicas)]
+            self.controller = Controller(config.replicas, config.unclean_leader_election,
+                                         elr=self.protocol.eligible_leader_replicas,
+                                         min_insync_replicas=config.min_insync_replicas)
+            first = self.replicas[0].id              # leads epoch 0; every replica knows it
+            self.controller.leader = self.controller.last_known_leader = first
+            for r in self.replicas:
+                r.leader_id = first
+                r.leader_epoch = 0
+        else:
+            self.now = source.now
+            self.replicas = [r.copy() for r in source.replicas]
+            self.controller = source.controller.copy()
+        self.by_id = {r.id: r for r in self.replicas}
+        self.clock: Clock = Clock(self, None if source is None else source.clock)
+        self.channel: ControllerChannel = ControllerChannel(self, None if source is None else source.channel)
+        self.metadata: ClientMetadata = ClientMetadata(self.controller, self.events, config.client_metadata == "stale",
+                                       None if source is None else source.metadata)
         self.partition = Partition(self)
         self.replica_manager = ReplicaManager(self)
         self.fetcher = ReplicaFetcher(self)
-        self.producer = Producer(self)
-        self.consumer = Consumer(self)
-        self.partition.make_leader(first, self.controller.leader_and_isr(), is_new_leader=True, initial=True)
+        self.producer: Producer = Producer(self, None if source is None else source.producer)
+        self.consumer: Consumer = Consumer(self, None if source is None else source.consumer)
+        if source is None:
+            self.partition.make_leader(self.replicas[0], self.controller.leader_and_isr(), is_new_leader=True,
+                                       initial=True)
+        else:
+            self._copy_requests(source)
+
+    def _copy_requests(self, source: Cluster) -> None:
+        """Requests in flight refer to two replicas, and a parked one is also in its leader's
+        purgatory: copy each once, between the copies of its replicas."""
+        by_id = self.by_id
+        for old, new in zip(source.replicas, self.replicas, strict=True):
+            request = old.in_flight
+            if request is not None:
+                new.in_flight = request.copy(by_id[request.follower.id], by_id[request.leader.id])
+        for old, new in zip(source.replicas, self.replicas, strict=True):
+            for parked in old.purgatory:
+                copy = by_id[parked.follower.id].in_flight
+                assert copy is not None and parked is parked.follower.in_flight   # purgatory holds in-flight fetches
+                new.purgatory.append(copy)
+
+    def clone(self) -> Cluster:
+        """A complete, independent copy (see ``__init__``)."""
+        return Cluster(self.config, self)
+
+    def release(self) -> None:
+        """Break the reference cycles of a cluster that is done with (each part refers back to
+        the whole, a request in flight to its replicas), so it is freed at once instead of by
+        the cycle collector: the model checker drops most of the clones it makes. The cluster
+        cannot run steps afterwards."""
+        for r in self.replicas:
+            r.in_flight = None
+            r.purgatory.clear()
+        del self.clock, self.channel, self.partition, self.replica_manager, self.fetcher
+        del self.producer, self.consumer
 
     # ---------------------------------------------------------------------------- reading
     def replica(self, replica_id: str) -> Replica:
@@ -125,7 +168,7 @@ class Cluster:
         elif kind == "fetch_response":
             self.fetcher.fetch_response(cast(str, replica))
         elif kind == "tick":
-            self.tick(step.ms)
+            self.clock.tick(step.ms)
         elif kind == "crash":
             self.crash(cast(str, replica), step.lose_unflushed, step.detected)
         elif kind == "restart":
@@ -191,7 +234,7 @@ class Cluster:
         if ctl.elr != old_elr:
             self.events.append(("elr", old_elr, ctl.elr))
 
-    def _on_broker_failure(self, replica: Replica) -> None:
+    def on_broker_failure(self, replica: Replica) -> None:
         """The controller handles a failed broker: its channel and queue go (removeBroker)."""
         ctl = self.controller
         self.channel.drop(replica.id)
@@ -200,7 +243,7 @@ class Cluster:
             self.note_membership(old_isr, old_elr, f"controller: {replica.id} failed")
             self.channel.send_leader_and_isr(old_leader)
 
-    def _on_broker_startup(self, replica: Replica, unclean_shutdown: bool) -> None:
+    def on_broker_startup(self, replica: Replica, unclean_shutdown: bool) -> None:
         """A broker (re-)registers: elect if the partition has no leader, else send it the
         current state (onBrokerStartup)."""
         ctl = self.controller
@@ -213,11 +256,41 @@ class Cluster:
             self.channel.send(replica, ctl.leader_and_isr())
 
     # ----------------------------------------------------------------- faults and restarts
+    def fault_skip(self, kind: str, replica: Replica) -> str | None:
+        """Why the fault step ``kind`` on ``replica`` would change nothing - the reason its
+        ``skip`` event gives - or None when it acts. The step methods and the model checker's
+        ``enabled_steps`` both ask this, so they cannot disagree."""
+        if kind == "restart":
+            return "replica is already online" if replica.online else None
+        if not replica.online:
+            if kind == "crash":
+                return "replica is already offline"
+            return "replica is offline (a restart reconnects it)" if kind == "reconnect" else "replica is offline"
+        ctl = self.controller
+        if kind == "elect":
+            if replica.id in ctl.dead:
+                return "the controller sees the broker as failed"
+            if ctl.leader == replica.id:
+                return "replica is already the leader"
+            if replica.id not in ctl.isr:
+                return "replica is not in the ISR (clean election only)"
+        elif kind == "isolate":
+            if replica.isolated:
+                return "replica is already isolated"
+        elif kind in ("reconnect", "deliver"):
+            if not replica.isolated:
+                return "replica is not isolated" if kind == "reconnect" else \
+                    "replica is not isolated: it gets each request at once"
+            if kind == "deliver" and not self.channel.queues[replica.id]:
+                return "no LeaderAndIsr request waits for it"
+        return None
+
     def flush(self, replica_id: str) -> None:
         """Make the replica durable: log up to its LEO, HW checkpoint."""
         replica = self.replica(replica_id)
-        if not replica.online:
-            return self.skip("flush", replica_id, "replica is offline")
+        reason = self.fault_skip("flush", replica)
+        if reason is not None:
+            return self.skip("flush", replica_id, reason)
         replica.log.flush()
         replica.hw_checkpoint = replica.hw
         self.events.append(("flush", replica_id, replica.log.flushed, replica.hw))
@@ -227,8 +300,9 @@ class Cluster:
         """Process crash (``lose_unflushed``: power loss). The in-memory HW is lost; an
         undetected crash is a restart within the session timeout: ISR and leadership stay."""
         replica = self.replica(replica_id)
-        if not replica.online:
-            return self.skip("crash", replica_id, "replica is already offline")
+        reason = self.fault_skip("crash", replica)
+        if reason is not None:
+            return self.skip("crash", replica_id, reason)
         replica.online = False
         self.fetcher.drop_in_flight(replica)
         if replica.role == LEADER:
@@ -243,7 +317,7 @@ class Cluster:
         replica.unclean_shutdown = lose_unflushed
         self.events.append(("crash", replica_id, lost, detected))
         if detected:
-            self._on_broker_failure(replica)
+            self.on_broker_failure(replica)
         return None
 
     def restart(self, replica_id: str) -> None:
@@ -253,8 +327,9 @@ class Cluster:
         the re-registration as a bounce and re-creates the channel; up to 0.11 the SPEC's
         quick restart learns the current state too)."""
         replica = self.replica(replica_id)
-        if replica.online:
-            return self.skip("restart", replica_id, "replica is already online")
+        reason = self.fault_skip("restart", replica)
+        if reason is not None:
+            return self.skip("restart", replica_id, reason)
         replica.online = True
         replica.crashed_at_ms = None
         replica.hw = min(replica.hw_checkpoint, replica.leo)
@@ -271,9 +346,9 @@ class Cluster:
         if self.protocol.notices_restarts and replica_id not in ctl.dead:
             # the broker re-registers: the controller sees the bounce (failure, then startup)
             self.events.append(("bounced", replica_id))
-            self._on_broker_failure(replica)
+            self.on_broker_failure(replica)
         if replica_id in ctl.dead:
-            self._on_broker_startup(replica, unclean)
+            self.on_broker_startup(replica, unclean)
         else:
             self.channel.send(replica, ctl.leader_and_isr())
         return None
@@ -281,15 +356,10 @@ class Cluster:
     def elect(self, replica_id: str) -> None:
         """Controller moves leadership to ``replica_id`` (clean: it must be a live ISR member)."""
         replica = self.replica(replica_id)
+        reason = self.fault_skip("elect", replica)
+        if reason is not None:
+            return self.skip("elect", replica_id, reason)
         ctl = self.controller
-        if not replica.online:
-            return self.skip("elect", replica_id, "replica is offline")
-        if replica_id in ctl.dead:
-            return self.skip("elect", replica_id, "the controller sees the broker as failed")
-        if ctl.leader == replica_id:
-            return self.skip("elect", replica_id, "replica is already the leader")
-        if replica_id not in ctl.isr:
-            return self.skip("elect", replica_id, "replica is not in the ISR (clean election only)")
         old_leader = ctl.leader
         ctl.move_leadership(replica_id)
         self.channel.send_leader_and_isr(old_leader)
@@ -304,28 +374,26 @@ class Cluster:
         re-registers; otherwise the controller still counts it live, may elect it, and queues
         its requests."""
         replica = self.replica(replica_id)
-        if not replica.online:
-            return self.skip("isolate", replica_id, "replica is offline")
-        if replica.isolated:
-            return self.skip("isolate", replica_id, "replica is already isolated")
+        reason = self.fault_skip("isolate", replica)
+        if reason is not None:
+            return self.skip("isolate", replica_id, reason)
         replica.isolated = True
         self.events.append(("isolate", replica_id, detected))
         if detected:
-            self._on_broker_failure(replica)
+            self.on_broker_failure(replica)
         return None
 
     def reconnect(self, replica_id: str) -> None:
         """The broker reaches the controller again: it applies every queued LeaderAndIsr in
         order; after an expired session it re-registers and gets the current state."""
         replica = self.replica(replica_id)
-        if not replica.online:
-            return self.skip("reconnect", replica_id, "replica is offline (a restart reconnects it)")
-        if not replica.isolated:
-            return self.skip("reconnect", replica_id, "replica is not isolated")
+        reason = self.fault_skip("reconnect", replica)
+        if reason is not None:
+            return self.skip("reconnect", replica_id, reason)
         replica.isolated = False
         self.events.append(("reconnect", replica_id))
         if replica_id in self.controller.dead:
-            self._on_broker_startup(replica, unclean_shutdown=False)
+            self.on_broker_startup(replica, unclean_shutdown=False)
         else:
             self.channel.deliver(replica)
         return None
@@ -335,12 +403,9 @@ class Cluster:
         applies its ``count`` oldest queued LeaderAndIsr requests, in order, and stays cut off
         (a broker acting on a superseded request, late)."""
         replica = self.replica(replica_id)
-        if not replica.online:
-            return self.skip("deliver", replica_id, "replica is offline")
-        if not replica.isolated:
-            return self.skip("deliver", replica_id, "replica is not isolated: it gets each request at once")
-        if not self.channel.queues[replica_id]:
-            return self.skip("deliver", replica_id, "no LeaderAndIsr request waits for it")
+        reason = self.fault_skip("deliver", replica)
+        if reason is not None:
+            return self.skip("deliver", replica_id, reason)
         self.channel.deliver(replica, count)
         return None
 
@@ -352,51 +417,6 @@ class Cluster:
         thus skips the epochs in between."""
         self.channel.failover()
 
-    # ------------------------------------------------------------------------------- time
     def tick(self, ms: int) -> None:
-        """Advance logical time by ``ms``, running what falls due in time order: parked fetch
-        and produce timeouts, session timeouts, ISR shrink checks (every lag/2), HW checkpoints."""
-        if ms < 0:
-            raise ScenarioError(f"tick: milliseconds must be >= 0, got {ms}")
-        target = self.now + ms
-        while True:
-            due = self._next_due()
-            if due is None or due > target:
-                break
-            self.now = due
-            self._run_due(due)
-        self.now = target
-        self.events.append(("time", target))
-
-    def _next_due(self) -> int | None:
-        candidates = [self._next_isr_check, self._next_checkpoint]
-        for r in self.replicas:
-            for request in r.purgatory:
-                candidates.append(request.deadline)
-            if not r.online and r.crashed_at_ms is not None and r.id not in self.controller.dead:
-                candidates.append(r.crashed_at_ms + self.config.session_timeout_ms)
-        for produce in self.producer.pending:
-            candidates.append(produce.deadline)
-        return min(candidates)
-
-    def _run_due(self, now: int) -> None:
-        for r in self.replicas:
-            for request in [q for q in r.purgatory if q.deadline <= now]:
-                self.replica_manager.expire(request)
-        self.producer.time_out(now)
-        for r in self.replicas:
-            if (not r.online and r.crashed_at_ms is not None and r.id not in self.controller.dead
-                    and r.crashed_at_ms + self.config.session_timeout_ms <= now):
-                self.events.append(("detected", r.id))
-                self._on_broker_failure(r)
-        if self._next_isr_check <= now:
-            self._next_isr_check += self._lag // 2
-            for r in self.replicas:   # every broker that believes it leads (zombies too)
-                if r.online and r.role == LEADER:
-                    self.partition.maybe_shrink_isr(r)
-        if self._next_checkpoint <= now:
-            self._next_checkpoint += self.config.replica_high_watermark_checkpoint_interval_ms
-            for r in self.replicas:
-                if r.online and r.hw_checkpoint != r.hw:
-                    r.hw_checkpoint = r.hw
-                    self.events.append(("checkpoint", r.id, r.hw))
+        """Advance logical time by ``ms`` (see ``Clock``)."""
+        self.clock.tick(ms)

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
 
 
 class Consumer:
-    def __init__(self, cluster: Cluster) -> None:
+    def __init__(self, cluster: Cluster, source: Consumer | None = None) -> None:
         self.cluster = cluster
         self.events = cluster.events
         self.config = cluster.config
@@ -28,6 +28,12 @@ class Consumer:
         self.session = 0
         #: every poll: (consumer session, records returned as (offset, epoch, value))
         self.polls: list[tuple[int, list[tuple[int, int, str]]]] = []
+        if source is not None:       # a copy (poll results are never changed once made)
+            self.position = source.position
+            self.committed_offset = source.committed_offset
+            self.last_commit_ms = source.last_commit_ms
+            self.session = source.session
+            self.polls = list(source.polls)
 
     def consume(self, broker: str | None = None) -> list[tuple[int, int, str]]:
         """The consumer polls the broker it believes leads (or ``broker``) from its position up

@@ -49,6 +49,17 @@ class Controller:
         self.last_known_leader: str | None = None
         self.ineligible: set[str] = set()
 
+    def copy(self) -> Controller:
+        new = Controller(self.assignment, self.unclean, self.elr_enabled, self.min_isr)
+        new.leader = self.leader
+        new.leader_epoch = self.leader_epoch
+        new.isr = self.isr
+        new.dead = set(self.dead)
+        new.elr = self.elr
+        new.last_known_leader = self.last_known_leader
+        new.ineligible = set(self.ineligible)
+        return new
+
     def leader_and_isr(self) -> LeaderAndIsr:
         """The current (leader epoch, leader, ISR) as a LeaderAndIsr request carries it."""
         return LeaderAndIsr(self.leader_epoch, self.leader, self.isr)

@@ -26,7 +26,8 @@ from pathlib import Path
 #: the modules mypyc compiles: the engine, the checks and the run loop (hot in every sweep)
 COMPILED = ("epoch_cache", "log", "replica", "controller", "kafka_errors", "channel", "metadata",
             "protocols", "partition", "replica_manager", "fetcher", "producer", "consumer", "cluster",
-            "replication_checks", "client_checks", "checks", "canonical", "run", "steps", "faults")
+            "replication_checks", "client_checks", "checks", "canonical", "run", "steps", "faults", "clock",
+            "state", "check")
 
 PACKAGE = Path(__file__).resolve().parent
 

@@ -22,6 +22,13 @@ class LeaderEpochCache:
         for epoch, start in entries:
             self.assign(epoch, start)
 
+    def copy(self) -> LeaderEpochCache:
+        new = LeaderEpochCache()
+        new._epochs = list(self._epochs)
+        new._starts = list(self._starts)
+        new.version = self.version
+        return new
+
     # -- reading ---------------------------------------------------------------------------
     @property
     def entries(self) -> list[tuple[int, int]]:

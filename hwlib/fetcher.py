@@ -8,7 +8,7 @@ OFFSET_OUT_OF_RANGE, or a refusal.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from .kafka_errors import DIVERGING, OFFSET_OUT_OF_RANGE, REFUSED
 from .replica import FETCHING, LEADER, TRUNCATING, InFlight, Replica
@@ -31,33 +31,47 @@ class ReplicaFetcher:
         if follower.in_flight is not None:
             self.fetch_response(replica_id)
 
+    def request_skip(self, follower: Replica) -> str | None:
+        """Why the follower sends no request now (its ``skip`` reason), or None."""
+        if not follower.online:
+            return "replica is offline"
+        if follower.role == LEADER:
+            return "replica is the leader"
+        if follower.in_flight is not None:
+            return "a request is already in flight"
+        if follower.leader_id is None:
+            return "the partition has no leader"
+        leader = self.cluster.by_id[follower.leader_id]
+        if not leader.online:
+            return f"leader {leader.id} is offline"
+        return None
+
+    def response_skip(self, follower: Replica) -> str | None:
+        """Why no response can be delivered to the follower now (its ``skip`` reason), or None."""
+        if not follower.online:
+            return "replica is offline"
+        if follower.in_flight is None:
+            return "no request in flight"
+        return None
+
     def fetch_request(self, replica_id: str) -> None:
         """The follower's request reaches the leader and is handled there."""
         cluster = self.cluster
         follower = cluster.replica(replica_id)
-        if not follower.online:
-            return cluster.skip("fetch_request", replica_id, "replica is offline")
-        if follower.role == LEADER:
-            return cluster.skip("fetch_request", replica_id, "replica is the leader")
-        if follower.in_flight is not None:
-            return cluster.skip("fetch_request", replica_id, "a request is already in flight")
-        if follower.leader_id is None:
-            return cluster.skip("fetch_request", replica_id, "the partition has no leader")
-        leader = cluster.by_id[follower.leader_id]
-        if not leader.online:
-            return cluster.skip("fetch_request", replica_id, f"leader {leader.id} is offline")
-        cluster.replica_manager.fetch_messages(leader, follower)
+        reason = self.request_skip(follower)
+        if reason is not None:
+            return cluster.skip("fetch_request", replica_id, reason)
+        cluster.replica_manager.fetch_messages(leader=cluster.by_id[cast(str, follower.leader_id)], follower=follower)
         return None
 
     def fetch_response(self, replica_id: str) -> None:
         """Deliver the follower's in-flight response (a parked fetch first times out)."""
         cluster = self.cluster
         follower = cluster.replica(replica_id)
-        request = follower.in_flight
-        if not follower.online:
-            return cluster.skip("fetch_response", replica_id, "replica is offline")
-        if request is None:
-            return cluster.skip("fetch_response", replica_id, "no request in flight")
+        reason = self.response_skip(follower)
+        if reason is not None:
+            return cluster.skip("fetch_response", replica_id, reason)
+        request = cast(InFlight, follower.in_flight)
         if request.parked:
             cluster.replica_manager.expire(request)
         follower.in_flight = None

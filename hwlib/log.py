@@ -17,13 +17,24 @@ class ReplicaLog:
 
     __slots__ = ("epochs", "values", "seqs", "flushed", "cache", "rewritten_from")
 
-    def __init__(self) -> None:
-        self.epochs: list[int] = []
-        self.values: list[str] = []
-        self.seqs: list[int] = []
-        self.flushed = 0
-        self.cache = LeaderEpochCache()
-        self.rewritten_from: int | None = None
+    def __init__(self, source: ReplicaLog | None = None) -> None:
+        if source is None:
+            self.epochs: list[int] = []
+            self.values: list[str] = []
+            self.seqs: list[int] = []
+            self.flushed = 0
+            self.cache = LeaderEpochCache()
+            self.rewritten_from: int | None = None
+        else:
+            self.epochs = list(source.epochs)
+            self.values = list(source.values)
+            self.seqs = list(source.seqs)
+            self.flushed = source.flushed
+            self.cache = source.cache.copy()
+            self.rewritten_from = source.rewritten_from
+
+    def copy(self) -> ReplicaLog:
+        return ReplicaLog(self)
 
     @property
     def log_end_offset(self) -> int:

@@ -12,7 +12,12 @@ leads.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from .kafka_errors import STALE_METADATA
+
+if TYPE_CHECKING:
+    from .controller import Controller
 
 CLIENTS = ("producer", "consumer")
 
@@ -20,12 +25,15 @@ CLIENTS = ("producer", "consumer")
 class ClientMetadata:
     __slots__ = ("controller", "events", "stale", "known")
 
-    def __init__(self, controller, events: list, stale: bool) -> None:
+    def __init__(self, controller: Controller, events: list, stale: bool,
+                 source: ClientMetadata | None = None) -> None:
         self.controller = controller
         self.events = events
         self.stale = stale
         #: client -> (leader, leader epoch) it last learned
-        self.known = {client: (controller.leader, controller.leader_epoch) for client in CLIENTS}
+        self.known: dict[str, tuple[str | None, int]] = (
+            {client: (controller.leader, controller.leader_epoch) for client in CLIENTS} if source is None
+            else dict(source.known))
 
     def view(self, client: str) -> tuple[str | None, int]:
         """The (leader, leader epoch) ``client`` sends its next request with."""

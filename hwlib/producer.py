@@ -50,6 +50,17 @@ class ProduceRequest:
         #: the broker the first attempt goes to, whatever the producer's metadata says
         self.to = to
 
+    def copy(self) -> ProduceRequest:
+        new = ProduceRequest(self.value, self.acks, self.order, self.seq, self.lose_ack, self.to)
+        new.offset = self.offset
+        new.leader = self.leader
+        new.epoch = self.epoch
+        new.status = self.status
+        new.deadline = self.deadline
+        new.attempts = self.attempts
+        new.error = self.error
+        return new
+
     def as_dict(self) -> dict:
         out = {"value": self.value, "offset": self.offset, "acks": self.acks,
                "leader": self.leader, "epoch": self.epoch, "status": self.status,
@@ -59,8 +70,12 @@ class ProduceRequest:
         return out
 
 
+#: the ``skip`` reason of a retry with nothing to resend
+RETRY_SKIP = "no batch awaits a retry"
+
+
 class Producer:
-    def __init__(self, cluster: Cluster) -> None:
+    def __init__(self, cluster: Cluster, source: Producer | None = None) -> None:
         self.cluster = cluster
         self.events = cluster.events
         self.config = cluster.config
@@ -74,6 +89,15 @@ class Producer:
         self.next_seq = 0
         #: error code -> how many answers carried it
         self.error_counts: dict[str, int] = {}
+        if source is not None:       # a copy: the same requests, each copied once
+            copies = {id(request): request.copy() for request in source.produces}
+            self.produces = [copies[id(r)] for r in source.produces]
+            self.pending = [copies[id(r)] for r in source.pending]
+            self.retrying = [copies[id(r)] for r in source.retrying]
+            self.queued = [copies[id(r)] for r in source.queued]
+            self.acked = list(source.acked)
+            self.next_seq = source.next_seq
+            self.error_counts = dict(source.error_counts)
 
     def produce(self, value: str, acks: str | None = None, lose_ack: bool = False,
                 to: str | None = None) -> ProduceRequest:
@@ -144,7 +168,7 @@ class Producer:
     def retry(self) -> None:
         """The producer resends its failed batches in the order it first sent them."""
         if not self.retrying:
-            self.cluster.skip("retry", None, "no batch awaits a retry")
+            self.cluster.skip("retry", None, RETRY_SKIP)
             return
         batches = sorted(self.retrying, key=lambda r: r.order)
         self.retrying = []

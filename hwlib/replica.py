@@ -29,6 +29,9 @@ class RemoteReplica:
         self.last_fetch_leader_leo = last_fetch_leader_leo
         self.last_fetch_ms = last_fetch_ms
 
+    def copy(self) -> RemoteReplica:
+        return RemoteReplica(self.leo, self.last_caught_up_ms, self.last_fetch_leader_leo, self.last_fetch_ms)
+
 
 class InFlight:
     """A follower's outstanding request and, once completed, the leader's response.
@@ -57,6 +60,22 @@ class InFlight:
         #: OffsetsForLeaderEpoch answer or diverging epoch (``protocols.Answer``)
         self.answer: Any = None
 
+    def copy(self, follower: Replica, leader: Replica) -> InFlight:
+        """The same request between the copies of its two replicas (the record lists are
+        never changed once set, so they are shared)."""
+        new = InFlight(self.kind, follower, leader, self.fetch_offset)
+        new.asked_epoch = self.asked_epoch
+        new.parked = self.parked
+        new.deadline = self.deadline
+        new.epochs = self.epochs
+        new.values = self.values
+        new.seqs = self.seqs
+        new.hw = self.hw
+        new.error = self.error
+        new.leader_leo = self.leader_leo
+        new.answer = self.answer
+        return new
+
 
 class Replica:
     """A replica on its broker. ``hw`` is in memory; ``hw_checkpoint`` is what survives a crash.
@@ -68,11 +87,11 @@ class Replica:
                  "crashed_at_ms", "leader_epoch_start", "unclean_shutdown", "isr", "isolated",
                  "awaiting_leader")
 
-    def __init__(self, replica_id: str, index: int) -> None:
+    def __init__(self, replica_id: str, index: int, log: ReplicaLog | None = None) -> None:
         self.id = replica_id
         self.index = index
         self.online = True
-        self.log = ReplicaLog()
+        self.log = ReplicaLog() if log is None else log
         self.hw = 0
         self.hw_checkpoint = 0
         self.role = FOLLOWER
@@ -94,6 +113,26 @@ class Replica:
         self.isolated = False
         #: restarted and not yet told who leads (it has not reconciled with anyone)
         self.awaiting_leader = False
+
+    def copy(self) -> Replica:
+        """Everything but the requests in flight and the purgatory, which refer to other
+        replicas: ``Cluster.clone`` copies those once every replica exists."""
+        new = Replica(self.id, self.index, self.log.copy())
+        new.online = self.online
+        new.hw = self.hw
+        new.hw_checkpoint = self.hw_checkpoint
+        new.role = self.role
+        new.leader_id = self.leader_id
+        new.leader_epoch = self.leader_epoch
+        new.fetch_state = self.fetch_state
+        new.remotes = {rid: remote.copy() for rid, remote in self.remotes.items()}
+        new.crashed_at_ms = self.crashed_at_ms
+        new.leader_epoch_start = self.leader_epoch_start
+        new.unclean_shutdown = self.unclean_shutdown
+        new.isr = self.isr
+        new.isolated = self.isolated
+        new.awaiting_leader = self.awaiting_leader
+        return new
 
     @property
     def leo(self) -> int:

@@ -22,7 +22,8 @@ class ReplicationChecks:
     """State is kept per replica index and per pair code ``i * n + j`` (replica indices,
     ``i < j`` for a pair, ``i`` the presumed leader for a strong-ISR violation)."""
 
-    def __init__(self, cluster: Cluster, report: Callable[..., None]) -> None:
+    def __init__(self, cluster: Cluster, report: Callable[..., None],
+                 source: ReplicationChecks | None = None) -> None:
         self.cluster = cluster
         self.report = report
         reps = cluster.replicas
@@ -48,6 +49,22 @@ class ReplicationChecks:
         self.has_committed = [0] * n
         self.last_hw: int | None = None
         self.cache_versions = [r.log.cache.version for r in reps]
+        if source is not None:       # continue ``source``'s watch on a clone of its cluster
+            self.agree = list(source.agree)
+            self.diverged = dict(source.diverged)
+            self.weak_isr = set(source.weak_isr)
+            self.committed_epochs = list(source.committed_epochs)
+            self.committed_values = list(source.committed_values)
+            self.has_committed = list(source.has_committed)
+            self.last_hw = source.last_hw
+
+    def state_key(self, values: dict[str, int]) -> tuple:
+        """What these checks remember that decides their later verdicts: the committed prefix,
+        the highest partition HW seen, the violations standing (values as the model checker
+        numbers them; the agreement caches are left out: they only save work)."""
+        return (tuple(values[v] for v in self.committed_values), tuple(self.committed_epochs),
+                -1 if self.last_hw is None else self.last_hw, tuple(sorted(self.weak_isr)),
+                tuple(sorted(self.diverged.items())))
 
     def pair_code(self, a: Replica, b: Replica) -> int:
         i, j = a.index, b.index

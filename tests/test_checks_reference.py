@@ -127,7 +127,9 @@ def test_incremental_checker_matches_brute_force_near_known_failures():
     """Random edits of scenarios that diverge; the examples must really exercise both checks."""
     found: list[str] = []
 
-    @settings(max_examples=500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    # derandomized: the count below is a property of these 500 examples, not of a lucky draw
+    @settings(max_examples=500, deadline=None, derandomize=True, database=None,
+              suppress_health_check=[HealthCheck.too_slow])
     @given(mutated_scenarios(DIVERGING, protocols=("hw", "kip101")))
     def check(case):
         found.extend(kind for kind, *_ in compare(*case))

@@ -1,0 +1,59 @@
+"""Model-checking speed: states/s and time to complete each generation, beside TLC's figures for the same bounds.
+
+Bounds: 2 replicas, <= 2 records, <= 2 leader epochs, faults elect / isolate (session expired
+or not) / deliver, plus produce and the fetch halves - what the TLA+ specification of Kafka
+replication (hachikuji/kafka-specification) explores. TLC's numbers below were measured on
+this machine (2 cores) and are kept here as reference data. The two models differ in size:
+hwlib's state also holds requests in flight, the leader's view of its followers, producer
+requests and the controller's queues, so it has more states than the spec at equal bounds.
+Printed, not asserted.
+
+    python benchmarks/check.py [--three-replica-depth 7]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from hwlib import ENGINE, PROTOCOLS, ClusterConfig
+from hwlib.check import Bounds, explore
+
+FAULTS = ("elect", "isolate", "isolate_unseen", "deliver")
+KINDS = ("strong-isr", "lost-write", "log-divergence", "committed-truncated")
+
+#: TLC (2 cores, this machine): 2 replicas complete; 3 replicas: first StrongIsr violation / complete
+TLC_TWO = "complete in 2.3-4.9 s (6k-10k distinct states, 55k-73k states/s)"
+TLC_THREE = {"hw": "StrongIsr violated after 3.2 s", "kip101": "violated after 15.8 s",
+             "kip279": "violated after 7.9 s", "kip320": "complete, 737,794 distinct states in 44 s"}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--three-replica-depth", type=int, default=7,
+                        help="depth bound of the 3-replica kip320 run (its complete space is beyond one machine)")
+    args = parser.parse_args()
+    print(f"engine: {ENGINE}")
+    print(f"2 replicas, exhaustive (TLC: {TLC_TWO})")
+    for protocol in PROTOCOLS:
+        result = explore(ClusterConfig(protocol=protocol, acks="all"), Bounds(replicas=2), FAULTS, KINDS,
+                         exhaustive=True)
+        found = ", ".join(f"{k}@{v.depth}" for k, v in result.violations.items()) or "no violation"
+        print(f"  {protocol:<7} {'complete' if result.complete else 'NOT complete'} in {result.seconds:5.1f} s: "
+              f"{result.distinct:>8,} distinct, {result.generated:>9,} generated, "
+              f"{result.states_per_second:>7,.0f} states/s; {found}")
+    print("3 replicas")
+    for protocol in ("hw", "kip101", "kip279"):
+        start = time.perf_counter()
+        result = explore(ClusterConfig(protocol=protocol, acks="all"), Bounds(replicas=3), FAULTS, ("strong-isr",))
+        found = result.violations.get("strong-isr")
+        print(f"  {protocol:<7} strong-isr violated at depth {found.depth if found else '-'} after "
+              f"{time.perf_counter() - start:.1f} s (TLC: {TLC_THREE[protocol]})")
+    result = explore(ClusterConfig(protocol="kip320", acks="all"), Bounds(replicas=3, depth=args.three_replica_depth),
+                     FAULTS, KINDS, exhaustive=True)
+    print(f"  kip320  holds to depth {result.depth}: {result.distinct:,} distinct states in {result.seconds:.1f} s, "
+          f"{result.states_per_second:,.0f} states/s (TLC: {TLC_THREE['kip320']})")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,137 @@
+"""A cluster's state as the model checker sees it: a canonical tuple of integers, and which steps can act in it.
+
+``state_key`` covers everything that decides the cluster's future - every replica (log,
+HW and its checkpoint, role, what it knows of the leader, its fetcher, the leader-side view
+of its followers, its purgatory), the controller, the queued LeaderAndIsr requests, the
+clients' requests and metadata, the periodic tasks - and leaves out what only observes it
+(events, polls, rewrite markers, cache versions, error counts). Time is kept relative to
+``now`` and clamped to what the rules compare: an age past ``replica.lag.time.max.ms`` (or the
+session timeout, or the auto-commit interval) behaves like any larger one, and deadlines
+count from now. So two runs that differ only in when they got somewhere share one state.
+
+Everything is an integer (replicas by index, record values by the checker's numbering,
+names by a fixed code table), so Python's ``hash`` of a key is the same in every process: a
+fingerprint that a resumed or distributed search can share.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .kafka_errors import (
+    DIVERGING,
+    FENCED_LEADER_EPOCH,
+    NETWORK_EXCEPTION,
+    NOT_ENOUGH_REPLICAS,
+    NOT_ENOUGH_REPLICAS_AFTER_APPEND,
+    NOT_LEADER_OR_FOLLOWER,
+    OFFSET_OUT_OF_RANGE,
+    OUT_OF_ORDER_SEQUENCE_NUMBER,
+    REQUEST_TIMED_OUT,
+    UNKNOWN_LEADER_EPOCH,
+)
+from .producer import RETRY_SKIP
+from .replica import FETCHING, FOLLOWER, LEADER, OFFLINE, TRUNCATING
+
+if TYPE_CHECKING:
+    from .cluster import Cluster
+    from .steps import Step
+
+#: every name a state holds, as a small integer (an unknown name is a bug: KeyError)
+_CODES: dict[str | None, int] = {name: i for i, name in enumerate((
+    None, LEADER, FOLLOWER, OFFLINE, FETCHING, TRUNCATING, "fetch", "epoch", "0", "1", "all",
+    "pending", "queued", "retrying", "acked", "no-answer", NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH,
+    UNKNOWN_LEADER_EPOCH, DIVERGING, OFFSET_OUT_OF_RANGE, NETWORK_EXCEPTION, NOT_ENOUGH_REPLICAS,
+    NOT_ENOUGH_REPLICAS_AFTER_APPEND, REQUEST_TIMED_OUT, OUT_OF_ORDER_SEQUENCE_NUMBER))}
+
+
+def _age(now: int, then: int, cap: int) -> int:
+    """How long ago ``then`` was, as far as a rule comparing it with ``cap`` can tell."""
+    age = now - then
+    return age if age <= cap else cap + 1
+
+
+def _answer(answer: object) -> tuple[int, ...]:
+    if answer is None:
+        return ()
+    if isinstance(answer, tuple):
+        return (int(answer[0]), int(answer[1]))
+    return (int(answer),)        # type: ignore[call-overload]
+
+
+def state_key(cluster: Cluster, values: dict[str, int]) -> tuple:
+    """The canonical state (see the module's docstring); ``values`` numbers the record values."""
+    config = cluster.config
+    now = cluster.now
+    lag = config.replica_lag_time_max_ms
+    index = {r.id: r.index for r in cluster.replicas}
+    codes = _CODES
+
+    def rid(replica_id: str | None) -> int:
+        return -1 if replica_id is None else index[replica_id]
+
+    replicas = []
+    for r in cluster.replicas:
+        log = r.log
+        remotes = tuple(sorted((index[f], m.leo, _age(now, m.last_caught_up_ms, lag), m.last_fetch_leader_leo,
+                                _age(now, m.last_fetch_ms, lag)) for f, m in r.remotes.items()))
+        req = r.in_flight
+        in_flight: tuple = () if req is None else (
+            codes[req.kind], index[req.leader.id], req.fetch_offset, req.asked_epoch, int(req.parked),
+            req.deadline - now if req.parked else 0, tuple(values[v] for v in req.values), tuple(req.epochs),
+            tuple(req.seqs), req.hw, codes[req.error], req.leader_leo, _answer(req.answer))
+        crashed = (-1 if r.crashed_at_ms is None or r.id in cluster.controller.dead
+                   else _age(now, r.crashed_at_ms, config.session_timeout_ms))
+        replicas.append((
+            int(r.online), codes[r.role], rid(r.leader_id), r.leader_epoch, codes[r.fetch_state], r.hw,
+            r.hw_checkpoint, tuple(values[v] for v in log.values), tuple(log.epochs), tuple(log.seqs), log.flushed,
+            tuple(log.cache.entries), tuple(index[m] for m in r.isr), int(r.isolated), int(r.awaiting_leader),
+            int(r.unclean_shutdown), r.leader_epoch_start, crashed, remotes, in_flight,
+            tuple(index[q.follower.id] for q in r.purgatory)))
+    ctl = cluster.controller
+    controller = (rid(ctl.leader), ctl.leader_epoch, tuple(index[m] for m in ctl.isr), tuple(index[m] for m in ctl.elr),
+                  tuple(sorted(index[m] for m in ctl.dead)), rid(ctl.last_known_leader),
+                  tuple(sorted(index[m] for m in ctl.ineligible)))
+    queues = cluster.channel.queues
+    channel = tuple(tuple((q.epoch, rid(q.leader), tuple(index[m] for m in q.isr)) for q in queues[r.id])
+                    for r in cluster.replicas)
+    metadata = (tuple((rid(leader), epoch) for leader, epoch in cluster.metadata.known.values())
+                if cluster.metadata.stale else ())
+    producer = cluster.producer
+    position = {id(request): i for i, request in enumerate(producer.produces)}
+    pending = set(map(id, producer.pending))
+    requests = tuple((values[p.value], codes[p.acks], p.offset, rid(p.leader), p.epoch, codes[p.status],
+                      p.deadline - now if id(p) in pending else 0, p.seq, p.attempts, int(p.lose_ack), rid(p.to))
+                     for p in producer.produces)
+    clients = (requests, tuple(position[id(p)] for p in producer.pending),
+               tuple(position[id(p)] for p in producer.retrying), tuple(position[id(p)] for p in producer.queued),
+               tuple(values[v] for v in producer.acked), producer.next_seq)
+    consumer = cluster.consumer
+    reader = (consumer.position, consumer.committed_offset,
+              _age(now, consumer.last_commit_ms, config.auto_commit_interval_ms), consumer.session)
+    clock = (cluster.clock.next_isr_check - now, cluster.clock.next_checkpoint - now)
+    return (tuple(replicas), controller, channel, metadata, clients, reader, clock)
+
+
+def skip_reason(cluster: Cluster, step: Step) -> str | None:
+    """Why ``step`` would do nothing in this state - the reason its ``skip`` event would give,
+    asked of the same functions the step methods use - or None when it acts."""
+    kind = step.kind
+    if kind in ("produce", "tick", "consume", "commit", "consumer_crash", "controller_failover"):
+        return None
+    if kind == "retry":
+        return None if cluster.producer.retrying else RETRY_SKIP
+    replica = cluster.replica(str(step.replica))
+    fetcher = cluster.fetcher
+    if kind == "fetch_request":
+        return fetcher.request_skip(replica)
+    if kind == "fetch_response":
+        return fetcher.response_skip(replica)
+    if kind == "fetch":      # a whole round, or the response of the request in flight
+        return fetcher.request_skip(replica) if replica.in_flight is None else fetcher.response_skip(replica)
+    return cluster.fault_skip(kind, replica)
+
+
+def enabled_steps(cluster: Cluster, alphabet: list[Step]) -> list[Step]:
+    """The steps of ``alphabet`` that would act in this state."""
+    return [step for step in alphabet if skip_reason(cluster, step) is None]

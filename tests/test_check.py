@@ -1,0 +1,259 @@
+"""hwlib check: exhaustive bounded model checking - verdicts, shortest counterexamples, the engine support it needs."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import hwlib
+from hwlib import Cluster, ClusterConfig, Step
+from hwlib.check import Bounds, CheckError, alphabet, explore, parse_faults
+from hwlib.checks import AnomalyChecker
+from hwlib.state import enabled_steps, skip_reason, state_key
+from hwlib.verdicts import write_outputs
+
+REPO = Path(__file__).resolve().parent.parent
+NO_CRASHES = ("elect", "isolate", "isolate_unseen", "deliver")      # + produce and the fetch halves
+EARLY, LATER = ("hw", "kip101", "kip279"), ("kip320", "kip595", "kip966")
+
+
+def config(protocol: str, replicas: int = 2, **settings) -> ClusterConfig:
+    return ClusterConfig(replicas=tuple("ABC"[:replicas]), protocol=protocol, acks="all", **settings)
+
+
+# --------------------------------------------------------------------------- the verdicts
+@pytest.mark.parametrize("protocol", EARLY)
+def test_strong_isr_is_reachable_at_2_replicas_before_kip320_with_a_short_counterexample(protocol):
+    """2 replicas, <= 2 records, <= 2 leader epochs, leader moves / isolation / late delivery,
+    no crashes. hw: the stale-HW truncation (TLC needs 6 steps); kip101: <= 8 (TLC's bound);
+    kip279: Kafka 2.0's UNDEFINED answer after back-to-back elections (KAFKA-7415)."""
+    result = explore(config(protocol), Bounds(replicas=2), NO_CRASHES, kinds=("strong-isr",))
+    found = result.violations["strong-isr"]
+    assert found.depth == len(found.steps) <= (6 if protocol == "hw" else 8)
+    assert "strong-isr" in hwlib.run_steps(config(protocol), found.steps).anomaly_kinds()
+
+
+@pytest.mark.parametrize("protocol", LATER)
+def test_strong_isr_and_durability_hold_at_2_replicas_from_kip320_on_complete(protocol):
+    result = explore(config(protocol), Bounds(replicas=2), NO_CRASHES,
+                     kinds=("strong-isr", "lost-write", "log-divergence", "committed-truncated"))
+    assert result.complete and result.violations == {}
+    assert result.distinct > 10_000 and result.generated > result.distinct
+
+
+@pytest.mark.parametrize("protocol", EARLY)
+def test_strong_isr_is_reachable_at_3_replicas_before_kip320(protocol):
+    result = explore(config(protocol, 3), Bounds(replicas=3), NO_CRASHES, kinds=("strong-isr",))
+    assert "strong-isr" in result.violations and not result.complete
+
+
+def test_kip320_holds_at_3_replicas_as_deep_as_this_suite_searches():
+    """The complete 3-replica space is too big for one machine here (see the issue note): the
+    verdict is 'holds to depth 6' - every schedule of up to 6 steps."""
+    result = explore(config("kip320", 3), Bounds(replicas=3, depth=6), NO_CRASHES, kinds=("strong-isr", "lost-write"))
+    assert result.violations == {} and not result.complete and result.depth == 6
+    assert result.distinct > 40_000
+
+
+def test_kip101_loses_nothing_at_2_replicas_when_only_crashes_move_leadership():
+    """The engine's earlier property, now a complete verdict: crashes, quick restarts and a
+    tick (ISR expiry, session timeouts), no power loss, no operator leader moves."""
+    result = explore(config("kip101"), Bounds(replicas=2, max_ticks=1), ("crash", "quick_restart", "tick"),
+                     kinds=("lost-write",))
+    assert result.complete and result.violations == {}
+    hw = explore(config("hw"), Bounds(replicas=2, max_ticks=1), ("crash", "quick_restart", "tick"),
+                 kinds=("lost-write",))
+    assert hw.violations["lost-write"].depth <= 6          # truncate-to-HW does lose
+
+
+@pytest.mark.parametrize("protocol", ["hw", "kip101", "kip279", "kip320", "kip595"])
+def test_power_loss_loses_an_acknowledged_write_before_kip966(protocol):
+    result = explore(config(protocol), Bounds(replicas=2, max_epoch=3), ("crash", "power_loss", "flush"),
+                     kinds=("lost-write",))
+    steps = result.violations["lost-write"].steps
+    assert any(s.kind == "crash" and s.lose_unflushed for s in steps)
+    assert "lost-write" in hwlib.run_steps(config(protocol), steps).anomaly_kinds()
+
+
+def test_kip966_closes_the_power_loss_at_2_replicas_complete():
+    result = explore(config("kip966"), Bounds(replicas=2, max_epoch=3), ("crash", "power_loss", "flush"),
+                     kinds=("lost-write",))
+    assert result.complete and result.violations == {}
+
+
+# ------------------------------------------------------------------------------ the files
+def test_counterexamples_and_the_matrix_are_written_and_replay(tmp_path):
+    results = [explore(config(p), Bounds(replicas=2), NO_CRASHES, kinds=("strong-isr",)) for p in ("hw", "kip101")]
+    written = write_outputs(tmp_path / "out", results, ("strong-isr",))
+    names = sorted(p.name for p in written)
+    assert names == ["hw-strong-isr.yaml", "kip101-strong-isr.yaml", "matrix.json", "matrix.md", "matrix.parquet"]
+    for protocol in ("hw", "kip101"):
+        path = tmp_path / "out" / f"{protocol}-strong-isr.yaml"
+        done = subprocess.run([sys.executable, "-m", "hwlib.cli", "run", str(path), "--json"],
+                              capture_output=True, text=True, check=True)
+        assert "strong-isr" in {a["kind"] for a in json.loads(done.stdout)["anomalies"]}
+    scenario = hwlib.load_scenario(tmp_path / "out" / "hw-strong-isr.yaml")
+    assert "strong-isr" in scenario.expect["hw"]
+    lines = [json.loads(line) for line in (tmp_path / "out" / "matrix.json").read_text().splitlines()]
+    assert [line["protocol"] for line in lines] == ["hw", "kip101"]
+    assert set(lines[0]) == {"protocol", "complete", "distinct", "generated", "depth", "seconds", "violations"}
+    assert "violated at depth" in (tmp_path / "out" / "matrix.md").read_text()
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--replicas", "0"], "replicas: must be an integer >= 1, got 0"),
+    (["--max-records", "-1"], "max-records: must be an integer >= 0, got -1"),
+    (["--depth", "0"], "depth: must be an integer >= 1, got 0"),
+    (["--faults", "elect,meteor"], "faults: 'meteor' is not a fault; allowed: elect, "),
+    (["--kinds", "lost"], "kinds: 'lost' is not an anomaly kind; allowed: lost-write, "),
+    (["--protocol", "kip999"], "'kip999' is not known"),
+    (["--min-insync-replicas", "3"], "config.min_insync_replicas: 3 exceeds the 2 replicas"),
+    (["--max-ticks", "2"], "max-ticks: give --faults ... ,tick as well"),
+])
+def test_bad_bounds_are_one_line_exit_2_and_nothing_is_written(tmp_path, args, message):
+    out = tmp_path / "out"
+    done = subprocess.run([sys.executable, "-m", "hwlib.cli", "check", *args, "--out", str(out)],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and message in done.stderr and len(done.stderr.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_an_out_directory_with_other_files_is_refused_untouched(tmp_path):
+    (tmp_path / "notes.txt").write_text("mine")
+    done = subprocess.run([sys.executable, "-m", "hwlib.cli", "check", "--protocol", "hw", "--out", str(tmp_path)],
+                          capture_output=True, text=True)
+    assert done.returncode == 2 and "holds other files" in done.stderr
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
+
+
+def test_parse_faults_and_bounds_errors():
+    assert parse_faults("elect, deliver,elect") == ("elect", "deliver")
+    with pytest.raises(CheckError, match="replicas: at most 5"):
+        Bounds(replicas=6)
+
+
+# -------------------------------------------------------------------- the engine support
+def dump(obj, refs=None) -> object:
+    """Every field of an object graph (mypyc classes, slots, dicts), with shared objects and
+    cycles as references, so a field a copy forgot - or shared by mistake - shows."""
+    refs = {} if refs is None else refs
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return obj
+    if isinstance(obj, (list, tuple)):
+        return [type(obj).__name__, [dump(x, refs) for x in obj]]
+    if isinstance(obj, (set, frozenset)):
+        return ["set", sorted(map(repr, obj))]
+    if isinstance(obj, dict):
+        return ["dict", [[dump(k, refs), dump(v, refs)] for k, v in obj.items()]]
+    if type(obj).__module__.startswith(("hwlib.config", "hwlib.protocols")) or callable(obj):
+        return f"shared {type(obj).__name__}"
+    if id(obj) in refs:
+        return ["ref", refs[id(obj)]]
+    refs[id(obj)] = len(refs)
+    names = getattr(type(obj), "__mypyc_attrs__", None) or getattr(obj, "__slots__", None) or vars(obj)
+    fields = {}
+    for name in names:
+        if name in ("__dict__", "__weakref__", "events") or not hasattr(obj, name):
+            continue
+        fields[name] = dump(getattr(obj, name), refs)
+    return [type(obj).__name__, fields]
+
+
+def random_schedule(seed: int, n: int = 40) -> list[Step]:
+    rng = random.Random(seed)
+    steps = alphabet(("A", "B", "C"), ("elect", "isolate", "isolate_unseen", "deliver", "crash", "quick_restart",
+                                       "power_loss", "flush", "tick", "consume", "controller_failover"), 45001)
+    out, records = [], 0
+    for _ in range(n):
+        step = rng.choice(steps)
+        if step.kind == "produce":
+            records += 1
+            step = Step("produce", value=f"m{records}", replica=rng.choice([None, None, "B"]))
+        out.append(step)
+    return out
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_a_clone_equals_its_source_in_every_field_and_runs_on_alike(seed):
+    steps = random_schedule(seed)
+    cut = len(steps) // 2
+    for protocol in ("kip101", "kip966"):
+        cfg = config(protocol, 3, client_metadata="stale")
+        original = Cluster(cfg)
+        for step in steps[:cut]:
+            original.apply(step)
+        copy = original.clone()
+        assert dump(copy) == dump(original)
+        assert copy.events == [] and copy.replicas[0] is not original.replicas[0]
+        for step in steps[cut:]:
+            original.apply(step)
+            copy.apply(step)
+        assert dump(copy) == dump(original)          # nothing shared between them leaked
+        replay = Cluster(cfg)
+        for step in steps:
+            replay.apply(step)
+        assert dump(replay) == dump(original)
+
+
+def test_a_cloned_checker_reports_what_the_run_reports():
+    """Judging clones step by step (as the search does) finds the anomalies a plain run finds."""
+    scenario = hwlib.load_scenario("late-leader-and-isr")
+    cfg = scenario.config
+    cluster = Cluster(cfg)
+    checker = AnomalyChecker(cluster)
+    checker.observe(0)
+    found = []
+    for i, step in enumerate(scenario.steps, 1):
+        cluster = cluster.clone()
+        checker = AnomalyChecker(cluster, checker)
+        cluster.apply(step)
+        checker.observe(i)
+        found += [(a.kind, a.step, a.detail) for a in checker.anomalies]
+    run = hwlib.run_scenario(scenario)
+    at_the_end = ("lost-write", "duplicate", "reordered", "unseen")      # judged by finish, not per step
+    assert found == [(a.kind, a.step, a.detail) for a in run.anomalies if a.kind not in at_the_end]
+    assert {"strong-isr", "log-divergence"} <= {kind for kind, _, _ in found}
+
+
+def test_state_keys_are_integers_equal_for_equal_states_and_stable_across_processes():
+    values = {"m1": 1, "m2": 2}
+    cluster = Cluster(config("kip320", 3))
+    for step in random_schedule(3, 20):
+        if step.kind != "produce" or step.value in values:
+            cluster.apply(step)
+    key = state_key(cluster, values)
+
+    def flat(x):
+        return [y for item in x for y in flat(item)] if isinstance(x, tuple) else [x]
+
+    assert all(type(v) is int for v in flat(key))
+    assert state_key(cluster.clone(), values) == key
+    code = ("import hwlib; from hwlib.state import state_key; "
+            "c = hwlib.Cluster(hwlib.ClusterConfig(replicas=('A','B','C'), protocol='kip320', acks='all')); "
+            "c.produce('m1'); c.fetch('B'); c.elect('B'); print(hash(state_key(c, {'m1': 1})))")
+    hashes = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                             env=dict(os.environ, PYTHONHASHSEED=str(seed))).stdout for seed in (1, 2)}
+    assert len(hashes) == 1
+
+
+def test_enabled_steps_are_exactly_the_steps_that_do_not_skip():
+    for seed in range(6):
+        cluster = Cluster(config("kip320", 3))
+        steps = random_schedule(seed, 30)
+        for step in steps:
+            cluster.apply(step)
+            for candidate in alphabet(("A", "B", "C"), ("elect", "isolate", "deliver", "crash", "flush"), 45001)[1:]:
+                trial = cluster.clone()
+                trial.apply(candidate)
+                events = trial.events
+                if enabled_steps(cluster, [candidate]):
+                    assert not (len(events) == 1 and events[0][0] == "skip"), candidate
+                else:
+                    assert len(events) == 1 and events[0][0] == "skip", candidate
+                    assert events[0][3] == skip_reason(cluster, candidate)
