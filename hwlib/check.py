@@ -22,6 +22,7 @@ from __future__ import annotations
 import gc
 import sys
 import time
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
@@ -30,7 +31,7 @@ from .cluster import Cluster
 from .config import ClusterConfig
 from .errors import HwlibError
 from .state import enabled_steps, state_key
-from .steps import Step
+from .steps import Step, parse_steps
 
 
 class CheckError(HwlibError, ValueError):
@@ -157,14 +158,16 @@ class CheckResult:
 
 
 class _Node:
-    __slots__ = ("cluster", "checker", "records", "ticks", "index")
+    __slots__ = ("cluster", "checker", "records", "ticks", "index", "key")
 
-    def __init__(self, cluster: Cluster, checker: AnomalyChecker, records: int, ticks: int, index: int) -> None:
+    def __init__(self, cluster: Cluster, checker: AnomalyChecker, records: int, ticks: int, index: int,
+                 key: int) -> None:
         self.cluster = cluster
         self.checker = checker
         self.records = records
         self.ticks = ticks
         self.index = index
+        self.key = key
 
 
 def _anomalies_here(checker: AnomalyChecker, depth: int) -> list:
@@ -178,59 +181,102 @@ def _anomalies_here(checker: AnomalyChecker, depth: int) -> list:
     return found
 
 
+def _fingerprint(cluster: Cluster, checker: AnomalyChecker, values: dict[str, int], ticks: int) -> int:
+    """Python's hash of integers only: the same in every process and either engine."""
+    return hash((state_key(cluster, values), checker.state_key(values), ticks))
+
+
 def explore(config: ClusterConfig, bounds: Bounds = Bounds(), faults: tuple[str, ...] = DEFAULT_FAULTS,
             kinds: tuple[str, ...] = KINDS, exhaustive: bool = False,
-            progress: Callable[[int, int, int], None] | None = None) -> CheckResult:
+            progress: Callable[[int, int, int], None] | None = None,
+            level_done: Callable[[Search], None] | None = None, restore: dict | None = None) -> CheckResult:
     """Breadth-first search from the initial state of ``config`` (its replicas are the
     bounds' count). Stops when every kind in ``kinds`` was found (unless ``exhaustive``),
-    the frontier is empty (complete), or the depth bound is reached."""
+    the frontier is empty (complete), or the depth bound is reached. ``level_done`` is called
+    after each level (a checkpoint writer); ``restore`` is a ``Search.snapshot()`` to go on
+    from."""
     for kind in kinds:
         if kind not in KINDS:
             raise CheckError(f"kinds: {kind!r} is not an anomaly kind; allowed: {', '.join(KINDS)}")
-    replicas = tuple("ABCDE"[:bounds.replicas])
-    config = config.replace(replicas=list(replicas))
-    tick_ms = bounds.tick_ms or config.replica_lag_time_max_ms * 3 // 2 + 1
-    steps = alphabet(replicas, faults, tick_ms)
-    values = {f"m{i}": i for i in range(1, bounds.max_records + 1)}
-    result = CheckResult(config.protocol, config, bounds, faults)
+    search = Search(config, bounds, faults, kinds, exhaustive)
     started = time.perf_counter()
-
     collecting = gc.isenabled()
-    gc.disable()                # nothing cyclic is left behind (see _search): no collector needed
+    gc.disable()                # nothing cyclic is left behind (see Search): no collector needed
     try:
-        _search(config, bounds, steps, values, kinds, exhaustive, progress, result)
+        if restore is None:
+            search.start()
+        else:
+            search.restore(restore)
+        earlier = search.result.seconds
+        while search.next_level():
+            search.result.seconds = earlier + time.perf_counter() - started
+            if progress is not None:
+                progress(search.depth, len(search.seen), search.result.generated)
+            if level_done is not None:
+                level_done(search)
+        search.finish()
+        search.result.seconds = earlier + time.perf_counter() - started
     finally:
         if collecting:
             gc.enable()
-    result.seconds = time.perf_counter() - started
-    return result
+    return search.result
 
 
-def _search(config: ClusterConfig, bounds: Bounds, steps: list[Step], values: dict[str, int],
-            kinds: tuple[str, ...], exhaustive: bool, progress: Callable[[int, int, int], None] | None,
-            result: CheckResult) -> None:
-    """The search itself. A cluster and its checker hold reference cycles (each part refers
-    to the whole), so every state that is dropped - a duplicate, one past the epoch bound, a
-    frontier state once expanded - is ``release``d: freed at once. So the cycle collector has
-    nothing to do; left on, it would spend most of the time re-scanning the frontier."""
-    produce = steps[0]
-    root = Cluster(config)
-    checker = AnomalyChecker(root)
-    checker.observe(0)
-    del checker.anomalies[:]
-    seen = {hash((state_key(root, values), checker.state_key(values), 0))}
-    parents: list[tuple[int, int]] = [(-1, -1)]          # per state: (parent state, step index)
-    frontier = [_Node(root, checker, 0, 0, 0)]
-    wanted = set(kinds)
-    depth = 0
-    while frontier:
-        if bounds.depth is not None and depth >= bounds.depth:
-            break
-        if wanted <= set(result.violations) and not exhaustive:
-            break
-        depth += 1
+class Search:
+    """The search itself, a level at a time. A cluster and its checker hold reference cycles
+    (each part refers to the whole), so every state that is dropped - a duplicate, one past
+    the epoch bound, a frontier state once expanded - is ``release``d: freed at once. So the
+    cycle collector has nothing to do; left on, it would spend most of the time re-scanning
+    the frontier.
+
+    What it keeps besides the frontier is small and plain: the fingerprints seen and, per
+    state, its parent and the step that led to it - enough to write a checkpoint and to
+    rebuild any state by replaying its schedule (``restore``)."""
+
+    def __init__(self, config: ClusterConfig, bounds: Bounds, faults: tuple[str, ...], kinds: tuple[str, ...],
+                 exhaustive: bool) -> None:
+        replicas = tuple("ABCDE"[:bounds.replicas])
+        self.config = config.replace(replicas=list(replicas))
+        self.bounds = bounds
+        self.steps = alphabet(replicas, faults, bounds.tick_ms or self.config.replica_lag_time_max_ms * 3 // 2 + 1)
+        self.produce = self.steps[0]
+        self.values = {f"m{i}": i for i in range(1, bounds.max_records + 1)}
+        self.kinds = kinds
+        self.exhaustive = exhaustive
+        self.result = CheckResult(self.config.protocol, self.config, bounds, faults)
+        self.seen: set[int] = set()
+        self.parents: list[tuple[int, int]] = []      # per state: (parent state, step index)
+        self.frontier: list[_Node] = []
+        self.depth = 0
+
+    def _root(self) -> tuple[Cluster, AnomalyChecker]:
+        root = Cluster(self.config)
+        checker = AnomalyChecker(root)
+        checker.observe(0)
+        del checker.anomalies[:]
+        return root, checker
+
+    def start(self) -> None:
+        root, checker = self._root()
+        key = _fingerprint(root, checker, self.values, 0)
+        self.seen = {key}
+        self.parents = [(-1, -1)]
+        self.frontier = [_Node(root, checker, 0, 0, 0, key)]
+
+    def next_level(self) -> bool:
+        """Expands the frontier by one level; False when the search is over."""
+        bounds, result = self.bounds, self.result
+        if not self.frontier:
+            return False
+        if bounds.depth is not None and self.depth >= bounds.depth:
+            return False
+        if set(self.kinds) <= set(result.violations) and not self.exhaustive:
+            return False
+        self.depth += 1
+        depth, steps, produce, values, seen, parents = self.depth, self.steps, self.produce, self.values, \
+            self.seen, self.parents
         following: list[_Node] = []
-        for node in frontier:
+        for node in self.frontier:
             for index, step in enumerate(steps):
                 records, ticks = node.records, node.ticks
                 if step is produce:
@@ -255,47 +301,84 @@ def _search(config: ClusterConfig, bounds: Bounds, steps: list[Step], values: di
                 # every transition is judged, a duplicate's too: what a step reports depends on
                 # where it came from, not only on the state it reaches
                 for anomaly in _anomalies_here(watch, depth):
-                    if anomaly.kind in wanted and anomaly.kind not in result.violations:
-                        path = _path(parents, node.index, steps, produce) + [step]
+                    if anomaly.kind in self.kinds and anomaly.kind not in result.violations:
+                        path = self.path(node.index) + [step]
                         result.violations[anomaly.kind] = Violation(anomaly.kind, depth, path, anomaly.detail)
-                key = hash((state_key(cluster, values), watch.state_key(values), ticks))
+                key = _fingerprint(cluster, watch, values, ticks)
                 if key in seen:
                     _drop(cluster, watch)
                     continue
                 seen.add(key)
                 parents.append((node.index, index))
-                following.append(_Node(cluster, watch, records, ticks, len(parents) - 1))
+                following.append(_Node(cluster, watch, records, ticks, len(parents) - 1, key))
             _drop(node.cluster, node.checker)
-        frontier = following
+        self.frontier = following
         result.depth = depth
-        if progress is not None:
-            progress(depth, len(seen), result.generated)
-    result.complete = not frontier
-    result.distinct = len(seen)
+        return True
+
+    def finish(self) -> None:
+        self.result.complete = not self.frontier
+        self.result.distinct = len(self.seen)
+
+    def path(self, state: int) -> list[Step]:
+        """The schedule from the initial state to ``state`` (produces numbered in order)."""
+        indices = []
+        while self.parents[state][0] >= 0:
+            parent, index = self.parents[state]
+            indices.append(index)
+            state = parent
+        out, records = [], 0
+        for index in reversed(indices):
+            step = self.steps[index]
+            if step is self.produce:
+                records += 1
+                step = Step("produce", value=f"m{records}")
+            out.append(step)
+        return out
+
+    def snapshot(self) -> dict:
+        """Everything but the frontier's clusters, in plain values (a checkpoint's content)."""
+        flat = [x for pair in self.parents for x in pair]
+        return {"depth": self.depth, "generated": self.result.generated, "seconds": self.result.seconds,
+                "seen": array("q", self.seen), "parents": array("q", flat),
+                "frontier": array("q", [n.index for n in self.frontier]),
+                "frontier_keys": array("q", [n.key for n in self.frontier]),
+                "violations": {k: {"depth": v.depth, "steps": [s.to_obj() for s in v.steps], "detail": v.detail}
+                               for k, v in self.result.violations.items()}}
+
+    def restore(self, snapshot: dict) -> None:
+        """Goes on from ``snapshot``: each frontier state is rebuilt by replaying its schedule
+        from the initial state, exactly as the search made it, and must have the fingerprint
+        it had (else the checkpoint belongs to another engine: CheckError)."""
+        self.depth = snapshot["depth"]
+        self.result.generated = snapshot["generated"]
+        self.result.seconds = snapshot["seconds"]
+        self.result.depth = self.depth
+        self.seen = set(snapshot["seen"])
+        flat = snapshot["parents"]
+        self.parents = [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
+        self.result.violations = {k: Violation(k, v["depth"], parse_steps(v["steps"]), v["detail"])
+                                  for k, v in snapshot["violations"].items()}
+        self.frontier = [self._replay(index, key) for index, key in zip(snapshot["frontier"], snapshot["frontier_keys"])]
+
+    def _replay(self, index: int, key: int) -> _Node:
+        cluster, checker = self._root()
+        records = ticks = 0
+        for depth, step in enumerate(self.path(index), 1):
+            if step.kind == "produce":
+                records += 1
+            elif step.kind == "tick":
+                ticks += 1
+            cluster.apply(step)
+            checker.observe(depth)
+            _anomalies_here(checker, depth)
+        if _fingerprint(cluster, checker, self.values, ticks) != key:
+            raise CheckError(f"resume: the checkpoint's state {index} does not replay to the same state; "
+                             f"it was written by another version of hwlib's engine")
+        return _Node(cluster, checker, records, ticks, index, key)
 
 
 def _drop(cluster: Cluster, checker: AnomalyChecker) -> None:
     checker.release()
     cluster.release()
 
-
-def _path(parents: list[tuple[int, int]], state: int, steps: list[Step], produce: Step) -> list[Step]:
-    """The schedule from the initial state to ``state`` (produces numbered in order)."""
-    indices = []
-    while parents[state][0] >= 0:
-        parent, index = parents[state]
-        indices.append(index)
-        state = parent
-    out, records = [], 0
-    for index in reversed(indices):
-        step = steps[index]
-        if step is produce:
-            records += 1
-            step = Step("produce", value=f"m{records}")
-        out.append(step)
-    return out
-
-
-def report_progress(depth: int, distinct: int, generated: int) -> None:
-    print(f"\rdepth {depth}: {distinct:,} distinct states, {generated:,} generated", end="", file=sys.stderr,
-          flush=True)

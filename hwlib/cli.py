@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import time
 from pathlib import Path
 
 from .config import PROTOCOLS
@@ -100,7 +101,12 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--exhaustive", action="store_true", help="go on after every kind was found (state counts)")
     chk.add_argument("--matrix", action="store_true",
                      help="every generation x every anomaly kind, exhaustively: the verdict matrix")
-    chk.add_argument("--out", help="write the shortest counterexamples (scenarios) and the matrix there")
+    chk.add_argument("--out", help="write the shortest counterexamples (scenarios) and the matrix there; "
+                                   "the search checkpoints there as it goes")
+    chk.add_argument("--resume", action="store_true",
+                     help="go on from the checkpoints in --out (a check that was killed) instead of starting over")
+    chk.add_argument("--checkpoint-every", type=float, default=10.0, metavar="SECONDS",
+                     help="with --out: save the search after a level at most this often (default %(default)s)")
     chk.add_argument("--json", action="store_true", help="one JSON object per generation")
     chk.add_argument("--quiet", action="store_true", help="no progress on stderr")
     rpt = sub.add_parser("report", help="run the fault-sweep report notebook and render it to offline HTML")
@@ -131,11 +137,24 @@ def _stale(rep: dict) -> str:
     return ""
 
 
+def _check_progress(protocol: str):
+    """A status line on stderr per generation, rewritten after each level of the search."""
+    started = time.monotonic()
+
+    def show(depth: int, distinct: int, generated: int) -> None:
+        line = (f"{protocol}: depth {depth}, {distinct:,} distinct states, {generated:,} generated, "
+                f"{time.monotonic() - started:.0f} s")
+        print(f"\r{line:<78}", end="", file=sys.stderr, flush=True)
+
+    return show
+
+
 def _check(args) -> int:
     """``hwlib check``: verdicts per generation, one line each (or JSON), files with --out."""
-    from .check import Bounds, CheckError, parse_faults, report_progress
+    from .check import Bounds, CheckError, parse_faults
     from .checks import KINDS
     from .config import ClusterConfig
+    from .check_dir import CheckDir, settings
     from .verdicts import check_all, matrix_markdown, verdict, write_outputs
 
     bounds = Bounds(replicas=args.replicas, max_records=args.max_records, max_epoch=args.max_epoch,
@@ -151,18 +170,24 @@ def _check(args) -> int:
     config = ClusterConfig(replicas=tuple("ABCDE"[:bounds.replicas]), acks=args.acks,
                            min_insync_replicas=args.min_insync_replicas,
                            unclean_leader_election=args.unclean_leader_election)
-    if args.out:
-        from .verdicts import _prepare
-
-        _prepare(Path(args.out))          # a bad --out fails before the search, nothing written
-    progress = None if args.quiet or args.json else (lambda p: lambda *a: report_progress(p, *a))
-    results = check_all(config, protocols, bounds, faults, kinds, args.exhaustive or args.matrix, progress)
+    if args.resume and not args.out:
+        raise CheckError("resume: give the --out directory of the check to resume")
+    if not args.checkpoint_every >= 0:
+        raise CheckError(f"checkpoint-every: must be a number of seconds >= 0, got {args.checkpoint_every}")
+    exhaustive = args.exhaustive or args.matrix
+    directory = None
+    if args.out:                          # a bad --out fails before the search, nothing written
+        directory = CheckDir(args.out, settings(config, protocols, bounds, faults, kinds, exhaustive))
+        directory.open(args.resume)
+    progress = None if args.quiet or args.json else _check_progress
+    results = check_all(config, protocols, bounds, faults, kinds, exhaustive, progress, directory, args.resume,
+                        args.checkpoint_every)
+    if progress is not None:
+        print(file=sys.stderr)
     for result in results:
         if args.json:
             print(json.dumps(result.as_dict()))
             continue
-        if progress is not None:
-            print(file=sys.stderr)
         found = ", ".join(f"{k} at depth {v.depth}" for k, v in result.violations.items()) or "none"
         print(f"{result.protocol:<7} violated: {found}; {result.distinct:,} distinct / {result.generated:,} "
               f"generated states, depth {result.depth}, {'complete' if result.complete else 'not complete'}, "
@@ -172,10 +197,11 @@ def _check(args) -> int:
                 print(f"        {kind}: {verdict(result, kind)}")
     if args.matrix and not args.json:
         print(matrix_markdown(results, kinds))
-    if args.out:
-        for path in write_outputs(Path(args.out), results, kinds):
+    if directory is not None:
+        for path in write_outputs(directory.out, results, kinds):
             if path.suffix == ".yaml" and not args.json:
                 print(f"wrote {path}: hwlib run {path}")
+        directory.finish()
     return 0
 
 

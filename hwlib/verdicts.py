@@ -4,8 +4,8 @@
 shortest counterexample of each (generation, kind) as a scenario (``expect:`` from replaying
 it under that generation, which must show the kind: the search and ``hwlib run`` agree, or
 this fails), ``matrix.json`` (one object per generation: the CLI's ``--json`` lines),
-``matrix.parquet`` (one row per generation x kind) and ``matrix.md``. The output directory
-is one this module made (it carries ``check.json``) or a new or empty one.
+``matrix.parquet`` (one row per generation x kind) and ``matrix.md``, into a directory
+``check_dir`` has opened.
 """
 
 from __future__ import annotations
@@ -13,19 +13,35 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .check import Bounds, CheckError, CheckResult, explore
+from .check import Bounds, CheckResult, explore
+from .check_dir import CheckDir
 from .config import ClusterConfig
-from .files import write_text_atomically
+from .files import atomic_path, write_text_atomically
 from .run import run_steps
 from .scenario import Scenario
 
-MARKER = "check.json"
-
-
 def check_all(config: ClusterConfig, protocols: list[str], bounds: Bounds, faults: tuple[str, ...],
-              kinds: tuple[str, ...], exhaustive: bool = False, progress=None) -> list[CheckResult]:
-    return [explore(config.replace(protocol=p), bounds, faults, kinds, exhaustive,
-                    None if progress is None else progress(p)) for p in protocols]
+              kinds: tuple[str, ...], exhaustive: bool = False, progress=None, directory: CheckDir | None = None,
+              resume: bool = False, checkpoint_every: float = 10.0) -> list[CheckResult]:
+    """``explore`` per generation; with ``directory``, each search checkpoints there and each
+    finished generation is recorded, and ``resume`` goes on from what it holds."""
+    results = []
+    for protocol in protocols:
+        generation = config.replace(protocol=protocol)
+        if directory is None:
+            results.append(explore(generation, bounds, faults, kinds, exhaustive,
+                                   None if progress is None else progress(protocol)))
+            continue
+        result = directory.finished(protocol, generation.replace(replicas=list("ABCDE"[:bounds.replicas])),
+                                    bounds, faults) if resume else None
+        if result is None:
+            result = explore(generation, bounds, faults, kinds, exhaustive,
+                             None if progress is None else progress(protocol),
+                             level_done=directory.checkpointer(protocol, checkpoint_every),
+                             restore=directory.saved_search(protocol) if resume else None)
+            directory.done(result)
+        results.append(result)
+    return results
 
 
 def verdict(result: CheckResult, kind: str) -> str:
@@ -63,22 +79,11 @@ def counterexample(result: CheckResult, kind: str) -> Scenario:
                     {config.protocol: tuple(shows)}, summary=f"shortest {kind} under {config.protocol}")
 
 
-def _prepare(out: Path) -> None:
-    if out.exists() and not out.is_dir():
-        raise CheckError(f"out: {out} is a file; give a directory")
-    if out.is_dir() and any(out.iterdir()) and not (out / MARKER).is_file():
-        raise CheckError(f"out: {out} holds other files and no {MARKER}; give a new or empty directory")
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise CheckError(f"out: cannot create {out}: {exc.strerror}") from None
-
-
 def write_outputs(out: Path, results: list[CheckResult], kinds: tuple[str, ...]) -> list[Path]:
-    """Counterexample scenarios, matrix.json / .parquet / .md and the directory's marker."""
+    """Counterexample scenarios and matrix.json / .parquet / .md."""
     import pandas as pd
 
-    _prepare(out)
+    out.mkdir(parents=True, exist_ok=True)
     written = []
     for result in results:
         for kind in result.violations:
@@ -93,15 +98,8 @@ def write_outputs(out: Path, results: list[CheckResult], kinds: tuple[str, ...])
             for r in results for kind in kinds]
     frame = pd.DataFrame(rows)
     frame["depth"] = frame["depth"].astype("Int64")
-    tmp = out / "matrix.parquet.tmp"
-    frame.to_parquet(tmp, index=False)
-    tmp.replace(out / "matrix.parquet")
+    with atomic_path(out / "matrix.parquet") as tmp:
+        frame.to_parquet(tmp, index=False)
     write_text_atomically(out / "matrix.md", matrix_markdown(results, kinds) + "\n")
-    first = results[0]
-    write_text_atomically(out / MARKER, json.dumps({
-        "tool": "hwlib check", "protocols": [r.protocol for r in results], "kinds": list(kinds),
-        "bounds": {k: getattr(first.bounds, k) for k in ("replicas", "max_records", "max_epoch", "max_ticks",
-                                                        "depth", "tick_ms")},
-        "faults": list(first.faults), "config": first.config.to_dict()}, indent=2) + "\n")
     return written + [out / "matrix.json", out / "matrix.parquet", out / "matrix.md"]
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import json
 import os
+import pickle
 import random
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -104,6 +106,83 @@ def test_counterexamples_and_the_matrix_are_written_and_replay(tmp_path):
     assert [line["protocol"] for line in lines] == ["hw", "kip101"]
     assert set(lines[0]) == {"protocol", "complete", "distinct", "generated", "depth", "seconds", "violations"}
     assert "violated at depth" in (tmp_path / "out" / "matrix.md").read_text()
+
+
+def _check_cli(*args: str, **kwargs) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "hwlib.cli", "check", *args], capture_output=True, text=True,
+                          **kwargs)
+
+
+def _verdicts(out: Path) -> list[dict]:
+    lines = [json.loads(line) for line in (out / "matrix.json").read_text().splitlines()]
+    for line in lines:
+        del line["seconds"]
+    return lines
+
+
+RESUMABLE = ["--protocol", "all", "--exhaustive", "--quiet", "--checkpoint-every", "0"]
+
+
+def test_a_killed_check_resumes_to_the_same_verdicts_and_state_counts(tmp_path):
+    """SIGKILL in the middle of kip101's search (the checkpoint of hw's finished generation and
+    kip101's latest level are on disk), then --resume: the same matrix as an uninterrupted
+    run, state counts included; the checkpoints are gone at the end."""
+    whole, killed = tmp_path / "whole", tmp_path / "killed"
+    assert _check_cli(*RESUMABLE, "--out", str(whole)).returncode == 0
+    running = subprocess.Popen([sys.executable, "-m", "hwlib.cli", "check", *RESUMABLE, "--out", str(killed)],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    checkpoint = killed / "checkpoint-kip101.pickle"
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline and running.poll() is None:
+        if checkpoint.is_file() and pickle.loads(checkpoint.read_bytes())["search"]["depth"] >= 8:
+            break
+        time.sleep(0.02)
+    assert running.poll() is None, "the check ended before it could be killed"
+    running.kill()
+    running.wait()
+    assert (killed / "result-hw.json").is_file() and not (killed / "matrix.json").exists()
+    done = _check_cli(*RESUMABLE, "--out", str(killed), "--resume")
+    assert done.returncode == 0, done.stderr
+    assert _verdicts(killed) == _verdicts(whole)
+    assert not list(killed.glob("checkpoint-*"))
+    assert json.loads((killed / "check.json").read_text())["finished"] is True
+
+
+def test_resume_refuses_other_settings_a_damaged_checkpoint_and_a_missing_check(tmp_path):
+    out = tmp_path / "out"
+    args = ["--protocol", "hw", "--quiet", "--depth", "4", "--out", str(out)]
+    assert _check_cli(*args).returncode == 0
+    before = {p.name: p.read_bytes() for p in out.iterdir()}
+    done = _check_cli(*args[:-3], "5", "--out", str(out), "--resume")
+    assert done.returncode == 2 and done.stderr.startswith("hwlib: error: out: ") and "other settings (bounds" \
+        in done.stderr and len(done.stderr.splitlines()) == 1
+    assert {p.name: p.read_bytes() for p in out.iterdir()} == before
+    (out / "result-hw.json").unlink()
+    (out / "checkpoint-hw.pickle").write_bytes(b"garbage")
+    done = _check_cli(*args, "--resume")
+    assert done.returncode == 2 and "checkpoint-hw.pickle is damaged" in done.stderr
+    assert len(done.stderr.splitlines()) == 1
+    done = _check_cli(*args[:-1], str(tmp_path / "none"), "--resume")
+    assert done.returncode == 2 and "holds no check to resume" in done.stderr
+    assert not (tmp_path / "none").exists()
+    assert _check_cli("--resume", "--quiet").stderr.strip() == \
+        "hwlib: error: resume: give the --out directory of the check to resume"
+
+
+def test_a_checkpoint_of_another_engine_is_refused(tmp_path):
+    out = tmp_path / "out"
+    args = ["--protocol", "kip101", "--quiet", "--exhaustive", "--checkpoint-every", "0", "--out", str(out)]
+    running = subprocess.Popen([sys.executable, "-m", "hwlib.cli", "check", *args],
+                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    checkpoint = out / "checkpoint-kip101.pickle"
+    while running.poll() is None and not checkpoint.is_file():
+        time.sleep(0.02)
+    running.kill()
+    running.wait()
+    saved = pickle.loads(checkpoint.read_bytes())
+    checkpoint.write_bytes(pickle.dumps({**saved, "engine": "0" * 16}))
+    done = _check_cli(*args, "--resume")
+    assert done.returncode == 2 and "written by another version of hwlib's engine" in done.stderr
 
 
 @pytest.mark.parametrize(("args", "message"), [

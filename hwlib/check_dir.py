@@ -1,0 +1,163 @@
+"""A ``hwlib check --out`` directory: its marker (the check's settings), a checkpoint per generation while it runs, a result per finished one; what ``--resume`` reads.
+
+Layout, every file written atomically:
+
+- ``check.json``: the marker - the settings of the check (bounds, faults, kinds, cluster
+  settings, generations) and whether it finished. A directory with a marker is one hwlib made;
+  any other non-empty directory is refused.
+- ``checkpoint-<protocol>.pickle``: the search of a generation that is running, as of the end
+  of a level (``Search.snapshot``: fingerprints seen, each state's parent and step, the
+  frontier's states by number, violations found), with the engine's source key.
+- ``result-<protocol>.json``: a finished generation (its checkpoint is then removed).
+
+``--resume`` takes the finished generations as they are and goes on from each checkpoint; a
+run without it starts over (removing only the checkpoints and results it would rewrite).
+Settings other than the marker's are refused either way: one directory, one check.
+"""
+
+from __future__ import annotations
+
+import json
+import pickle
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from .check import Bounds, CheckError, CheckResult, Search, Violation
+from .config import ClusterConfig
+from .engine import source_key
+from .files import atomic_path, write_text_atomically
+from .steps import parse_steps
+
+MARKER = "check.json"
+FORMAT = 1
+
+
+def settings(config: ClusterConfig, protocols: list[str], bounds: Bounds, faults: tuple[str, ...],
+             kinds: tuple[str, ...], exhaustive: bool) -> dict:
+    """What makes two checks the same check (the marker's content besides ``finished``)."""
+    cluster = config.to_dict()
+    cluster.pop("protocol", None)
+    return {"tool": "hwlib check", "format": FORMAT, "protocols": list(protocols), "kinds": list(kinds),
+            "bounds": {k: getattr(bounds, k) for k in ("replicas", "max_records", "max_epoch", "max_ticks",
+                                                       "depth", "tick_ms")},
+            "faults": list(faults), "exhaustive": exhaustive, "config": cluster}
+
+
+class CheckDir:
+    def __init__(self, out: str | Path, check: dict) -> None:
+        self.out = Path(out)
+        self.check = check
+        self.key = source_key()
+
+    # -- opening -------------------------------------------------------------------------------
+
+    def open(self, resume: bool) -> None:
+        """Validates the directory for this check and writes its marker; nothing is written
+        when it is refused (CheckError, one line)."""
+        out = self.out
+        if out.exists() and not out.is_dir():
+            raise CheckError(f"out: {out} is a file; give a directory")
+        marker = out / MARKER
+        if out.is_dir() and any(out.iterdir()) and not marker.is_file():
+            raise CheckError(f"out: {out} holds other files and no {MARKER}; give a new or empty directory")
+        if marker.is_file():
+            earlier = self._read_marker()
+            if earlier != self.check:
+                field = next(k for k in self.check if earlier.get(k) != self.check[k])
+                raise CheckError(f"out: {out} holds a check with other settings ({field}: "
+                                 f"{json.dumps(earlier.get(field))}); give another directory")
+        elif resume:
+            raise CheckError(f"resume: {out} holds no check to resume (no {MARKER}); run without --resume")
+        if not resume:
+            for protocol in self.check["protocols"]:
+                self._checkpoint(protocol).unlink(missing_ok=True)
+                self._result(protocol).unlink(missing_ok=True)
+        try:
+            out.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise CheckError(f"out: cannot create {out}: {exc.strerror}") from None
+        self._write_marker(finished=False)
+
+    def _read_marker(self) -> dict:
+        try:
+            earlier = json.loads((self.out / MARKER).read_text(encoding="utf-8"))
+        except (OSError, ValueError, UnicodeDecodeError) as exc:
+            raise CheckError(f"out: {self.out / MARKER} is not a check's marker ({exc})") from None
+        if not isinstance(earlier, dict) or earlier.get("tool") != "hwlib check":
+            raise CheckError(f"out: {self.out / MARKER} is not a check's marker")
+        earlier.pop("finished", None)
+        return earlier
+
+    def _write_marker(self, finished: bool) -> None:
+        write_text_atomically(self.out / MARKER, json.dumps({**self.check, "finished": finished}, indent=2) + "\n")
+
+    def finish(self) -> None:
+        self._write_marker(finished=True)
+
+    # -- per generation ------------------------------------------------------------------------
+
+    def _checkpoint(self, protocol: str) -> Path:
+        return self.out / f"checkpoint-{protocol}.pickle"
+
+    def _result(self, protocol: str) -> Path:
+        return self.out / f"result-{protocol}.json"
+
+    def finished(self, protocol: str, config: ClusterConfig, bounds: Bounds,
+                 faults: tuple[str, ...]) -> CheckResult | None:
+        """The generation's result if a resumed check already finished it."""
+        path = self._result(protocol)
+        if not path.is_file():
+            return None
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+            self._same_engine(data.get("engine"), path)
+            result = CheckResult(protocol, config, bounds, faults, complete=data["complete"],
+                                 distinct=data["distinct"], generated=data["generated"], depth=data["depth"],
+                                 seconds=data["seconds"])
+            result.violations = {k: Violation(k, v["depth"], parse_steps(v["steps"]), v["detail"])
+                                 for k, v in data["violations"].items()}
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise CheckError(f"resume: {path} is damaged ({exc}); run without --resume to start over") from None
+        return result
+
+    def saved_search(self, protocol: str) -> dict | None:
+        """The generation's last checkpoint (``Search.snapshot``), if it has one."""
+        path = self._checkpoint(protocol)
+        if not path.is_file():
+            return None
+        try:
+            with path.open("rb") as handle:
+                data = pickle.load(handle)
+            if not isinstance(data, dict) or data.get("format") != FORMAT:
+                raise ValueError("not a checkpoint of this format")
+        except (OSError, ValueError, EOFError, pickle.UnpicklingError) as exc:
+            raise CheckError(f"resume: {path} is damaged ({exc}); run without --resume to start over") from None
+        self._same_engine(data.get("engine"), path)
+        return data["search"]
+
+    def _same_engine(self, key: str | None, path: Path) -> None:
+        if key != self.key:
+            raise CheckError(f"resume: {path} was written by another version of hwlib's engine; "
+                             f"run without --resume to start over")
+
+    def checkpointer(self, protocol: str, every: float) -> Callable[[Search], None]:
+        """A ``level_done`` hook: saves the search after a level, at most once per ``every`` s."""
+        last = [time.monotonic()]
+
+        def save(search: Search) -> None:
+            if time.monotonic() - last[0] < every:
+                return
+            with atomic_path(self._checkpoint(protocol)) as tmp:
+                with tmp.open("wb") as handle:
+                    pickle.dump({"format": FORMAT, "engine": self.key, "search": search.snapshot()}, handle,
+                                protocol=pickle.HIGHEST_PROTOCOL)
+            last[0] = time.monotonic()
+
+        return save
+
+    def done(self, result: CheckResult) -> None:
+        """Records a finished generation and drops its checkpoint."""
+        write_text_atomically(self._result(result.protocol),
+                              json.dumps({**result.as_dict(), "engine": self.key}) + "\n")
+        self._checkpoint(result.protocol).unlink(missing_ok=True)
