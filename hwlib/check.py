@@ -20,7 +20,6 @@ member), so swapping two replicas changes what happens next.
 from __future__ import annotations
 
 import gc
-import sys
 import time
 from array import array
 from collections.abc import Callable
@@ -359,7 +358,8 @@ class Search:
         self.parents = [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
         self.result.violations = {k: Violation(k, v["depth"], parse_steps(v["steps"]), v["detail"])
                                   for k, v in snapshot["violations"].items()}
-        self.frontier = [self._replay(index, key) for index, key in zip(snapshot["frontier"], snapshot["frontier_keys"])]
+        self.frontier = [self._replay(index, key)
+                         for index, key in zip(snapshot["frontier"], snapshot["frontier_keys"], strict=True)]
 
     def _replay(self, index: int, key: int) -> _Node:
         cluster, checker = self._root()

@@ -1,4 +1,4 @@
-"""A ``hwlib check --out`` directory: its marker (the check's settings), a checkpoint per generation while it runs, a result per finished one; what ``--resume`` reads.
+"""A ``hwlib check --out`` directory: marker, per-generation checkpoints and results; what ``--resume`` reads.
 
 Layout, every file written atomically:
 

@@ -152,20 +152,17 @@ def _check_progress(protocol: str):
 def _check(args) -> int:
     """``hwlib check``: verdicts per generation, one line each (or JSON), files with --out."""
     from .check import Bounds, CheckError, parse_faults
+    from .check_dir import CheckDir, settings
     from .checks import KINDS
     from .config import ClusterConfig
-    from .check_dir import CheckDir, settings
-    from .verdicts import check_all, matrix_markdown, verdict, write_outputs
+    from .verdicts import check_all, matrix_markdown, parse_kinds, verdict, write_outputs
 
     bounds = Bounds(replicas=args.replicas, max_records=args.max_records, max_epoch=args.max_epoch,
                     max_ticks=args.max_ticks, depth=args.depth, tick_ms=args.tick_ms)
     faults = parse_faults(args.faults)
     if args.max_ticks and "tick" not in faults:
         raise CheckError("max-ticks: give --faults ... ,tick as well (ticks are a fault here)")
-    kinds = KINDS if args.matrix else tuple(k.strip() for k in args.kinds.split(",") if k.strip())
-    for kind in kinds:
-        if kind not in KINDS:
-            raise CheckError(f"kinds: {kind!r} is not an anomaly kind; allowed: {', '.join(KINDS)}")
+    kinds = KINDS if args.matrix else parse_kinds(args.kinds)
     protocols = list(PROTOCOLS) if args.protocol == "all" or args.matrix else [args.protocol]
     config = ClusterConfig(replicas=tuple("ABCDE"[:bounds.replicas]), acks=args.acks,
                            min_insync_replicas=args.min_insync_replicas,

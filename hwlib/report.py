@@ -33,6 +33,7 @@ PARAMETERS = {
     "title": "Kafka replication under faults",
     "max_counterexamples": 6,   # failing cells shown as step-throughs (most serious first)
     "metrics_path": None,       # where the notebook writes its metrics JSON (None: not written)
+    "model_check": True,        # the "Can it happen at all?" section (hwlib check at small bounds)
 }
 
 
@@ -66,6 +67,8 @@ def validate(params: dict) -> dict:
         raise ReportParameterError(f"parameter max_counterexamples: must be an integer >= 0, got {limit!r}")
     if out["grid"] is not None and not isinstance(out["grid"], dict):
         raise ReportParameterError(f"parameter grid: must be a mapping of setting -> values, got {out['grid']!r}")
+    if not isinstance(out["model_check"], bool):
+        raise ReportParameterError(f"parameter model_check: must be true or false, got {out['model_check']!r}")
     for name in ("spec", "title"):
         if not isinstance(out[name], str) or not out[name].strip():
             raise ReportParameterError(f"parameter {name}: must be a non-empty text, got {out[name]!r}")
@@ -76,6 +79,23 @@ def validate(params: dict) -> dict:
         raise ReportParameterError(f"parameter sweep_dir: {out['sweep_dir']!r} holds no finished sweep "
                                    "(no manifest.json); run `hwlib sweep` first or leave it null")
     return out
+
+
+#: the anomaly kinds the report's model check looks for
+CHECK_KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr")
+
+
+def model_check() -> list:
+    """``hwlib check`` over every generation at the small bounds the TLA+ specification is
+    checked at: 2 replicas, <= 2 records, leader epochs <= 2, leader moves, isolation (the
+    session expiring or not) and late LeaderAndIsr delivery; acks=all, min.insync.replicas=1."""
+    from .check import DEFAULT_FAULTS, Bounds
+    from .config import PROTOCOLS, ClusterConfig
+    from .verdicts import check_all
+
+    config = ClusterConfig(replicas=("A", "B"), acks="all", min_insync_replicas=1)
+    return check_all(config, list(PROTOCOLS), Bounds(replicas=2, max_records=2, max_epoch=2), DEFAULT_FAULTS,
+                     CHECK_KINDS, exhaustive=True)
 
 
 def resolve_spec(params: dict):

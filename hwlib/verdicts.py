@@ -13,12 +13,38 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .check import Bounds, CheckResult, explore
+from .check import Bounds, CheckError, CheckResult, explore
 from .check_dir import CheckDir
-from .config import ClusterConfig
+from .checks import KINDS
+from .config import PROTOCOLS, ClusterConfig
 from .files import atomic_path, write_text_atomically
 from .run import run_steps
 from .scenario import Scenario
+
+
+def parse_kinds(text: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """``lost-write,strong-isr`` (or a list) -> the anomaly kinds, each checked."""
+    names = [k.strip() for k in (text.split(",") if isinstance(text, str) else text) if k.strip()]
+    if not names:
+        raise CheckError(f"kinds: name at least one of {', '.join(KINDS)}")
+    for kind in names:
+        if kind not in KINDS:
+            raise CheckError(f"kinds: {kind!r} is not an anomaly kind; allowed: {', '.join(KINDS)}")
+    return tuple(dict.fromkeys(names))
+
+
+def parse_protocols(text: str | list[str] | tuple[str, ...]) -> list[str]:
+    """``all`` or ``hw,kip320`` (or a list) -> generations, in release order."""
+    if text == "all":
+        return list(PROTOCOLS)
+    names = {p.strip() for p in (text.split(",") if isinstance(text, str) else text) if p.strip()}
+    for name in names:
+        if name not in PROTOCOLS:
+            raise CheckError(f"protocols: {name!r} is not a generation; allowed: all, {', '.join(PROTOCOLS)}")
+    if not names:
+        raise CheckError(f"protocols: name at least one of all, {', '.join(PROTOCOLS)}")
+    return [p for p in PROTOCOLS if p in names]
+
 
 def check_all(config: ClusterConfig, protocols: list[str], bounds: Bounds, faults: tuple[str, ...],
               kinds: tuple[str, ...], exhaustive: bool = False, progress=None, directory: CheckDir | None = None,

@@ -38,11 +38,41 @@ def exported(tmp_path_factory):
 
 
 def test_notebooks_in_the_repo_are_clean_and_parameterised():
-    for name in NOTEBOOKS:
+    for name in NOTEBOOKS + ("03_model_check",):
         nb = nbformat.read(REPO / "notebooks" / f"{name}.ipynb", as_version=4)
         assert all(not c.get("outputs") and not c.get("execution_count") for c in nb.cells if c.cell_type == "code")
-    explore = nbformat.read(REPO / "notebooks" / "01_explore_rounds.ipynb", as_version=4)
-    assert any("parameters" in c.metadata.get("tags", []) for c in explore.cells)
+    for name in ("01_explore_rounds", "03_model_check"):
+        nb = nbformat.read(REPO / "notebooks" / f"{name}.ipynb", as_version=4)
+        assert any("parameters" in c.metadata.get("tags", []) for c in nb.cells), name
+
+
+def test_model_check_notebook_shows_the_matrix_and_steps_each_shortest_counterexample(tmp_path, browser):
+    """Papermill parameters pick the generations; every violated cell of the matrix gets a
+    step-through of its shortest schedule beside the first later generation that holds."""
+    import papermill
+
+    papermill.execute_notebook(str(REPO / "notebooks" / "03_model_check.ipynb"), str(tmp_path / "check.ipynb"),
+                               parameters={"protocols": "hw,kip101,kip320"}, cwd=str(tmp_path),
+                               progress_bar=False, kernel_name="python3")
+    nb = nbformat.read(tmp_path / "check.ipynb", as_version=4)
+    assert not [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    page_path = export_html(nb, tmp_path / "check.html")
+    text = page_path.read_text()
+    matrix = text[text.index('class="hwl-matrix"'):]
+    matrix = matrix[:matrix.index("</table>")]
+    assert matrix.count("violated at depth") == 3            # hw: divergence, strong-isr; kip101: strong-isr
+    assert matrix.count("holds (complete)") == 4 + 5           # kip320 all four, the rest of hw / kip101
+    page = offline_page(browser, page_path.as_uri())
+    steppers = page.locator(".hwl-stepper")
+    assert steppers.count() == 3
+    first = steppers.first
+    assert "hw: log-divergence at step 7" in first.inner_text() and "kip101: the same steps" in first.inner_text()
+    assert first.get_attribute("data-position") == "7" and first.locator(".panel").count() == 2
+    first.locator("button.back").click()
+    assert first.get_attribute("data-position") == "6"
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "model-check.png"), full_page=True)
+    assert page.requests_outside == [] and page.errors == []
 
 
 def test_both_notebooks_execute_without_errors_in_seconds(exported):

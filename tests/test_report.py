@@ -35,6 +35,7 @@ def test_notebook_parameters_are_the_documented_ones():
     ({"grid": [1, 2]}, "parameter grid: must be a mapping"),
     ({"title": ""}, "parameter title: must be a non-empty text"),
     ({"sweep_dir": "/nonexistent"}, "parameter sweep_dir: '/nonexistent' holds no finished sweep"),
+    ({"model_check": "yes"}, "parameter model_check: must be true or false, got 'yes'"),
 ])
 def test_bad_parameters_are_one_line_errors(params, message):
     with pytest.raises(ReportParameterError) as info:
@@ -63,7 +64,17 @@ def test_report_runs_a_tiny_sweep_and_renders_offline_html(rendered):
     assert paths["notebook"].is_file() and (out / "sweep" / "manifest.json").is_file()
     assert "<h1" in html and "Tiny sweep" in html and "acked data lost" in html
     assert len(re.findall(r'<img[^>]+src="data:image/png;base64,', html)) == 3      # heatmap, CDF, trade-off
-    assert html.count('class="hwl-stepper"') == 1                  # hw fails; kip101 does not
+    # "Can it happen at all?": the verdict matrix, then one step-through per violated kind; the
+    # sweep's counterexamples after it: hw fails, kip101 does not
+    assert "Can it happen at all?" in html and html.count('class="hwl-matrix"') == 1
+    matrix = html[html.index('class="hwl-matrix"'):]
+    matrix = matrix[:matrix.index("</table>")]
+    rows = re.findall(r"<tr><th[^>]*>([a-z-]+)</th>(.*?)</tr>", matrix)
+    assert [kind for kind, _ in rows] == ["lost-write", "log-divergence", "committed-truncated", "strong-isr"]
+    violated = [kind for kind, cells in rows if "violated at depth" in cells]
+    assert "strong-isr" in violated and re.findall(r"<td[^>]*>([^<]+)</td>", rows[3][1])[3:] == \
+        ["holds (complete)"] * 3                                   # kip320, kip595, kip966
+    assert html.count('class="hwl-stepper"') == len(violated) + 1
     assert not re.search(r"<script[^>]+src=|https?://cdn", html)
     assert "def " not in html and "import " not in html            # code hidden
     assert "log4j" not in html                                     # no Spark chatter
@@ -74,10 +85,11 @@ def test_report_runs_a_tiny_sweep_and_renders_offline_html(rendered):
 
 def test_report_loads_a_precomputed_sweep_directory(rendered):
     out, _ = rendered
-    paths = render({"sweep_dir": str(out / "sweep"), "title": "From a directory"}, out / "again.html",
-                   progress=False)
+    paths = render({"sweep_dir": str(out / "sweep"), "title": "From a directory", "model_check": False},
+                   out / "again.html", progress=False)
     html = paths["html"].read_text()
     assert "From a directory" in html and "acked data lost" in html
+    assert "Left out: the report ran with" in html and "hwl-matrix" not in html
     first = json.loads((out / "tiny.metrics.json").read_text())
     assert json.loads(paths["metrics"].read_text())["by_protocol"] == first["by_protocol"]
 
