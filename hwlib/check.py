@@ -24,6 +24,7 @@ import time
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 from .checks import KINDS, AnomalyChecker
 from .cluster import Cluster
@@ -66,6 +67,10 @@ class Bounds:
     #: how much time one ``tick`` step passes (default: 1.5 x replica.lag.time.max.ms + 1, so a
     #: tick always runs an ISR check that finds a silent follower lagging)
     tick_ms: int | None = None
+
+    def as_dict(self) -> dict:
+        return {name: getattr(self, name) for name in ("replicas", "max_records", "max_epoch", "max_ticks",
+                                                       "depth", "tick_ms")}
 
     def __post_init__(self) -> None:
         for name, low in (("replicas", 1), ("max_records", 0), ("max_epoch", 0), ("max_ticks", 0)):
@@ -157,16 +162,20 @@ class CheckResult:
 
 
 class _Node:
-    __slots__ = ("cluster", "checker", "records", "ticks", "index", "key")
+    """A frontier state: its cluster and checker, the records produced and ticks passed on the
+    way, its number (-1 until it is kept), fingerprint, parent and the step index from it."""
+    __slots__ = ("cluster", "checker", "records", "ticks", "index", "key", "parent", "step")
 
     def __init__(self, cluster: Cluster, checker: AnomalyChecker, records: int, ticks: int, index: int,
-                 key: int) -> None:
+                 key: int, parent: int = -1, step: int = -1) -> None:
         self.cluster = cluster
         self.checker = checker
         self.records = records
         self.ticks = ticks
         self.index = index
         self.key = key
+        self.parent = parent
+        self.step = step
 
 
 def _anomalies_here(checker: AnomalyChecker, depth: int) -> list:
@@ -188,26 +197,38 @@ def _fingerprint(cluster: Cluster, checker: AnomalyChecker, values: dict[str, in
 def explore(config: ClusterConfig, bounds: Bounds = Bounds(), faults: tuple[str, ...] = DEFAULT_FAULTS,
             kinds: tuple[str, ...] = KINDS, exhaustive: bool = False,
             progress: Callable[[int, int, int], None] | None = None,
-            level_done: Callable[[Search], None] | None = None, restore: dict | None = None) -> CheckResult:
+            level_done: Callable[[Search], None] | None = None, restore: dict | None = None,
+            workers: int = 1) -> CheckResult:
     """Breadth-first search from the initial state of ``config`` (its replicas are the
     bounds' count). Stops when every kind in ``kinds`` was found (unless ``exhaustive``),
     the frontier is empty (complete), or the depth bound is reached. ``level_done`` is called
     after each level (a checkpoint writer); ``restore`` is a ``Search.snapshot()`` to go on
-    from."""
+    from; with ``workers`` > 1 a frontier of ``check_parallel.SPLIT_AT`` states or more is
+    shared with that many processes (same result)."""
     for kind in kinds:
         if kind not in KINDS:
             raise CheckError(f"kinds: {kind!r} is not an anomaly kind; allowed: {', '.join(KINDS)}")
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise CheckError(f"workers: must be an integer >= 1, got {workers!r}")
     search = Search(config, bounds, faults, kinds, exhaustive)
     started = time.perf_counter()
     collecting = gc.isenabled()
     gc.disable()                # nothing cyclic is left behind (see Search): no collector needed
+    coordinator: Any = None     # a check_parallel.Coordinator once the frontier is shared
     try:
         if restore is None:
             search.start()
         else:
             search.restore(restore)
         earlier = search.result.seconds
-        while search.next_level():
+        while True:
+            if coordinator is None and workers > 1:
+                from .check_parallel import SPLIT_AT, Coordinator
+
+                if search.frontier_size() >= SPLIT_AT:
+                    coordinator = Coordinator(search, workers)
+            if not (search.next_level() if coordinator is None else coordinator.next_level()):
+                break
             search.result.seconds = earlier + time.perf_counter() - started
             if progress is not None:
                 progress(search.depth, len(search.seen), search.result.generated)
@@ -216,6 +237,9 @@ def explore(config: ClusterConfig, bounds: Bounds = Bounds(), faults: tuple[str,
         search.finish()
         search.result.seconds = earlier + time.perf_counter() - started
     finally:
+        if coordinator is not None:
+            coordinator.close()
+        search.drop_frontier()      # freed here, not left to the collector (seconds on a big frontier)
         if collecting:
             gc.enable()
     return search.result
@@ -247,6 +271,13 @@ class Search:
         self.parents: list[tuple[int, int]] = []      # per state: (parent state, step index)
         self.frontier: list[_Node] = []
         self.depth = 0
+        #: this level's first transition per kind not found before: kind -> (parent state,
+        #: step index, position among the transition's anomalies, detail)
+        self.level_found: dict[str, tuple[int, int, int, str]] = {}
+        #: the kinds found at earlier levels
+        self.known: set[str] = set()
+        #: when worker processes hold the frontier (``check_parallel``): its (number, fingerprint)s
+        self.remote: list[tuple[int, int]] | None = None
 
     def _root(self) -> tuple[Cluster, AnomalyChecker]:
         root = Cluster(self.config)
@@ -262,72 +293,120 @@ class Search:
         self.parents = [(-1, -1)]
         self.frontier = [_Node(root, checker, 0, 0, 0, key)]
 
-    def next_level(self) -> bool:
-        """Expands the frontier by one level; False when the search is over."""
-        bounds, result = self.bounds, self.result
-        if not self.frontier:
+    def more(self) -> bool:
+        """Whether another level is to be expanded (and, if so, the depth moves on)."""
+        if not self.frontier_size():
             return False
-        if bounds.depth is not None and self.depth >= bounds.depth:
+        if self.bounds.depth is not None and self.depth >= self.bounds.depth:
             return False
-        if set(self.kinds) <= set(result.violations) and not self.exhaustive:
+        if set(self.kinds) <= set(self.result.violations) and not self.exhaustive:
             return False
         self.depth += 1
-        depth, steps, produce, values, seen, parents = self.depth, self.steps, self.produce, self.values, \
-            self.seen, self.parents
-        following: list[_Node] = []
-        for node in self.frontier:
-            for index, step in enumerate(steps):
-                records, ticks = node.records, node.ticks
-                if step is produce:
-                    if records >= bounds.max_records:
-                        continue
-                    records += 1
-                    step = Step("produce", value=f"m{records}")
-                elif step.kind == "tick":
-                    if ticks >= bounds.max_ticks:
-                        continue
-                    ticks += 1
-                elif not enabled_steps(node.cluster, [step]):
-                    continue
-                cluster = node.cluster.clone()
-                watch = AnomalyChecker(cluster, node.checker)
-                cluster.apply(step)
-                result.generated += 1
-                if cluster.controller.leader_epoch > bounds.max_epoch:
-                    _drop(cluster, watch)
-                    continue
-                watch.observe(depth)
-                # every transition is judged, a duplicate's too: what a step reports depends on
-                # where it came from, not only on the state it reaches
-                for anomaly in _anomalies_here(watch, depth):
-                    if anomaly.kind in self.kinds and anomaly.kind not in result.violations:
-                        path = self.path(node.index) + [step]
-                        result.violations[anomaly.kind] = Violation(anomaly.kind, depth, path, anomaly.detail)
-                key = _fingerprint(cluster, watch, values, ticks)
-                if key in seen:
-                    _drop(cluster, watch)
-                    continue
-                seen.add(key)
-                parents.append((node.index, index))
-                following.append(_Node(cluster, watch, records, ticks, len(parents) - 1, key))
-            _drop(node.cluster, node.checker)
-        self.frontier = following
-        result.depth = depth
+        self.result.depth = self.depth
         return True
 
+    def frontier_size(self) -> int:
+        return len(self.frontier) if self.remote is None else len(self.remote)
+
+    def successors(self, node: _Node, depth: int) -> list[_Node]:
+        """Every state one enabled step of the alphabet leads to from ``node`` within the
+        bounds, judged - the first transition of the level that shows a kind not found yet is
+        noted in ``level_found`` - and fingerprinted; not yet numbered (index -1)."""
+        bounds, result, produce, values = self.bounds, self.result, self.produce, self.values
+        found = self.level_found
+        out: list[_Node] = []
+        for index, step in enumerate(self.steps):
+            records, ticks = node.records, node.ticks
+            if step is produce:
+                if records >= bounds.max_records:
+                    continue
+                records += 1
+                step = Step("produce", value=f"m{records}")
+            elif step.kind == "tick":
+                if ticks >= bounds.max_ticks:
+                    continue
+                ticks += 1
+            elif not enabled_steps(node.cluster, [step]):
+                continue
+            cluster = node.cluster.clone()
+            watch = AnomalyChecker(cluster, node.checker)
+            cluster.apply(step)
+            result.generated += 1
+            if cluster.controller.leader_epoch > bounds.max_epoch:
+                _drop(cluster, watch)
+                continue
+            watch.observe(depth)
+            # every transition is judged, a duplicate's too: what a step reports depends on
+            # where it came from, not only on the state it reaches
+            for order, anomaly in enumerate(_anomalies_here(watch, depth)):
+                kind = anomaly.kind
+                if kind in self.kinds and kind not in self.known and kind not in found:
+                    found[kind] = (node.index, index, order, anomaly.detail)
+            out.append(_Node(cluster, watch, records, ticks, -1, _fingerprint(cluster, watch, values, ticks),
+                             node.index, index))
+        return out
+
+    def next_level(self) -> bool:
+        """Expands the frontier by one level in this process; False when the search is over."""
+        if not self.more():
+            return False
+        seen, parents = self.seen, self.parents
+        following: list[_Node] = []
+        for node in self.frontier:
+            for child in self.successors(node, self.depth):
+                if child.key in seen:
+                    _drop(child.cluster, child.checker)
+                    continue
+                seen.add(child.key)
+                parents.append((child.parent, child.step))
+                child.index = len(parents) - 1
+                following.append(child)
+            _drop(node.cluster, node.checker)
+        self.frontier = following
+        self.close_level(self.level_found)
+        return True
+
+    def close_level(self, found: dict[str, tuple[int, int, int, str]]) -> None:
+        """Records the level's first transition per kind (``found``: kind -> parent state,
+        step index, position among the transition's anomalies, detail) as its violation, in
+        the order a sequential search meets them."""
+        for kind, (parent, index, _, detail) in sorted(found.items(), key=lambda item: item[1][:3]):
+            if kind not in self.result.violations:
+                path = self.path(parent)
+                self.result.violations[kind] = Violation(kind, self.depth, path + self.steps_of([index], path),
+                                                         detail)
+        self.known = set(self.result.violations)
+        self.level_found = {}
+
+    def drop_frontier(self) -> None:
+        for node in self.frontier:
+            release_node(node)
+        self.frontier = []
+
     def finish(self) -> None:
-        self.result.complete = not self.frontier
+        self.result.complete = not self.frontier_size()
         self.result.distinct = len(self.seen)
+
+    def indices(self, state: int) -> list[int]:
+        """The step indices from the initial state to ``state``."""
+        out = []
+        while self.parents[state][0] >= 0:
+            parent, index = self.parents[state]
+            out.append(index)
+            state = parent
+        out.reverse()
+        return out
 
     def path(self, state: int) -> list[Step]:
         """The schedule from the initial state to ``state`` (produces numbered in order)."""
-        indices = []
-        while self.parents[state][0] >= 0:
-            parent, index = self.parents[state]
-            indices.append(index)
-            state = parent
-        out, records = [], 0
-        for index in reversed(indices):
+        return self.steps_of(self.indices(state))
+
+    def steps_of(self, indices: list[int], before: list[Step] | None = None) -> list[Step]:
+        """The steps of ``indices`` following the schedule ``before``: each produce gives the
+        next value, m1, m2, ..."""
+        records = sum(1 for step in before or () if step.kind == "produce")
+        out = []
+        for index in indices:
             step = self.steps[index]
             if step is self.produce:
                 records += 1
@@ -335,13 +414,17 @@ class Search:
             out.append(step)
         return out
 
+    def frontier_ids(self) -> list[tuple[int, int]]:
+        """The frontier's states as (number, fingerprint)."""
+        return [(n.index, n.key) for n in self.frontier] if self.remote is None else list(self.remote)
+
     def snapshot(self) -> dict:
         """Everything but the frontier's clusters, in plain values (a checkpoint's content)."""
         flat = [x for pair in self.parents for x in pair]
         return {"depth": self.depth, "generated": self.result.generated, "seconds": self.result.seconds,
                 "seen": array("q", self.seen), "parents": array("q", flat),
-                "frontier": array("q", [n.index for n in self.frontier]),
-                "frontier_keys": array("q", [n.key for n in self.frontier]),
+                "frontier": array("q", [index for index, _ in self.frontier_ids()]),
+                "frontier_keys": array("q", [key for _, key in self.frontier_ids()]),
                 "violations": {k: {"depth": v.depth, "steps": [s.to_obj() for s in v.steps], "detail": v.detail}
                                for k, v in self.result.violations.items()}}
 
@@ -358,13 +441,19 @@ class Search:
         self.parents = [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
         self.result.violations = {k: Violation(k, v["depth"], parse_steps(v["steps"]), v["detail"])
                                   for k, v in snapshot["violations"].items()}
+        self.known = set(self.result.violations)
         self.frontier = [self._replay(index, key)
                          for index, key in zip(snapshot["frontier"], snapshot["frontier_keys"], strict=True)]
 
     def _replay(self, index: int, key: int) -> _Node:
+        return self.replay(index, self.indices(index), key)
+
+    def replay(self, index: int, indices: list[int], key: int) -> _Node:
+        """State ``index`` rebuilt by running its schedule (step ``indices``) from the initial
+        state as the search did; it must have fingerprint ``key`` (else CheckError)."""
         cluster, checker = self._root()
         records = ticks = 0
-        for depth, step in enumerate(self.path(index), 1):
+        for depth, step in enumerate(self.steps_of(indices), 1):
             if step.kind == "produce":
                 records += 1
             elif step.kind == "tick":
@@ -381,4 +470,9 @@ class Search:
 def _drop(cluster: Cluster, checker: AnomalyChecker) -> None:
     checker.release()
     cluster.release()
+
+
+def release_node(node: _Node) -> None:
+    """Frees a state at once (see ``Search``)."""
+    _drop(node.cluster, node.checker)
 

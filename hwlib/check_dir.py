@@ -39,8 +39,7 @@ def settings(config: ClusterConfig, protocols: list[str], bounds: Bounds, faults
     cluster = config.to_dict()
     cluster.pop("protocol", None)
     return {"tool": "hwlib check", "format": FORMAT, "protocols": list(protocols), "kinds": list(kinds),
-            "bounds": {k: getattr(bounds, k) for k in ("replicas", "max_records", "max_epoch", "max_ticks",
-                                                       "depth", "tick_ms")},
+            "bounds": bounds.as_dict(),
             "faults": list(faults), "exhaustive": exhaustive, "config": cluster}
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 import time
 from pathlib import Path
@@ -107,6 +108,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="go on from the checkpoints in --out (a check that was killed) instead of starting over")
     chk.add_argument("--checkpoint-every", type=float, default=10.0, metavar="SECONDS",
                      help="with --out: save the search after a level at most this often (default %(default)s)")
+    chk.add_argument("--workers", type=int, default=len(os.sched_getaffinity(0)),
+                     help="processes that share a large frontier (default: the machine's cores, %(default)s)")
     chk.add_argument("--json", action="store_true", help="one JSON object per generation")
     chk.add_argument("--quiet", action="store_true", help="no progress on stderr")
     rpt = sub.add_parser("report", help="run the fault-sweep report notebook and render it to offline HTML")
@@ -167,6 +170,8 @@ def _check(args) -> int:
     config = ClusterConfig(replicas=tuple("ABCDE"[:bounds.replicas]), acks=args.acks,
                            min_insync_replicas=args.min_insync_replicas,
                            unclean_leader_election=args.unclean_leader_election)
+    if args.workers < 1:
+        raise CheckError(f"workers: must be an integer >= 1, got {args.workers}")
     if args.resume and not args.out:
         raise CheckError("resume: give the --out directory of the check to resume")
     if not args.checkpoint_every >= 0:
@@ -178,7 +183,7 @@ def _check(args) -> int:
         directory.open(args.resume)
     progress = None if args.quiet or args.json else _check_progress
     results = check_all(config, protocols, bounds, faults, kinds, exhaustive, progress, directory, args.resume,
-                        args.checkpoint_every)
+                        args.checkpoint_every, args.workers)
     if progress is not None:
         print(file=sys.stderr)
     for result in results:

@@ -108,6 +108,20 @@ def test_counterexamples_and_the_matrix_are_written_and_replay(tmp_path):
     assert "violated at depth" in (tmp_path / "out" / "matrix.md").read_text()
 
 
+@pytest.mark.parametrize(("protocol", "exhaustive"), [("kip101", True), ("hw", False)])
+def test_two_workers_find_exactly_what_one_process_finds(monkeypatch, protocol, exhaustive):
+    """The frontier shared with worker processes (from 50 states on): the same state counts,
+    violations and counterexample schedules, step for step."""
+    from hwlib import check_parallel
+
+    monkeypatch.setattr(check_parallel, "SPLIT_AT", 50)
+    alone = explore(config(protocol), Bounds(replicas=2), NO_CRASHES, exhaustive=exhaustive)
+    shared = explore(config(protocol), Bounds(replicas=2), NO_CRASHES, exhaustive=exhaustive, workers=2)
+    one, two = alone.as_dict(), shared.as_dict()
+    del one["seconds"], two["seconds"]
+    assert one == two and one["violations"] and one["distinct"] > 10 * 50
+
+
 def _check_cli(*args: str, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "hwlib.cli", "check", *args], capture_output=True, text=True,
                           **kwargs)

@@ -1,0 +1,198 @@
+"""The model checker on several cores: worker processes own parts of the frontier, this process the visited set.
+
+Once the frontier is large enough to share (``SPLIT_AT`` states), it is dealt round robin to
+the workers, each rebuilding its states by replaying their schedules (``Search.replay``,
+fingerprint-verified). Then, per level:
+
+1. every worker expands its states (``Search.successors``: the same judging and
+   fingerprinting as one process), drops what it has seen - a copy of the visited set as of
+   the last level, plus its own new states of this level - and sends the rest as (parent
+   state, step index, fingerprint), in that order;
+2. this process merges the workers' lists in (parent state, step index) order, keeps the
+   first state of each new fingerprint, numbers the kept states exactly as a one-process
+   search would, and merges the first violation per kind the same way;
+3. each worker keeps its states that were numbered and drops the others (a duplicate that
+   another worker met first).
+
+So the state counts, the violations and their schedules equal a one-process search's, on
+any number of workers. Workers are started with ``forkserver`` (safe from a notebook kernel
+with threads) and ignore Ctrl-C (this process stops them); if this process dies, their pipe
+closes and they exit.
+"""
+
+from __future__ import annotations
+
+import gc
+import heapq
+import multiprocessing
+import signal
+import traceback
+
+from .check import Bounds, CheckError, Search, release_node
+from .config import ClusterConfig
+
+#: the frontier size from which a search is shared with workers (below it, one process is faster)
+SPLIT_AT = 2000
+
+
+class WorkerError(RuntimeError):
+    """A worker failed: its traceback, as it printed it."""
+
+
+class Coordinator:
+    """Runs the levels of ``search`` on ``workers`` processes from its current frontier on."""
+
+    def __init__(self, search: Search, workers: int) -> None:
+        self.search = search
+        context = multiprocessing.get_context("forkserver")
+        setup = (search.config.to_dict(), search.bounds.as_dict(), search.result.faults, search.kinds,
+                 search.exhaustive)
+        self.pipes = []
+        self.processes = []
+        try:
+            for _ in range(workers):
+                mine, theirs = context.Pipe()
+                process = context.Process(target=_work, args=(theirs, *setup), daemon=True)
+                process.start()
+                theirs.close()
+                self.pipes.append(mine)
+                self.processes.append(process)
+            nodes = search.frontier
+            seen = list(search.seen)
+            for w, pipe in enumerate(self.pipes):
+                pipe.send(("adopt", [(n.index, n.key, search.indices(n.index)) for n in nodes[w::workers]], seen))
+            for pipe in self.pipes:
+                self._answer(pipe)
+        except BaseException:
+            self.close()
+            raise
+        search.remote = [(n.index, n.key) for n in nodes]
+        for node in nodes:
+            release_node(node)
+        search.frontier = []
+        self.new_keys: list[int] = []
+
+    def _answer(self, pipe):
+        try:
+            kind, payload = pipe.recv()
+        except EOFError:
+            raise WorkerError("a model-checking worker ended without answering") from None
+        if kind == "error":
+            raise WorkerError(payload)
+        return payload
+
+    def next_level(self) -> bool:
+        search = self.search
+        if not search.more():
+            return False
+        known = list(search.result.violations)
+        for pipe in self.pipes:
+            pipe.send(("expand", self.new_keys, search.depth, known))
+        replies = [self._answer(pipe) for pipe in self.pipes]
+        numbers = [[-1] * len(candidates) for candidates, _, _ in replies]
+        seen, parents = search.seen, search.parents
+        kept: list[tuple[int, int]] = []
+        streams = [_tagged(candidates, w) for w, (candidates, _, _) in enumerate(replies)]
+        for parent, step, key, w, position in heapq.merge(*streams):
+            if key in seen:
+                continue
+            seen.add(key)
+            parents.append((parent, step))
+            numbers[w][position] = len(parents) - 1
+            kept.append((len(parents) - 1, key))
+        found: dict[str, tuple[int, int, int, str]] = {}
+        for _, level_found, generated in replies:
+            search.result.generated += generated
+            for kind, first in level_found.items():
+                if kind not in found or first[:3] < found[kind][:3]:
+                    found[kind] = first
+        search.close_level(found)
+        for pipe, mine in zip(self.pipes, numbers, strict=True):
+            pipe.send(("keep", mine))
+        for pipe in self.pipes:
+            self._answer(pipe)
+        search.remote = kept
+        self.new_keys = [key for _, key in kept]
+        return True
+
+    def close(self) -> None:
+        for pipe in self.pipes:
+            try:
+                pipe.send(("stop",))
+            except OSError:
+                pass
+        for process in self.processes:
+            process.join(timeout=5)
+            if process.is_alive():
+                process.terminate()
+                process.join()
+        for pipe in self.pipes:
+            pipe.close()
+
+
+def _tagged(candidates: list[tuple[int, int, int]], worker: int):
+    """A worker's candidates as (parent, step, fingerprint, worker, position), in its order."""
+    for position, (parent, step, key) in enumerate(candidates):
+        yield parent, step, key, worker, position
+
+
+def _work(pipe, config: dict, bounds: dict, faults: tuple[str, ...], kinds: tuple[str, ...], exhaustive: bool) -> None:
+    """A worker: owns part of the frontier, answers the coordinator's commands until "stop"
+    or until the coordinator's end of the pipe closes."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    gc.disable()                    # as in one process: dropped states are released, not collected
+    try:
+        search = Search(ClusterConfig.from_dict(config), Bounds(**bounds), faults, kinds, exhaustive)
+    except (CheckError, ValueError) as exc:
+        pipe.send(("error", str(exc)))
+        return
+    pending: list = []
+    while True:
+        try:
+            command, *args = pipe.recv()
+        except (EOFError, OSError):
+            return
+        try:
+            if command == "stop":
+                search.drop_frontier()
+                return
+            if command == "adopt":
+                items, seen = args
+                search.seen = set(seen)
+                search.frontier = [search.replay(index, indices, key) for index, key, indices in items]
+                pipe.send(("ok", len(search.frontier)))
+            elif command == "expand":
+                new_keys, depth, known = args
+                search.seen.update(new_keys)
+                search.depth = depth
+                search.known = set(known)
+                search.result.generated = 0
+                level: set[int] = set()
+                candidates = []
+                pending = []
+                for node in search.frontier:
+                    for child in search.successors(node, depth):
+                        if child.key in search.seen or child.key in level:
+                            release_node(child)
+                            continue
+                        level.add(child.key)
+                        pending.append(child)
+                        candidates.append((child.parent, child.step, child.key))
+                    release_node(node)
+                search.frontier = []
+                pipe.send(("ok", (candidates, search.level_found, search.result.generated)))
+                search.level_found = {}
+            elif command == "keep":
+                kept = []
+                for child, number in zip(pending, args[0], strict=True):
+                    if number < 0:
+                        release_node(child)
+                    else:
+                        child.index = number
+                        kept.append(child)
+                search.frontier = kept
+                pending = []
+                pipe.send(("ok", len(kept)))
+        except BaseException:
+            pipe.send(("error", traceback.format_exc()))
+            return
