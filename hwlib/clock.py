@@ -11,6 +11,10 @@ if TYPE_CHECKING:
     from .cluster import Cluster
 
 
+#: identical refused ISR writes a long tick writes out one by one; beyond, once with a count
+REPEAT_LIMIT = 1000
+
+
 class Clock:
     """The partition's logical clock (milliseconds; it moves only in ``tick`` steps) and the
     periodic tasks it drives: the ISR shrink check every ``replica.lag.time.max.ms / 2`` and
@@ -25,33 +29,88 @@ class Clock:
         self.next_isr_check: int = self.lag // 2 if source is None else source.next_isr_check
         self.next_checkpoint: int = self.checkpoint_interval if source is None else source.next_checkpoint
 
-    def tick(self, ms: int) -> None:
-        """Advance logical time by ``ms``, running what falls due in time order."""
+    def tick(self, ms: int, jump: bool = True) -> None:
+        """Advance logical time by ``ms``, running what falls due in time order.
+
+        Long idle stretches are jumped, not walked: once no one-off deadline (a request or
+        session timeout) falls before the target, every ISR member has been out of contact
+        for longer than ``replica.lag.time.max.ms`` or is caught up (so no ISR check can decide
+        differently later), and an ISR check and a checkpoint have each run since without
+        changing anything, every further run would repeat exactly that - nothing, or a
+        zombie leader's refused ISR write - so the periodic timers move straight past the
+        target. The state and events equal walking (``jump=False``), except that more than
+        ``REPEAT_LIMIT`` identical refusals are written once with a ``repeated`` count."""
         if ms < 0:
             raise ScenarioError(f"tick: milliseconds must be >= 0, got {ms}")
         cluster = self.cluster
         target = cluster.now + ms
+        idle_isr = idle_checkpoint = False
+        refusals: list[tuple] = []
         while True:
             due = self.next_due()
             if due > target:
                 break
+            if jump and idle_isr and idle_checkpoint and self.next_one_off() > target:
+                self._skip_to(target, refusals)
+                break
+            ran_isr, ran_checkpoint = self.next_isr_check <= due, self.next_checkpoint <= due
             cluster.now = due
+            mark = len(cluster.events)
             self.run_due(due)
+            new = cluster.events[mark:]
+            if all(event[0] == "isr_refused" for event in new) and due >= self.settled_at():
+                if ran_isr:
+                    idle_isr, refusals = True, list(new)
+                idle_checkpoint = idle_checkpoint or ran_checkpoint
+            else:
+                idle_isr = idle_checkpoint = False
         cluster.now = target
         cluster.events.append(("time", target))
 
-    def next_due(self) -> int:
+    def _skip_to(self, target: int, refusals: list[tuple]) -> None:
+        """The periodic runs up to ``target`` in one go (see ``tick``)."""
+        period = self.lag // 2
+        checks = (target - self.next_isr_check) // period + 1 if self.next_isr_check <= target else 0
+        self.next_isr_check += checks * period
+        if self.next_checkpoint <= target:
+            self.next_checkpoint += ((target - self.next_checkpoint) // self.checkpoint_interval + 1) * \
+                self.checkpoint_interval
+        if refusals and checks:
+            if checks <= REPEAT_LIMIT:
+                for _ in range(checks):
+                    self.cluster.events.extend(refusals)
+            else:
+                self.cluster.events.extend(refusals)
+                self.cluster.events.append(("repeated", checks - 1, len(refusals)))
+
+    def settled_at(self) -> int:
+        """From when no ISR check can decide differently as time passes: every follower in a
+        leader's ISR has been out of contact longer than the lag by then (a caught-up one
+        never leaves)."""
+        latest = -1
+        for r in self.cluster.replicas:
+            if r.online and r.role == LEADER:
+                for rid in r.isr:
+                    if rid != r.id:
+                        latest = max(latest, r.remotes[rid].last_caught_up_ms)
+        return latest + self.lag + 1 if latest >= 0 else 0
+
+    def next_one_off(self) -> int:
+        """The earliest request or session timeout (no periodic task), or a time beyond any."""
         cluster = self.cluster
-        candidates = [self.next_isr_check, self.next_checkpoint]
+        earliest = 1 << 126
         dead = cluster.controller.dead
         for r in cluster.replicas:
             for request in r.purgatory:
-                candidates.append(request.deadline)
+                earliest = min(earliest, request.deadline)
             if not r.online and r.crashed_at_ms is not None and r.id not in dead:
-                candidates.append(r.crashed_at_ms + self.session_timeout)
+                earliest = min(earliest, r.crashed_at_ms + self.session_timeout)
         for produce in cluster.producer.pending:
-            candidates.append(produce.deadline)
-        return min(candidates)
+            earliest = min(earliest, produce.deadline)
+        return earliest
+
+    def next_due(self) -> int:
+        return min(self.next_isr_check, self.next_checkpoint, self.next_one_off())
 
     def run_due(self, now: int) -> None:
         cluster = self.cluster

@@ -61,7 +61,11 @@ class ClusterConfig:
         replicas = self.replicas
         if isinstance(replicas, str) or not isinstance(replicas, (list, tuple)):
             raise ConfigError(f"config.replicas: expected a list of replica names, got {replicas!r}")
-        names = tuple(str(r) for r in replicas)
+        for name in replicas:
+            if not isinstance(name, str):
+                raise ConfigError(f"config.replicas: names must be text, got {name!r} (in YAML, quote names "
+                                  "like 'yes', 'no', 'null' or numbers)")
+        names = tuple(replicas)
         if not names:
             raise ConfigError("config.replicas: at least one replica is required")
         if len(set(names)) != len(names):

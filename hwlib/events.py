@@ -39,6 +39,7 @@ from collections.abc import Callable
 #   ("metadata", client, leader, epoch)             a client with stale metadata refreshed it
 #   ("refused", replica, leader, code, epoch, leader_epoch)  a follower's request was refused
 #   ("isr_refused", leader, epoch, new_isr, reason) a stale leader's ISR write was rejected
+#   ("repeated", times, events)                     the events before it repeat this many more times
 #   ("flush", replica, offset, hw)                  log and HW made durable
 #   ("checkpoint", replica, hw)                     periodic HW checkpoint
 #   ("consume", start, end)                         consumer read [start, end)
@@ -116,6 +117,8 @@ _DESCRIBE: dict[str, Callable[..., str]] = {
                                                                           else f", it is in epoch {leader_epoch}")),
     "isr_refused": lambda leader, epoch, isr, reason: (f"{leader} (a stale leader, epoch {epoch}) cannot write ISR "
                                                        f"{{{','.join(isr)}}} ({reason}): rejected"),
+    "repeated": lambda times, events: (f"... the {events} refused ISR write(s) above repeat {times:,} more times, "
+                                       "at every ISR check of this tick"),
     "flush": lambda r, offset, hw: f"{r} flushes its log to offset {offset} and checkpoints HW {hw}",
     "checkpoint": lambda r, hw: f"{r} checkpoints HW {hw}",
     "consume": lambda start, end: f"consumer reads {_span(start, end)}" if end > start else "consumer reads nothing",

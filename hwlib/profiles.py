@@ -7,6 +7,7 @@ and a seed into a schedule.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
@@ -82,8 +83,8 @@ class FaultProfile:
         for action, weight in self.weights.items():
             if action not in ACTIONS:
                 raise ProfileError(f"{where}.weights.{action}: unknown action; allowed: {', '.join(ACTIONS)}")
-            if isinstance(weight, bool) or not isinstance(weight, (int, float)) or weight < 0:
-                raise ProfileError(f"{where}.weights.{action}: must be a number >= 0, got {weight!r}")
+            if isinstance(weight, bool) or not isinstance(weight, (int, float)) or not 0 <= weight < math.inf:
+                raise ProfileError(f"{where}.weights.{action}: must be a finite number >= 0, got {weight!r}")
         if not any(w > 0 for w in self.weights.values()):
             raise ProfileError(f"{where}.weights: at least one action needs a weight > 0")
         if not isinstance(self.swarm, bool):

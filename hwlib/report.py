@@ -18,6 +18,7 @@ from .errors import HwlibError
 from .faults import FAULT_KINDS
 from .files import write_text_atomically
 from .scenario import load_scenario
+from .yamlfile import parse_yaml
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOK = REPO / "notebooks" / "10_fault_sweep_report.ipynb"
@@ -47,7 +48,7 @@ def parse_param(text: str) -> tuple[str, object]:
         raise ReportParameterError(f"--param {text!r}: expected NAME=VALUE; names: {', '.join(PARAMETERS)}")
     name, raw = text.split("=", 1)
     try:
-        value = yaml.safe_load(raw) if raw.strip() else None
+        value = parse_yaml(raw) if raw.strip() else None
     except yaml.YAMLError:
         value = raw
     return name.strip(), value

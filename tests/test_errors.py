@@ -113,3 +113,41 @@ def test_scenario_round_trips_through_yaml(tmp_path):
     assert again.steps == original.steps and again.config == original.config
     assert again.expect == original.expect
     assert [p.name for p in tmp_path.iterdir()] == ["copy.yaml"]     # no temp file left
+
+
+# ------------------------------------------------------------------ hostile files, through the CLI
+_BOMB = "a: &a [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 10)}]\n" for i in range(8))
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    (_BOMB.encode(), "YAML refused: more than 200,000 values once its aliases are expanded"),
+    (("steps: " + "[" * 3000 + "]" * 3000 + "\n").encode(), "YAML refused: nested deeper than 64 levels"),
+    (b"name: caf\xe9\nsteps: []\n", "not UTF-8 text (byte 0xe9 at offset 9)"),
+    (b"name: x\nsteps: []\nname: y\n", "line 3: YAML refused: duplicate key 'name' (YAML would keep only the last)"),
+    (b"name: x\nconfig: {replicas: [yes, no]}\nsteps: [{produce: m1}]\n",
+     "config.replicas: names must be text, got True (in YAML, quote names like 'yes'"),
+    (b"name: x\nconfig: {replicas: [~, B]}\nsteps: [{produce: m1}]\n", "config.replicas: names must be text, got None"),
+])
+def test_hostile_scenario_files_are_one_line_errors(tmp_path, content, message):
+    """A 400-byte alias bomb, 3,000 levels of nesting, Latin-1 bytes, a duplicate key, YAML
+    booleans and nulls as replica names: each is refused at once, in one line, exit 2."""
+    import subprocess
+    import sys
+
+    path = tmp_path / "s.yaml"
+    path.write_bytes(content)
+    done = subprocess.run([sys.executable, "-m", "hwlib.cli", "run", str(path)], capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    assert done.stderr.startswith("hwlib: error: ") and done.stderr.count("\n") == 1, done.stderr
+    assert message in done.stderr and "Traceback" not in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.yaml"]
+
+
+def test_non_finite_profile_weights_are_refused():
+    from hwlib.profiles import FaultProfile, ProfileError
+
+    for value in (float("nan"), float("inf")):
+        with pytest.raises(ProfileError, match=r"weights\.crash: must be a finite number >= 0, got (nan|inf)"):
+            FaultProfile(name="x", weights={"produce": 1, "crash": value})

@@ -103,7 +103,7 @@ def test_a_deliver_with_nothing_queued_has_not_fired():
 
 @pytest.mark.parametrize(("data", "message"), [
     ({"weights": {"explode": 1}}, "profile 'custom'.weights.explode: unknown action; allowed: " + ", ".join(ACTIONS)),
-    ({"weights": {"crash": -1}}, "weights.crash: must be a number >= 0"),
+    ({"weights": {"crash": -1}}, "weights.crash: must be a finite number >= 0"),
     ({"weights": {"crash": 0}}, "weights: at least one action needs a weight > 0"),
     ({"steps": 0}, "steps: must be an integer in 1..100000"),
     ({"restart_delay": [5, 2]}, "restart_delay: expected [min, max] steps with 1 <= min <= max"),

@@ -120,7 +120,7 @@ def test_a_killed_sweep_resumes_to_exactly_cells_times_runs(spark, tmp_path):
     not_a_sweep = tmp_path / "elsewhere"
     (not_a_sweep / "keep.txt").parent.mkdir()
     (not_a_sweep / "keep.txt").write_text("mine")
-    with pytest.raises(SweepDirError, match="exists and is not a sweep directory"):
+    with pytest.raises(SweepDirError, match="is not a sweep directory"):
         run_sweep(parse_spec(spec), not_a_sweep, spark=spark, progress=False, overwrite=True)
     assert (not_a_sweep / "keep.txt").read_text() == "mine"
     with pytest.raises(SweepDirError, match="holds a different sweep"):
@@ -161,3 +161,101 @@ def test_cli_sweep_bad_input_is_one_line(tmp_path):
 def test_builtin_default_spec_is_the_embedded_default():
     spec = load_spec("default")
     assert {c.config.protocol for c in spec.cells} == set(hwlib.PROTOCOLS)
+
+
+# ------------------------------------------------------------------ an owned, locked, sealed directory
+TINY = {"name": "t-tiny", "seed": 3, "runs": 20, "batch_size": 2,
+        "grid": {"protocol": ["hw", "kip320"], "replicas": [2]}}
+
+
+def _tree(path) -> dict:
+    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
+
+
+def _cli_sweep(spec_file, out, *args):
+    return subprocess.run([sys.executable, "-m", "hwlib.cli", "sweep", str(spec_file), "--out", str(out), "--quiet",
+                           "--no-shrink", *args], capture_output=True, text=True, timeout=300)
+
+
+def test_overwrite_never_deletes_a_directory_hwlib_did_not_make(tmp_path):
+    """A user's folder with a file that happens to be called spec.json: refused in one line,
+    every file byte for byte as it was, nothing added."""
+    spec_file = tmp_path / "tiny.yaml"
+    spec_file.write_text(json.dumps(TINY))
+    proj = tmp_path / "proj"
+    proj.mkdir()
+    (proj / "notes.txt").write_text("precious")
+    (proj / "spec.json").write_text('{"tool": "other"}')
+    before = _tree(proj)
+    done = _cli_sweep(spec_file, proj, "--overwrite")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert done.stderr.startswith(f"hwlib: error: out: {proj} is not a sweep directory (it holds a spec.json that "
+                                  "is not an hwlib sweep's")
+    assert _tree(proj) == before and sorted(p.name for p in proj.iterdir()) == ["notes.txt", "spec.json"]
+
+
+def test_overwrite_of_a_real_sweep_keeps_the_users_own_files_in_it(spark, tmp_path):
+    out = tmp_path / "sweep"
+    run_sweep(parse_spec(TINY), out, spark=spark, progress=False, shrink_failures=False)
+    (out / "my-notes.md").write_text("analysis")
+    (out / "runs" / "mine.txt").write_text("keep")
+    again = run_sweep(parse_spec({**TINY, "seed": 4}), out, spark=spark, progress=False, overwrite=True,
+                      shrink_failures=False)
+    assert again.rows == 40 and (out / "my-notes.md").read_text() == "analysis"
+    assert (out / "runs" / "mine.txt").read_text() == "keep"
+
+
+def test_a_second_writer_is_refused_at_once_and_the_first_finishes_whole(tmp_path):
+    spec_file = tmp_path / "tiny.yaml"
+    spec_file.write_text(json.dumps({**TINY, "runs": 400}))
+    out = tmp_path / "out"
+    first = subprocess.Popen([sys.executable, "-m", "hwlib.cli", "sweep", str(spec_file), "--out", str(out),
+                              "--quiet", "--no-shrink"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not (out / "spec.json").exists():
+        assert first.poll() is None and time.monotonic() < deadline, "the first sweep did not start"
+        time.sleep(0.02)
+    started = time.monotonic()
+    second = _cli_sweep(spec_file, out, "--resume")
+    assert second.returncode == 2 and time.monotonic() - started < 30
+    assert second.stderr.startswith(f"hwlib: error: out: {out} is being written by another hwlib sweep (pid "
+                                    f"{first.pid} on ") and second.stderr.count("\n") == 1
+    assert first.wait(timeout=300) == 0, first.stderr.read()
+    runs = read_runs(out)
+    assert len(runs) == 2 * 400 and not runs.duplicated(["cell", "run"]).any()
+    assert not list((out / "runs").glob("_tmp-*"))
+
+
+def test_resume_reruns_damaged_chunks_and_ignores_strays(spark, tmp_path):
+    """A part file deleted, a parquet truncated, a seal edited, a stray chunk directory: resume
+    re-runs exactly the damaged chunks and ends with the rows of an uninterrupted sweep; the
+    stray stays where it is and is not read."""
+    whole = run_sweep(parse_spec(TINY), tmp_path / "whole", spark=spark, progress=False, shrink_failures=False)
+    out = tmp_path / "damaged"
+    run_sweep(parse_spec(TINY), out, spark=spark, progress=False, shrink_failures=False)
+    chunks = sorted((out / "runs").glob("chunk=*"))
+    assert len(chunks) >= 3
+    parts = lambda chunk: sorted(p for p in chunk.iterdir() if p.suffix == ".parquet")   # noqa: E731
+    parts(chunks[0])[0].unlink()
+    victim = parts(chunks[1])[0]
+    victim.write_bytes(victim.read_bytes()[:40])
+    seal = chunks[2] / "_hwlib_chunk.json"
+    seal.write_text(seal.read_text().replace('"rows": ', '"rows": 1'))
+    stray = out / "runs" / "chunk=00099"
+    stray.mkdir()
+    (stray / "part-junk.parquet").write_bytes(b"not parquet")
+    result = run_sweep(parse_spec(TINY), out, spark=spark, progress=False, resume=True, shrink_failures=False)
+    assert result.chunks_run == 3 and result.rows == 40
+    pd.testing.assert_frame_equal(key_sorted(read_runs(out)), key_sorted(read_runs(whole.out)))
+    assert (stray / "part-junk.parquet").read_bytes() == b"not parquet"
+
+
+def test_resume_after_the_profile_file_was_edited_is_refused(tmp_path):
+    """The spec names a profile file; editing that file changes the sweep, so --resume must not
+    mix rows of two profiles (the spec's own text did not change)."""
+    profile = tmp_path / "mine.yaml"
+    profile.write_text("name: mine\nweights: {produce: 3, replication_round: 3, crash: 1}\n")
+    spec = {**TINY, "profile": str(profile)}
+    before = parse_spec(spec).spec_hash()
+    profile.write_text("name: mine\nweights: {produce: 3, replication_round: 3, crash: 1, power_loss: 1}\n")
+    assert parse_spec(spec).spec_hash() != before

@@ -47,7 +47,11 @@ def test_cells_that_differ_only_in_cluster_settings_share_schedules():
     ({"seed": -1}, "spec.seed: must be an integer in 0.."),
     ({"colour": "red"}, "spec.colour: unknown key; allowed: name, description, seed, runs"),
     ({"name": "a b"}, "spec.name: 'a b' is not a valid name"),
-    ({"profile": {"weights": {"crash": -1}}}, "spec.profile: profile 'custom'.weights.crash: must be a number >= 0"),
+    ({"profile": {"weights": {"crash": -1}}},
+     "spec.profile: profile 'custom'.weights.crash: must be a finite number >= 0"),
+    ({"grid": {"session_timeout_ms": list(range(1, 1001)), "profile.tick_ms": [[i] for i in range(1000)],
+               "replica_lag_time_max_ms": list(range(1, 1001))}},
+     "spec.grid: 1,000,000,000 combinations (1000 x 1000 x 1000) exceed the limit of 10,000 cells; split the sweep"),
 ])
 def test_bad_specs_are_rejected_with_the_field(change, message):
     with pytest.raises(SweepSpecError) as info:

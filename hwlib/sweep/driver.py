@@ -2,15 +2,17 @@
 
 Layout of ``DIR``::
 
-    spec.json                the resolved spec, its hash and the run plan (written first)
-    runs/chunk=00000/...     parquet parts, one directory per finished chunk of batches
+    spec.json                the marker: resolved spec, its hash, the run plan (written first)
+    .hwlib-lock              held (flock) while a sweep writes here
+    runs/chunk=00000/...     parquet parts and their seal, one directory per finished chunk
     summary.parquet          one row per cell (Spark SQL aggregation)
     shrunk/<cell>-<kind>.yaml  a minimal reproducer per failing cell (hwlib run FILE)
     manifest.json            written last: versions, counts, wall time, shrink results
 
 A chunk becomes visible only when complete (Spark writes it under ``runs/_tmp-...``, then it is
-renamed), so a killed sweep leaves whole chunks; ``resume`` skips them and the rows end up
-exactly cells x runs, none twice.
+renamed), so a killed sweep leaves whole chunks; ``resume`` skips those whose seal still
+matches (``directory``), re-runs the others, and the rows end up exactly cells x runs, none
+twice.
 """
 
 from __future__ import annotations
@@ -33,8 +35,9 @@ from ..files import atomic_path, write_text_atomically
 from ..run import HASH_VERSION, run_steps
 from ..scenario import Scenario
 from ..shrink import shrink
+from .directory import FORMAT, LOCK, TOOL, SweepDir, SweepDirError
 from .runs import anomaly_column, run_one, schema
-from .spec import SweepSpec, SweepSpecError
+from .spec import SweepSpec
 
 #: anomaly kinds that count as a violation for shrinking, most serious first
 #: (hw-regression alone is a stale-HW symptom, not a violation)
@@ -42,10 +45,6 @@ VIOLATIONS = ("lost-write", "log-divergence", "duplicate", "reordered", "inconsi
               "unseen", "committed-truncated", "strong-isr", "nonmonotonic-poll", "epoch-cache-order")
 MAX_CHUNKS = 20
 MIN_BATCHES_PER_CHUNK = 8
-
-
-class SweepDirError(SweepSpecError):
-    """The output directory holds something else (another sweep, a finished one ...)."""
 
 
 def plan(spec: SweepSpec) -> list[list[tuple[int, int]]]:
@@ -96,34 +95,39 @@ def _git_commit() -> str | None:
     return head
 
 
-def _prepare_dir(out: Path, spec: SweepSpec, chunks, resume: bool, overwrite: bool) -> set[int]:
-    """Check or create ``out``; returns the chunks already done."""
-    state_path = out / "spec.json"
-    if overwrite and state_path.exists():     # only ever delete what is recognisably a sweep
-        shutil.rmtree(out)
-    state = {"name": spec.name, "spec_hash": spec.spec_hash(), "runs": spec.runs,
+def _prepare_dir(directory: SweepDir, spec: SweepSpec, chunks, resume: bool, overwrite: bool) -> set[int]:
+    """Check ``directory`` (locked by the caller) for this sweep, write its marker; returns the
+    chunks already done."""
+    out = directory.out
+    state = {"tool": TOOL, "format": FORMAT, "name": spec.name, "spec_hash": spec.spec_hash(), "runs": spec.runs,
              "batch_size": spec.batch_size, "chunks": len(chunks), "hash_version": HASH_VERSION,
              "columns": [name for name, _ in schema(spec)], "spec": spec.raw}
-    if state_path.exists():
-        if not resume:
-            raise SweepDirError(f"out: {out} already holds a sweep; pass --resume to continue it, "
-                                "--overwrite to replace it, or choose another directory")
-        old = json.loads(state_path.read_text())
+    old = directory.marker()
+    if old is None:
+        others = sorted(p.name for p in out.iterdir() if p.name != LOCK)
+        if others:
+            what = ("a spec.json that is not an hwlib sweep's (or from an older hwlib)" if "spec.json" in others
+                    else f"{len(others)} other file(s), e.g. {others[0]}")
+            raise SweepDirError(f"out: {out} is not a sweep directory (it holds {what}); "
+                                "choose an empty or new directory")
+        directory.fresh = True
+    elif overwrite:                            # only ever delete what hwlib wrote
+        directory.remove_own()
+        directory.fresh = True
+    elif not resume:
+        raise SweepDirError(f"out: {out} already holds a sweep; pass --resume to continue it, "
+                            "--overwrite to replace it, or choose another directory")
+    else:
         for key in ("spec_hash", "runs", "batch_size", "chunks", "hash_version", "columns"):
             if old.get(key) != state[key]:
                 raise SweepDirError(f"out: {out} holds a different sweep ({key} {old.get(key)!r}, this one "
                                     f"{state[key]!r}); use another directory")
-    elif out.exists() and any(out.iterdir()):
-        raise SweepDirError(f"out: {out} exists and is not a sweep directory; choose an empty or new directory")
-    out.mkdir(parents=True, exist_ok=True)
-    write_text_atomically(state_path, json.dumps(state, indent=2, default=str))
+    write_text_atomically(out / "spec.json", json.dumps(state, indent=2, default=str))
     runs = out / "runs"
     runs.mkdir(exist_ok=True)
-    for tmp in runs.glob("_tmp-*"):             # what a killed run left half-written
+    for tmp in runs.glob("_tmp-chunk=*"):       # what a killed run left half-written
         shutil.rmtree(tmp, ignore_errors=True)
-    done = set()
-    for path in runs.glob("chunk=*"):
-        done.add(int(path.name.split("=", 1)[1]))
+    done, _ = directory.finished_chunks(chunks)
     return done
 
 
@@ -135,17 +139,35 @@ def run_sweep(spec: SweepSpec, out, *, master: str | None = None, resume: bool =
     if resume and overwrite:
         raise SweepDirError("out: --resume continues the sweep in the directory, --overwrite replaces it; "
                             "choose one")
-    from tqdm import tqdm
-
-    from .spark import run_chunk, start_session, summarize
+    from .spark import start_session
 
     started = time.perf_counter()
     out = Path(out)
     chunks = plan(spec)
-    done = _prepare_dir(out, spec, chunks, resume, overwrite)
-    own_session = spark is None
-    if own_session:
-        spark = start_session(master)
+    directory = SweepDir(out)
+    directory.lock()
+    try:
+        done = _prepare_dir(directory, spec, chunks, resume, overwrite)
+        own_session = spark is None
+        if own_session:
+            spark = start_session(master)
+    except BaseException:
+        directory.abandon()                    # a sweep that did not start leaves nothing of its own
+        raise
+    try:
+        return _run(spec, directory, chunks, done, spark, own_session, progress, shrink_failures,
+                    check_determinism, started)
+    finally:
+        directory.unlock()
+
+
+def _run(spec: SweepSpec, directory: SweepDir, chunks, done: set[int], spark, own_session: bool, progress: bool,
+         shrink_failures: bool, check_determinism: int, started: float) -> SweepResult:
+    from tqdm import tqdm
+
+    from .spark import run_chunk, summarize
+
+    out = directory.out
     bar = tqdm(total=spec.total_runs, unit="run", desc=f"sweep {spec.name}", disable=not progress,
                file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
     bar.update(sum(c for i in done for _, c in chunks[i]))
@@ -154,15 +176,17 @@ def run_sweep(spec: SweepSpec, out, *, master: str | None = None, resume: bool =
         for index, batches in enumerate(chunks):
             if index in done:
                 continue
-            final = out / "runs" / f"chunk={index:05d}"
-            tmp = out / "runs" / f"_tmp-chunk={index:05d}"
+            final = directory.chunk_path(index)
+            tmp = out / "runs" / f"_tmp-{final.name}"
             shutil.rmtree(tmp, ignore_errors=True)
             run_chunk(spark, spec, batches, str(tmp))
+            directory.seal(tmp, sum(count for _, count in batches))
             tmp.rename(final)
             ran += 1
             bar.update(sum(c for _, c in batches))
         bar.close()
-        summary = summarize(spark, str(out / "runs"), list(spec.cells[0].params))
+        paths = directory.chunk_paths(len(chunks))
+        summary = summarize(spark, paths, list(spec.cells[0].params))
         rows = int(summary["runs"].sum())
         with atomic_path(out / "summary.parquet") as tmp_path:
             summary.to_parquet(tmp_path, index=False)
@@ -170,7 +194,7 @@ def run_sweep(spec: SweepSpec, out, *, master: str | None = None, resume: bool =
         spark_version = spark.version
         result = SweepResult(out, spec, rows, ran, len(done), 0.0, summary)
         result.engines = {row["engine"]: row["count"] for row in
-                          spark.read.parquet(str(out / "runs")).groupBy("engine").count().collect()}
+                          spark.read.parquet(*paths).groupBy("engine").count().collect()}
         if shrink_failures:
             result.shrunk = shrink_failing_cells(spec, out, spark)
     finally:
@@ -198,9 +222,15 @@ def run_sweep(spec: SweepSpec, out, *, master: str | None = None, resume: bool =
 
 
 def read_runs(out, columns: list[str] | None = None) -> pd.DataFrame:
-    """The run table of a sweep directory (pandas; Spark reads ``DIR/runs`` the same way)."""
-    frame = pd.read_parquet(Path(out) / "runs", columns=columns)
-    return frame.drop(columns=[c for c in ("chunk",) if c in frame.columns])
+    """The run table of a sweep directory: its planned chunks in order (a stray directory under
+    ``runs/`` is not part of the sweep)."""
+    out = Path(out)
+    try:
+        count = int(json.loads((out / "spec.json").read_text(encoding="utf-8"))["chunks"])
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise SweepDirError(f"sweep: {out} has no readable spec.json ({exc})") from None
+    frames = [pd.read_parquet(path, columns=columns) for path in SweepDir(out).chunk_paths(count)]
+    return pd.concat(frames, ignore_index=True)
 
 
 def read_summary(out) -> pd.DataFrame:

@@ -116,13 +116,13 @@ def run_chunk(spark, spec: SweepSpec, batches: list[tuple[int, int]], path: str)
     tasks.mapInPandas(run_partition, schema=ddl(spec)).write.mode("error").parquet(path)
 
 
-def summarize(spark, runs_path: str, param_columns: list[str]):
+def summarize(spark, runs_paths: list[str], param_columns: list[str]):
     """Per-cell rates (with Wilson 95% intervals), unavailability, produce errors, HW-lag
     quantiles and fault coverage, as a pandas DataFrame sorted by cell. Columns: ``cell``, the
     ``param_columns``, then the measurements from ``runs`` on (readers rely on this layout)."""
     from ..faults import FAULT_KINDS
 
-    spark.read.parquet(runs_path).createOrReplaceTempView("runs")
+    spark.read.parquet(*runs_paths).createOrReplaceTempView("runs")
     params = ", ".join(f"`{c}`" for c in param_columns)
     coverage = ",\n  ".join(f"avg(CAST(fired_{k} AS DOUBLE)) AS fired_{k}" for k in FAULT_KINDS)
     base = f"""

@@ -23,6 +23,7 @@ from __future__ import annotations
 import hashlib
 import itertools
 import json
+import math
 import os
 from dataclasses import dataclass, fields
 from pathlib import Path
@@ -37,6 +38,8 @@ class SweepSpecError(HwlibError, ValueError):
     """A sweep spec is malformed: unknown key, empty grid, no valid cell ..."""
 
 
+#: cells a sweep may have (each is a Spark-side group and a row of the report)
+MAX_CELLS = 10_000
 TOP_LEVEL_KEYS = ("name", "description", "seed", "runs", "profile", "grid", "batch_size")
 REPLICA_NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 #: grid keys that are cluster settings (``replicas`` is a count here)
@@ -85,9 +88,13 @@ class SweepSpec:
         return self.runs * len(self.cells)
 
     def spec_hash(self) -> str:
-        """Identifies the sweep's content (not its run count): resuming needs the same hash."""
+        """Identifies the sweep's content (not its run count): resuming needs the same hash.
+        It covers the *resolved* cells - each one's cluster settings and fault profile as
+        loaded - so editing a profile file the spec names changes it."""
         data = {k: v for k, v in self.raw.items() if k not in ("runs", "batch_size")}
-        return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
+        cells = [[c.id, c.config.to_dict(), c.profile.to_dict()] for c in self.cells]
+        text = json.dumps([data, cells], sort_keys=True, default=str)
+        return hashlib.sha256(text.encode()).hexdigest()[:16]
 
     def with_runs(self, runs: int) -> SweepSpec:
         _check_int(runs, "runs", 1, 100_000_000)
@@ -148,6 +155,11 @@ def parse_spec(data) -> SweepSpec:
         if not values:
             raise SweepSpecError(f"spec.grid.{key}: an empty list gives no cell; give at least one value")
         axes.append((key, values))
+    combinations = math.prod(len(values) for _, values in axes)
+    if combinations > MAX_CELLS:
+        sizes = " x ".join(str(len(values)) for _, values in axes)
+        raise SweepSpecError(f"spec.grid: {combinations:,} combinations ({sizes}) exceed the limit of "
+                             f"{MAX_CELLS:,} cells; split the sweep")
     base_profile = data.get("profile", "seeds-data-loss")
     try:
         base = load_profile(base_profile)
