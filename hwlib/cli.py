@@ -43,7 +43,10 @@ def _protocol(value: str) -> str:
 
 
 def _protocols(value: str) -> list[str]:
-    return [_protocol(p.strip()) for p in value.split(",") if p.strip()]
+    names = [_protocol(p.strip()) for p in value.split(",") if p.strip()]
+    if not names:
+        raise argparse.ArgumentTypeError(f"expected one or more of {', '.join(PROTOCOLS)}, comma-separated")
+    return names
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -252,8 +255,10 @@ def main(argv: list[str] | None = None) -> int:
                 if expect:
                     print(f"{'':<26} expected anomalies - {expect}")
         elif args.command == "shrink":
+            from .files import check_writable
             from .shrink import shrink_scenario
 
+            check_writable(args.out)
             shrunk, result = shrink_scenario(load_scenario(args.scenario), args.kind, args.protocol)
             path = shrunk.save(args.out)
             print(f"shrank {result.before} -> {len(shrunk.steps)} steps in {result.runs} runs; "
@@ -282,7 +287,10 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {action:<{width}} {text}")
         elif args.command == "compare":
             from .compare import write_comparison
+            from .files import check_writable
 
+            for suffix in (".txt", ".png"):
+                check_writable(Path(args.out).with_suffix(suffix))
             names = args.scenarios or list(builtin_scenarios())
             scenarios = [load_scenario(n) for n in names]
             txt, png, text = write_comparison(scenarios, args.out, args.protocols)
@@ -297,12 +305,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _report(args) -> int:
-    from .report import parse_param, render, validate
+    from .report import parse_param, precheck, render
 
     params = dict(parse_param(p) for p in args.param)
     if args.sweep:
         params["sweep_dir"] = args.sweep
-    validate(params)                       # fail fast, before a kernel starts
+    precheck(params)                       # fail fast, before a kernel starts: nothing written
     try:
         paths = render(params, args.out, progress=not args.quiet)
     except Exception as exc:               # papermill wraps the notebook's own error
@@ -317,7 +325,9 @@ def _report(args) -> int:
 
 def _sweep(args) -> int:
     from .sweep import load_spec, run_sweep
+    from .sweep.spark import check_master
 
+    check_master(args.master, "master")     # before anything is written or a JVM starts
     spec = load_spec(args.spec)
     if args.runs:
         spec = spec.with_runs(args.runs)

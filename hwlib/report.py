@@ -16,7 +16,7 @@ import yaml
 
 from .errors import HwlibError
 from .faults import FAULT_KINDS
-from .files import write_text_atomically
+from .files import check_writable, write_text_atomically
 from .scenario import load_scenario
 from .yamlfile import parse_yaml
 
@@ -35,6 +35,7 @@ PARAMETERS = {
     "max_counterexamples": 6,   # failing cells shown as step-throughs (most serious first)
     "metrics_path": None,       # where the notebook writes its metrics JSON (None: not written)
     "model_check": True,        # the "Can it happen at all?" section (hwlib check at small bounds)
+    "overwrite": False,         # replace a sweep already in sweep_out (the default directory is the report's own)
 }
 
 
@@ -68,17 +69,60 @@ def validate(params: dict) -> dict:
         raise ReportParameterError(f"parameter max_counterexamples: must be an integer >= 0, got {limit!r}")
     if out["grid"] is not None and not isinstance(out["grid"], dict):
         raise ReportParameterError(f"parameter grid: must be a mapping of setting -> values, got {out['grid']!r}")
-    if not isinstance(out["model_check"], bool):
-        raise ReportParameterError(f"parameter model_check: must be true or false, got {out['model_check']!r}")
+    for name in ("model_check", "overwrite"):
+        if not isinstance(out[name], bool):
+            raise ReportParameterError(f"parameter {name}: must be true or false, got {out[name]!r}")
     for name in ("spec", "title"):
         if not isinstance(out[name], str) or not out[name].strip():
             raise ReportParameterError(f"parameter {name}: must be a non-empty text, got {out[name]!r}")
     for name in ("master", "sweep_dir", "sweep_out", "metrics_path"):
         if out[name] is not None and not isinstance(out[name], str):
             raise ReportParameterError(f"parameter {name}: must be a text or null, got {out[name]!r}")
-    if out["sweep_dir"] is not None and not (Path(out["sweep_dir"]) / "manifest.json").is_file():
-        raise ReportParameterError(f"parameter sweep_dir: {out['sweep_dir']!r} holds no finished sweep "
-                                   "(no manifest.json); run `hwlib sweep` first or leave it null")
+    if out["sweep_dir"] is not None:
+        manifest = Path(out["sweep_dir"]) / "manifest.json"
+        try:
+            data = json.loads(manifest.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise ReportParameterError(f"parameter sweep_dir: {out['sweep_dir']!r} holds no finished sweep "
+                                       "(no manifest.json); run `hwlib sweep` first or leave it null") from None
+        except (OSError, ValueError) as exc:
+            raise ReportParameterError(f"parameter sweep_dir: {manifest} is not a sweep's manifest ({exc})") from None
+        if not isinstance(data, dict) or not {"name", "cells", "rows"} <= set(data):
+            raise ReportParameterError(f"parameter sweep_dir: {manifest} is not a sweep's manifest")
+    return out
+
+
+def precheck(params: dict) -> dict:
+    """``validate``, then what the notebook would find out only after starting: the spec (and
+    grid, runs) resolve, the master URL is one Spark takes, ``sweep_out`` is free or holds a
+    sweep ``overwrite`` may replace. One line naming the parameter; nothing is written."""
+    from .sweep.directory import SweepDir
+    from .sweep.spark import SparkSetupError, check_master
+    from .sweep.spec import SweepSpecError
+
+    out = validate(params)
+    if out["sweep_dir"] is not None:
+        return out
+    try:
+        check_master(out["master"], "parameter master")
+    except SparkSetupError as exc:
+        raise ReportParameterError(str(exc)) from None
+    try:
+        spec = resolve_spec(out)
+    except SweepSpecError as exc:
+        raise ReportParameterError(f"parameter spec: {exc}") from None
+    if out["sweep_out"] is not None:
+        target = SweepDir(out["sweep_out"])
+        if target.out.exists() and not target.out.is_dir():
+            raise ReportParameterError(f"parameter sweep_out: {out['sweep_out']!r} is a file; give a directory")
+        if not target.is_empty():
+            if target.marker() is None:
+                raise ReportParameterError(f"parameter sweep_out: {out['sweep_out']!r} is not a sweep directory; "
+                                           "give a new or empty directory")
+            if not out["overwrite"]:
+                raise ReportParameterError(f"parameter sweep_out: {out['sweep_out']!r} already holds a sweep; "
+                                           "pass overwrite=true to replace it, or load it with sweep_dir")
+    out["_spec_name"] = spec.name
     return out
 
 
@@ -294,10 +338,13 @@ def render(params: dict, out_html, progress: bool = True) -> dict:
 
     from .notebooks import export_html
 
-    params = validate(params)
+    params = precheck(params)
+    params.pop("_spec_name", None)
     out_html = Path(out_html)
     if out_html.suffix != ".html":
         raise ReportParameterError(f"out: {str(out_html)!r} must end in .html")
+    for path in (out_html, out_html.with_suffix(".ipynb"), out_html.with_suffix(".metrics.json")):
+        check_writable(path)
     out_html.parent.mkdir(parents=True, exist_ok=True)
     executed = out_html.with_suffix(".ipynb")
     metrics_path = out_html.with_suffix(".metrics.json")

@@ -77,3 +77,70 @@ def test_atomic_write_leaves_nothing_behind_on_failure(tmp_path):
         tmp.write_text("half")
         raise RuntimeError("interrupted")
     assert target.read_text() == "old" and sorted(p.name for p in target.parent.iterdir()) == ["out.yaml"]
+
+
+def _tree(path) -> dict:
+    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
+
+
+def _refused(done, message: str) -> None:
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("hwlib: error: ") and done.stderr.count("\n") == 1, done.stderr
+    assert message in done.stderr and "Traceback" not in done.stderr
+
+
+def test_unwritable_outputs_are_one_line_before_any_work(tmp_path):
+    """Under /dev/null, onto a directory, under a read-only folder (when not root), a name too
+    long, under a file: compare and shrink refuse before running anything, write nothing."""
+    (tmp_path / "plain").write_text("x")
+    (tmp_path / "dir.txt").mkdir()
+    long_name = "n" * 300
+    cases = [("/dev/null/out", "/dev/null is not a directory"),
+             (str(tmp_path / "dir"), "dir.txt: it is a directory"),
+             (str(tmp_path / long_name), "a name in it is longer than 255 bytes"),
+             (str(tmp_path / "plain" / "out"), "plain is not a directory")]
+    before = _tree(tmp_path)
+    for out, message in cases:
+        _refused(hwlib_cli("compare", "data-loss", "--out", out), message)
+        _refused(hwlib_cli("shrink", "data-loss", "--kind", "lost-write", "--protocol", "hw",
+                           "--out", out + ".yaml" if "dir" not in out else str(tmp_path / "dir.txt")),
+                 message.replace("dir.txt: ", ""))
+    assert _tree(tmp_path) == before
+
+
+def test_compare_with_no_protocol_is_one_line_and_writes_nothing(tmp_path):
+    done = hwlib_cli("compare", "data-loss", "--protocols", ",", "--out", str(tmp_path / "o"))
+    assert done.returncode == 2 and "--protocols: expected one or more of hw, kip101" in done.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_sweep_bad_master_and_overlong_name_write_nothing(tmp_path):
+    """A master URL Spark cannot take: one line naming --master, no JVM started, no directory;
+    a 300-character spec name with no --out: one line, no data/sweeps left behind."""
+    spec = tmp_path / "s.yaml"
+    spec.write_text("name: s\nruns: 2\ngrid: {protocol: [hw], replicas: [2]}\n")
+    done = subprocess.run([sys.executable, "-m", "hwlib.cli", "sweep", str(spec), "--master", "bogus://x",
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True, cwd=tmp_path)
+    _refused(done, "master: 'bogus://x' is not a Spark master URL; use local, local[N]")
+    spec.write_text("name: " + "n" * 300 + "\nruns: 2\ngrid: {protocol: [hw], replicas: [2]}\n")
+    done = subprocess.run([sys.executable, "-m", "hwlib.cli", "sweep", str(spec)], capture_output=True, text=True,
+                          cwd=tmp_path)
+    _refused(done, "spec.name: 'nnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnnn... (300 characters)' is not a valid name")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.yaml"]
+
+
+def test_sweep_resume_of_a_corrupt_or_unwritable_directory_is_one_line(tmp_path):
+    """--resume where spec.json is garbage (not hwlib's marker): refused, the files as they
+    were; an --out under /dev/null or under a file: refused, nothing created."""
+    spec = tmp_path / "s.yaml"
+    spec.write_text("name: s\nruns: 2\ngrid: {protocol: [hw], replicas: [2]}\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "spec.json").write_text("{garbage")
+    (out / "runs").mkdir()
+    before = _tree(tmp_path)
+    _refused(hwlib_cli("sweep", str(spec), "--out", str(out), "--resume"),
+             "is not a sweep directory (it holds a spec.json that is not an hwlib sweep's")
+    _refused(hwlib_cli("sweep", str(spec), "--out", "/dev/null/sweep"), "out: cannot write /dev/null/sweep")
+    _refused(hwlib_cli("sweep", str(spec), "--out", str(spec / "sweep")), f"out: cannot write {spec / 'sweep'}")
+    assert _tree(tmp_path) == before and sorted(p.name for p in out.iterdir()) == ["runs", "spec.json"]

@@ -116,3 +116,36 @@ def test_report_html_opens_offline_with_table_and_working_step_through(rendered,
     stepper.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "report-counterexample.png"))
     assert page.requests_outside == [] and page.errors == []
+
+
+@pytest.mark.parametrize(("params", "message"), [
+    (["spec=nope"], "parameter spec: spec: 'nope' is neither a file nor a built-in spec"),
+    (["runs=1000000000"], "parameter spec: spec.runs: must be an integer in 1..100000000"),
+    (["master=bogus://x"], "parameter master: 'bogus://x' is not a Spark master URL"),
+    (["sweep_dir={garbage}"], "is not a sweep's manifest"),
+    (["sweep_out={sweep}"], "already holds a sweep; pass overwrite=true to replace it"),
+    (["sweep_out={mine}"], "is not a sweep directory; give a new or empty directory"),
+    (["sweep_out={sweep}", "overwrite=true", "master=bogus://x"], "parameter master: 'bogus://x' is not a Spark"),
+])
+def test_report_precheck_names_the_parameter_and_writes_nothing(tmp_path, rendered, params, message):
+    """Each refused before a kernel starts: exit 2, one line, no .ipynb / .html, every file of
+    the user's and of the existing sweep byte for byte as before."""
+    out, _ = rendered
+    garbage = tmp_path / "garbage"
+    garbage.mkdir()
+    (garbage / "manifest.json").write_text("{not json")
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("precious")
+    values = [p.format(garbage=garbage, sweep=out / "sweep", mine=mine) for p in params]
+    watched = {d: _files(d) for d in (out / "sweep", mine, garbage)}
+    report_dir = tmp_path / "r"
+    done = subprocess.run([sys.executable, "-m", "hwlib.cli", "report", *[x for v in values for x in ("--param", v)],
+                           "--out", str(report_dir / "r.html")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr and not report_dir.exists()
+    assert {d: _files(d) for d in watched} == watched
+
+
+def _files(path) -> dict:
+    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}

@@ -4,6 +4,7 @@ of batches through ``mapInPandas``, and the per-cell summary in Spark SQL."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 import tarfile
@@ -41,6 +42,19 @@ def default_master() -> str:
     return os.environ.get("HWLIB_SPARK_MASTER", "local[*]")
 
 
+#: the master URLs Spark accepts (https://spark.apache.org/docs/latest/submitting-applications.html#master-urls)
+_MASTER = re.compile(r"local(\[(\*|[1-9]\d*)(,\d+)?\])?|local-cluster\[\d+,\d+,\d+\]"
+                     r"|spark://[\w.-]+(:\d+)?(,[\w.-]+(:\d+)?)*|yarn|k8s://\S+|mesos://\S+")
+
+
+def check_master(master: str | None, field: str = "master") -> None:
+    """A one-line error for a master URL Spark cannot take, before a JVM starts (its own
+    failure would be a page of Java stack trace)."""
+    if master is not None and not _MASTER.fullmatch(master):
+        raise SparkSetupError(f"{field}: {master!r} is not a Spark master URL; use local, local[N], local[*], "
+                              "spark://HOST:PORT, yarn or k8s://...")
+
+
 def _package_zip() -> str:
     """hwlib as a zip for executors that do not have it installed (a remote cluster)."""
     package = Path(__file__).resolve().parent.parent
@@ -70,6 +84,7 @@ def start_session(master: str | None = None, app_name: str = "hwlib-sweep"):
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         raise SparkSetupError("spark: no Java found (java on PATH or JAVA_HOME); Spark needs Java 17+")
     master = master or default_master()
+    check_master(master)
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
     if master.startswith("local") or "127.0.0.1" in master or "localhost" in master:

@@ -137,8 +137,11 @@ def parse_spec(data) -> SweepSpec:
     if unknown:
         raise SweepSpecError(f"spec.{unknown[0]}: unknown key; allowed: {', '.join(TOP_LEVEL_KEYS)}")
     name = data.get("name", "sweep")
-    if not isinstance(name, str) or not name or not name.replace("-", "").replace("_", "").isalnum():
-        raise SweepSpecError(f"spec.name: {name!r} is not a valid name; use letters, digits, - or _")
+    if (not isinstance(name, str) or not name or len(name) > 100
+            or not name.replace("-", "").replace("_", "").isascii()
+            or not name.replace("-", "").replace("_", "").isalnum()):
+        shown = name if not isinstance(name, str) or len(name) <= 40 else f"{name[:40]}... ({len(name)} characters)"
+        raise SweepSpecError(f"spec.name: {shown!r} is not a valid name; use at most 100 letters, digits, - or _")
     seed = _check_int(data.get("seed", 0), "spec.seed", 0, 2**63 - 1)
     runs = _check_int(data.get("runs", 100), "spec.runs", 1, 100_000_000)
     batch_size = _check_int(data.get("batch_size", 4000), "spec.batch_size", 1, 1_000_000)
