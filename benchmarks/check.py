@@ -8,12 +8,16 @@ hwlib's state also holds requests in flight, the leader's view of its followers,
 requests and the controller's queues, so it has more states than the spec at equal bounds.
 Printed, not asserted.
 
-    python benchmarks/check.py [--three-replica-depth 7]
+    python benchmarks/check.py [--three-replica-depth 8] [--workers N]
+
+The 3-replica kip320 run is done on one process and on ``--workers`` (default: every core),
+the ratio printed (same run, same machine: the noise of a shared machine cancels).
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import time
 
 from hwlib import ENGINE, PROTOCOLS, ClusterConfig
@@ -30,8 +34,10 @@ TLC_THREE = {"hw": "StrongIsr violated after 3.2 s", "kip101": "violated after 1
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--three-replica-depth", type=int, default=7,
+    parser.add_argument("--three-replica-depth", type=int, default=8,
                         help="depth bound of the 3-replica kip320 run (its complete space is beyond one machine)")
+    parser.add_argument("--workers", type=int, default=len(os.sched_getaffinity(0)),
+                        help="processes for the shared-frontier run (default: every core)")
     args = parser.parse_args()
     print(f"engine: {ENGINE}")
     print(f"2 replicas, exhaustive (TLC: {TLC_TWO})")
@@ -49,11 +55,15 @@ def main() -> None:
         found = result.violations.get("strong-isr")
         print(f"  {protocol:<7} strong-isr violated at depth {found.depth if found else '-'} after "
               f"{time.perf_counter() - start:.1f} s (TLC: {TLC_THREE[protocol]})")
-    result = explore(ClusterConfig(protocol="kip320", acks="all"), Bounds(replicas=3, depth=args.three_replica_depth),
-                     FAULTS, KINDS, exhaustive=True)
-    print(f"  kip320  holds to depth {result.depth}: {result.distinct:,} distinct states in {result.seconds:.1f} s, "
-          f"{result.states_per_second:,.0f} states/s (TLC: {TLC_THREE['kip320']})")
-
+    bounds = Bounds(replicas=3, depth=args.three_replica_depth)
+    alone = explore(ClusterConfig(protocol="kip320", acks="all"), bounds, FAULTS, KINDS, exhaustive=True)
+    print(f"  kip320  holds to depth {alone.depth}: {alone.distinct:,} distinct states in {alone.seconds:.1f} s, "
+          f"{alone.states_per_second:,.0f} states/s on 1 process (TLC: {TLC_THREE['kip320']})")
+    shared = explore(ClusterConfig(protocol="kip320", acks="all"), bounds, FAULTS, KINDS, exhaustive=True,
+                     workers=args.workers)
+    assert (shared.distinct, shared.generated) == (alone.distinct, alone.generated)
+    print(f"  kip320  the same on {args.workers} workers: {shared.seconds:.1f} s, "
+          f"{shared.states_per_second:,.0f} states/s ({alone.seconds / shared.seconds:.2f}x)")
 
 if __name__ == "__main__":
     main()

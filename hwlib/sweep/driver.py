@@ -55,7 +55,8 @@ def plan(spec: SweepSpec) -> list[list[tuple[int, int]]]:
     total = spec.total_runs
     size = max(1, min(spec.batch_size, math.ceil(total / 16)))
     batches = [(first, min(size, total - first)) for first in range(0, total, size)]
-    per_chunk = max(MIN_BATCHES_PER_CHUNK, math.ceil(len(batches) / MAX_CHUNKS))
+    # a multiple of 4 batches per chunk: on 1, 2 or 4 cores no chunk ends with an idle core
+    per_chunk = max(MIN_BATCHES_PER_CHUNK, 4 * math.ceil(len(batches) / MAX_CHUNKS / 4))
     return [batches[i:i + per_chunk] for i in range(0, len(batches), per_chunk)]
 
 
