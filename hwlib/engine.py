@@ -16,6 +16,7 @@ executors unpack one there).
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import sys
 import sysconfig
@@ -88,6 +89,23 @@ def activate(package_path: list[str], loader: object = None) -> Engine:
     engine, build = _choose(package_path[0], get_data)   # as the loader spells it (a zip: "./x.zip/hwlib")
     if build is not None:
         package_path.insert(0, str(build / "hwlib"))
-        if str(build) not in sys.path:
-            sys.path.append(str(build))      # mypyc's shared runtime module for the group
+        _load_runtime(build)
     return engine
+
+
+def _load_runtime(build: Path) -> None:
+    """mypyc's shared runtime module of the group, loaded from the build by file name. (Putting
+    the build on ``sys.path`` instead would make its ``hwlib/`` folder of compiled modules a
+    namespace package that shadows the real one for a process that imports ``hwlib`` afresh
+    from elsewhere - a worker process started by a script.)"""
+    for path in sorted(build.glob("*__mypyc*")):
+        name = path.name.split(".", 1)[0]
+        if name in sys.modules:
+            return
+        spec = importlib.util.spec_from_file_location(name, path)
+        if spec is None or spec.loader is None:
+            continue
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[name] = module
+        spec.loader.exec_module(module)
+        return
