@@ -15,10 +15,11 @@ import ipywidgets as w
 
 from .config import PROTOCOLS
 from .errors import HwlibError
+from .paths import resolve, shown
 from .run import RunResult, run_steps
 from .scenario import Scenario, builtin_scenarios, load_scenario
 from .steps import Step
-from .views import rendered_frames, stepper_html
+from .views import STYLE, first_difference, rendered_frames, stepper_html
 
 #: fork actions -> how they become a step (replica-less actions ignore the replica)
 FORKS = {
@@ -79,14 +80,22 @@ class Explorer:
         self.save_path = w.Text(value="forked.yaml", description="save as")
         self.save_button = w.Button(description="save scenario")
         self.message = w.HTML()
-        self.panels = w.HBox()
+        self.status = w.HTML()
+        # the frames are the offline stepper's own HTML: its stylesheet travels in the widget
+        # (JupyterLab shows widget output without the styles of other cells or exports)
+        self.panels = w.HBox(layout=w.Layout(width="100%", align_items="flex-start"))
+        self.panels.add_class("panels")
         self.widget = w.VBox([
+            w.HTML(f"<style>{STYLE}</style>"),
             w.HBox([self.pick, self.path, self.load]), w.HBox([self.left, self.right]),
-            w.HBox([self.back, self.play, self.fwd, self.slider, self.speed]), self.panels,
+            w.HBox([self.back, self.play, self.fwd, self.slider, self.speed]), self.status, self.panels,
             w.HBox([self.action, self.replica, self.value, self.fork_button]),
-            w.HBox([self.save_path, self.save_button]), self.message])
+            w.HBox([self.save_path, self.save_button]), self.message], layout=w.Layout(width="100%"))
+        self.widget.add_class("hwl-stepper")
+        self._switching = False
 
-        self.pick.observe(lambda change: self._load(load_scenario(change["new"])), names="value")
+        self.pick.observe(self._picked, names="value")
+        self.slider.observe(lambda _: self._show_status(), names="value")
         self.load.on_click(lambda _: self._load_file())
         self.left.observe(lambda _: self.rebuild(), names="value")
         self.right.observe(lambda _: self.rebuild(), names="value")
@@ -109,17 +118,29 @@ class Explorer:
         self.results = [run_steps(config.replace(protocol=p), self.steps, self.scenario.name) for p in self.protocols]
         self._titles = [f"{result.name} · {result.protocol}" for result in self.results]
         self._frames = [rendered_frames(r, t) for r, t in zip(self.results, self._titles, strict=True)]
+        self._diff = first_difference(self.results[0], self.results[1]) if len(self.results) == 2 else None
+        last = len(self.steps)
+        target = max(0, min(position, last))
+        # value and max in one message per widget: set apart, the browser would clamp the old
+        # value to a smaller max (or keep it under a larger one) and echo it back
+        with self.slider.hold_sync(), self.play.hold_sync():
+            self.play.max = self.slider.max = last
+            self.play.value = self.slider.value = target
         stacks = []
         for run_frames in self._frames:
-            stack = w.Stack([w.HTML(html) for html in run_frames], selected_index=0)
+            stack = w.Stack([w.HTML(html) for html in run_frames], selected_index=target,
+                            layout=w.Layout(flex="1 1 0", min_width="0"))
+            stack.add_class("panel")
             w.jslink((self.slider, "value"), (stack, "selected_index"))
             stacks.append(stack)
-        last = len(self.steps)
-        self.play.max = self.slider.max = last
-        self.slider.value = self.play.value = max(0, min(position, last))
-        for stack in stacks:
-            stack.selected_index = self.slider.value
         self.panels.children = stacks
+        self._show_status()
+
+    def _show_status(self) -> None:
+        """``step 7 / 15 · the runs differ from step 4``, as the offline stepper says it."""
+        at, last = self.slider.value, len(self.steps)
+        differ = f" · the runs differ from step {self._diff}" if self._diff is not None and at >= self._diff else ""
+        self.status.value = f"step {at} / {last}{differ}"
 
     def fork(self, at: int, action: str, replica: str | None = None, value: str = "x") -> None:
         """Keep steps 1..``at``, append the fault, discard the rest (as RaftScope does)."""
@@ -135,19 +156,35 @@ class Explorer:
                         description=f"forked from {self.scenario.name} in the explorer", expect=shows)
 
     def save(self, path) -> Path:
-        return self.forked_scenario(Path(path).stem).save(path)
+        """Writes the forked scenario to ``path`` (relative: against the project root, as
+        ``hwlib run`` from there reads it); the folder must exist."""
+        target = resolve(path)
+        if not target.parent.is_dir():
+            raise HwlibError(f"save: folder {shown(target.parent)} does not exist; create it or choose another")
+        return self.forked_scenario(target.stem).save(target)
 
     # -------------------------------------------------------------------------- handlers
-    def _load(self, scenario: Scenario) -> None:
+    def _picked(self, change) -> None:
+        if self._switching or change["new"] is None:
+            return
+        self._load(load_scenario(change["new"]))
+
+    def _load(self, scenario: Scenario, from_file: bool = False) -> None:
         self.scenario = scenario
         self.steps = list(scenario.steps)
         self.replica.options = list(scenario.config.replicas)
+        self._switching = True           # the dropdown shows what is loaded, without reloading it
+        try:
+            self.pick.value = None if from_file or scenario.name not in self.pick.options else scenario.name
+        finally:
+            self._switching = False
         self.rebuild(0)
 
     def _load_file(self) -> None:
         try:
-            self._load(load_scenario(self.path.value))
-            self.message.value = f"loaded {self.path.value}"
+            path = resolve(self.path.value)
+            self._load(load_scenario(path if path.is_file() else self.path.value), from_file=path.is_file())
+            self.message.value = f"loaded {shown(path) if path.is_file() else self.path.value}"
         except HwlibError as exc:
             self.message.value = f"<span style='color:#b00'>{exc}</span>"
 
@@ -156,7 +193,8 @@ class Explorer:
 
     def _save(self) -> None:
         try:
-            self.message.value = f"saved {self.save(self.save_path.value)}"
+            path = self.save(self.save_path.value)
+            self.message.value = f"saved {shown(path)}: <code>hwlib run {shown(path)}</code>"
         except (HwlibError, OSError) as exc:
             self.message.value = f"<span style='color:#b00'>{exc}</span>"
 

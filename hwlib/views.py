@@ -120,19 +120,27 @@ def render_log(rid: str, rep: dict, frame: dict) -> str:
         f'<tr>{"".join(marks)}</tr></table></div>')
 
 
+#: the lag lines' colours, the same in the steppers' charts and in matplotlib's
+LAG_COLOURS = ["#c00", "#36c", "#393", "#c60", "#939", "#077"]
+
+
 def lag_svg(series: dict[str, list[int | None]], cursor: int, width: int = 520, height: int = 120) -> str:
-    """A small line chart of the HW lags with a cursor at ``cursor``."""
+    """A small line chart of the HW lags with a cursor at ``cursor``. The y axis spans every
+    value, negative ones included (a follower whose own HW is ahead of the leader's partition
+    HW after a leader change); it scales to its panel's width."""
     n = max(len(series["leader"]), 2)
-    peak = max([v for values in series.values() for v in values if v is not None] + [1])
+    values_seen = [v for values in series.values() for v in values if v is not None]
+    peak = max(values_seen + [1])
+    low = min(values_seen + [0])
     pad = 24
 
     def x(i: int) -> float:
         return pad + (width - 2 * pad) * i / (n - 1)
 
     def y(v: int) -> float:
-        return height - pad - (height - 2 * pad) * v / peak
+        return height - pad - (height - 2 * pad) * (v - low) / (peak - low)
 
-    colours = ["#c00", "#36c", "#393", "#c60", "#939", "#077"]
+    colours = LAG_COLOURS
     lines, legend = [], []
     for k, (name, values) in enumerate(series.items()):
         colour = colours[k % len(colours)]
@@ -154,11 +162,12 @@ def lag_svg(series: dict[str, list[int | None]], cursor: int, width: int = 520, 
     cx = x(cursor)
     return (
         f'<svg class="lag" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-        f'xmlns="http://www.w3.org/2000/svg" role="img" aria-label="HW lag">'
-        f'<line x1="{pad}" y1="{height - pad}" x2="{width - pad}" y2="{height - pad}" stroke="#999"/>'
+        f'preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="HW lag">'
+        f'<line x1="{pad}" y1="{y(0):.1f}" x2="{width - pad}" y2="{y(0):.1f}" stroke="#999"/>'
         f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}" stroke="#999"/>'
         f'<text x="2" y="{pad + 4}" font-size="10">{peak}</text>'
-        f'<text x="10" y="{height - pad + 4}" font-size="10">0</text>'
+        f'<text x="10" y="{y(0) + 4:.1f}" font-size="10">0</text>'
+        + (f'<text x="2" y="{height - pad + 4}" font-size="10">{low}</text>' if low < 0 else "") +
         f'{"".join(lines)}'
         f'<line class="cursor" x1="{cx:.1f}" y1="{pad - 6}" x2="{cx:.1f}" y2="{height - pad + 4}" stroke="#000"/>'
         f'<text x="{pad}" y="{height - 6}" font-size="10">{"".join(legend)}</text></svg>')
@@ -197,7 +206,9 @@ STYLE = """
 .hwl-stepper .controls{display:flex;gap:6px;align-items:center;margin:4px 0 8px}
 .hwl-stepper .controls input[type=range]{flex:1;min-width:160px}
 .hwl-stepper .panels{display:flex;gap:12px;flex-wrap:wrap}
-.hwl-stepper .panel{flex:1;min-width:320px;border:1px solid #ddd;border-radius:4px;padding:6px}
+.hwl-stepper .panel{flex:1 1 0;min-width:300px;border:1px solid #ddd;border-radius:4px;padding:6px;
+  overflow-wrap:anywhere;box-sizing:border-box}
+.hwl-stepper svg.lag{width:100%;height:auto;max-width:520px;display:block}
 .hwl-stepper .fhead{font-size:14px;margin-bottom:2px}
 .hwl-stepper .meta{color:#444;margin-bottom:6px}
 .hwl-stepper .replica{margin:4px 0;padding:2px 4px;border-left:3px solid #ccc}
@@ -280,10 +291,10 @@ def plot_hw_lag(result: RunResult, ax=None, cursor: int | None = None):
 
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 2.6))
-    for name, values in lag_series(result).items():
+    for k, (name, values) in enumerate(lag_series(result).items()):
         label = "leader LEO − partition HW" if name == "leader" else f"partition HW − {name} HW"
         ax.step(range(len(values)), [float("nan") if v is None else v for v in values], where="post",
-                label=label, linestyle="-" if name == "leader" else "--")
+                label=label, linestyle="-" if name == "leader" else "--", color=LAG_COLOURS[k % len(LAG_COLOURS)])
     if cursor is not None:
         ax.axvline(cursor, color="black", linewidth=1)
     ax.set_xlabel("step")

@@ -6,6 +6,7 @@ The browser tests use the ``browser`` fixture (tests/conftest.py)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import socket
 import subprocess
@@ -91,7 +92,7 @@ def test_exported_html_is_offline_and_keeps_the_steppers(exported):
         assert not re.search(r"<script[^>]+src=|<link[^>]+href=[\"']https?:", text), name
         assert "cdn" not in text.lower() and "application/vnd.jupyter.widget-view+json" not in text
         steppers = text.count('class="hwl-stepper"')
-        assert steppers == (2 if name == "01_explore_rounds" else 11), (name, steppers)
+        assert steppers == (2 if name == "01_explore_rounds" else 12), (name, steppers)
 
 
 def _shown(stepper, panel: int, replica: str) -> tuple[int, int]:
@@ -135,7 +136,7 @@ def test_exported_explorer_steps_offline_in_chromium(exported, browser):
 def test_exported_gallery_steppers_work_offline(exported, browser):
     page = offline_page(browser, exported["02_anomaly_gallery"][1].as_uri())
     steppers = page.locator(".hwl-stepper")
-    assert steppers.count() == 11
+    assert steppers.count() == 12
     zombie = page.locator(".hwl-stepper").nth(5)
     assert "kafka-6880-zombie-follower" in zombie.inner_text()
     zombie.locator("button.fwd").click()                          # 17: A leads again, epoch 3
@@ -155,6 +156,117 @@ def test_exported_gallery_steppers_work_offline(exported, browser):
     failover.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "gallery-controller-failover.png"))
     assert page.requests_outside == [] and page.errors == []
+
+
+def _start_lab(root) -> tuple[subprocess.Popen, int]:
+    """``jupyter lab`` from the venv on 127.0.0.1 (a free port, no token) serving ``root``."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    # every cell rendered (JupyterLab 4 detaches off-screen cells by default), no news prompt
+    settings = Path(root) / ".lab-settings"
+    for plugin, values in (("notebook-extension/tracker", {"windowingMode": "none"}),
+                           ("apputils-extension/notification", {"fetchNews": "false"})):
+        path = settings / "@jupyterlab" / f"{plugin}.jupyterlab-settings"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps(values))
+    lab = subprocess.Popen([sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ServerApp.token=",
+                            "--ServerApp.password=", "--allow-root", "--ip", "127.0.0.1", "--port", str(port),
+                            f"--ServerApp.root_dir={root}"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=root,
+                           env=dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings)))
+    deadline = time.monotonic() + 90
+    while True:
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/status", timeout=5):
+                return lab, port
+        except OSError:
+            if lab.poll() is not None or time.monotonic() > deadline:
+                lab.kill()
+                raise AssertionError("jupyter lab did not come up") from None
+            time.sleep(0.5)
+
+
+_VISIBLE_FRAMES = """() => Array.from(document.querySelectorAll('.hwl-stepper .panel .frame'))
+    .filter(f => f.offsetParent !== null)
+    .map(f => {
+      const cell = f.querySelector('td.rec.hw-below');
+      const style = cell ? getComputedStyle(cell) : null;
+      const panel = f.closest('.panel');
+      return {index: +f.dataset.index, label: f.querySelector('.label').textContent,
+              replicas: Object.fromEntries(Array.from(f.querySelectorAll('.replica')).map(
+                  r => [r.dataset.replica, [+r.dataset.leo, +r.dataset.hw]])),
+              bold: style && style.fontWeight, border: style && style.borderTopStyle,
+              background: cell && cell.style.background, computedBackground: style && style.backgroundColor,
+              leaderBar: getComputedStyle(f.querySelector('.replica.is-leader')).borderLeftColor,
+              overflow: panel.scrollWidth - panel.clientWidth};
+    })"""
+
+
+def test_live_explorer_in_jupyterlab_is_styled_steps_and_forks(tmp_path, browser):
+    """The real thing: JupyterLab from the venv, Chromium, Run All on the explorer notebook.
+    The widget's panels carry the stepper's stylesheet (a record below the HW is bold with a
+    solid border, its background its epoch's colour, the leader has a red bar); stepping
+    shows the trace's LEO / HW; a fork at the last step shows the new step; no panel clips."""
+    import shutil
+
+    (tmp_path / "notebooks").mkdir()
+    shutil.copy(REPO / "notebooks" / "01_explore_rounds.ipynb", tmp_path / "notebooks")
+    hw, kip101 = (hwlib.run_scenario("data-loss", protocol=p) for p in ("hw", "kip101"))
+    snap = lambda run, i, r: [run.trace.snapshots[i]["replicas"][r]["leo"],  # noqa: E731
+                              run.trace.snapshots[i]["replicas"][r]["hw"]]
+    lab, port = _start_lab(tmp_path)
+    page = browser.new_page(viewport={"width": 1400, "height": 1100})
+    try:
+        page.goto(f"http://127.0.0.1:{port}/lab/tree/notebooks/01_explore_rounds.ipynb")
+        page.wait_for_selector(".jp-Notebook .jp-Cell", timeout=90000)
+        page.get_by_text("Python 3 (ipykernel) | Idle").first.wait_for(timeout=90000)   # the kernel is up
+        page.locator(".jp-Notebook .jp-Cell").first.click()
+        page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+        page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+        page.wait_for_function("() => Array.from(document.querySelectorAll('.hwl-stepper .panel .frame'))"
+                               ".filter(f => f.offsetParent !== null).length >= 2", timeout=120000)
+        ARTIFACTS.mkdir(parents=True, exist_ok=True)
+        explorer = page.locator(".hwl-stepper").first
+        explorer.scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / "jupyterlab-explorer-step-10.png"))
+        shown = page.evaluate(_VISIBLE_FRAMES)[:2]          # the first explorer's two panels
+        assert [f["index"] for f in shown] == [10, 10]
+        for frame in shown:
+            assert frame["bold"] == "700" and frame["border"] == "solid", frame
+            assert frame["background"] and frame["computedBackground"] not in ("", "rgba(0, 0, 0, 0)"), frame
+            assert frame["leaderBar"] == "rgb(204, 0, 0)" and frame["overflow"] <= 0, frame
+        assert shown[0]["replicas"]["B"] == snap(hw, 10, "B") and shown[1]["replicas"]["B"] == snap(kip101, 10, "B")
+        assert "the runs differ from step" in explorer.inner_text()
+
+        forward = explorer.locator("button", has_text="▶|").first
+        forward.click()
+        page.wait_for_function("() => document.querySelector('.hwl-stepper').innerText.includes('step 11 / 15')",
+                               timeout=30000)
+        shown = page.evaluate(_VISIBLE_FRAMES)[:2]
+        assert [f["index"] for f in shown] == [11, 11]
+        assert shown[0]["replicas"]["A"] == snap(hw, 11, "A") and shown[1]["replicas"]["B"] == snap(kip101, 11, "B")
+        for _ in range(4):
+            forward.click()
+        page.wait_for_function("() => document.querySelector('.hwl-stepper').innerText.includes('step 15 / 15')",
+                               timeout=30000)
+        explorer.locator(".widget-dropdown", has_text="fault").locator("select").select_option("crash")
+        explorer.locator("button", has_text="fork here").click()
+        page.wait_for_function("() => document.querySelector('.hwl-stepper').innerText.includes('step 16 / 16')",
+                               timeout=30000)
+        page.wait_for_timeout(500)
+        shown = page.evaluate(_VISIBLE_FRAMES)[:2]
+        assert [f["index"] for f in shown] == [16, 16], shown
+        assert all(f["label"].startswith("16. crash") for f in shown) and all(f["overflow"] <= 0 for f in shown)
+        explorer.scroll_into_view_if_needed()
+        page.screenshot(path=str(ARTIFACTS / "jupyterlab-explorer-forked.png"))
+    finally:
+        page.close()
+        lab.terminate()
+        try:
+            lab.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            lab.kill()
 
 
 def test_jupyter_lab_starts_with_the_widgets_extension(tmp_path):

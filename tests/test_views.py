@@ -79,3 +79,52 @@ def test_explorer_forks_the_controller_faults():
     explorer.fork(9, "deliver one queued LeaderAndIsr", "A")
     explorer.fork(10, "produce to this replica (stale client)", "B")
     assert explorer.steps[-2].kind == "deliver" and explorer.steps[-1].replica == "B"
+
+
+def test_explorer_shows_the_step_the_user_expects_and_what_is_loaded(tmp_path, monkeypatch):
+    """Fork at the last step: the new step; two forks from 0: the last of two; another scenario:
+    its step 0; a file loaded: the dropdown no longer names the old scenario, and picking a
+    name again loads it; the live status line says where the runs differ."""
+    explorer = Explorer("data-loss", ["hw", "kip101"], start=15)
+    explorer.fork(15, "crash", "A")
+    assert explorer.slider.value == explorer.slider.max == 16
+    assert [stack.selected_index for stack in explorer.panels.children] == [16, 16]
+    assert explorer.status.value == "step 16 / 16 · the runs differ from step 10"
+    explorer.slider.value = 3
+    assert explorer.status.value == "step 3 / 16"
+    explorer.fork(0, "crash", "A")
+    explorer.fork(explorer.slider.value, "restart", "A")
+    assert (explorer.slider.value, explorer.slider.max) == (2, 2)
+    explorer.pick.value = "hw-update-one-record"
+    assert explorer.slider.value == 0 and explorer.slider.max == 3 and explorer.scenario.name == "hw-update-one-record"
+    explorer.path.value = "data/scenarios/divergence.yaml"            # relative to the project root
+    explorer._load_file()
+    assert explorer.scenario.name == "divergence" and explorer.pick.value is None and explorer.slider.value == 0
+    assert explorer.message.value == "loaded data/scenarios/divergence.yaml"
+    explorer.pick.value = "hw-update-one-record"
+    assert explorer.scenario.name == "hw-update-one-record"
+
+
+def test_explorer_saves_against_the_project_root_and_refuses_a_missing_folder(tmp_path, monkeypatch):
+    monkeypatch.setenv("HWLIB_ROOT", str(tmp_path))
+    monkeypatch.chdir(tmp_path.parent)
+    explorer = Explorer("data-loss", ["hw"])
+    explorer.save_path.value = "forked.yaml"
+    explorer._save()
+    assert (tmp_path / "forked.yaml").is_file()
+    assert explorer.message.value == "saved forked.yaml: <code>hwlib run forked.yaml</code>"
+    explorer.save_path.value = "missing/dir/x.yaml"
+    explorer._save()
+    assert "save: folder missing/dir does not exist; create it or choose another" in explorer.message.value
+    assert not (tmp_path / "missing").exists()
+
+
+def test_lag_chart_keeps_negative_lag_inside_its_axes():
+    """A follower's HW ahead of the partition HW (after a leader change) is a negative lag:
+    the axis reaches down to it and every point stays inside the chart."""
+    from hwlib.views import lag_svg
+
+    svg = lag_svg({"leader": [0, 1, -2, None, 3], "B": [0, 0, -1, 1, 2]}, 2, width=520, height=120)
+    ys = [float(point.split(",")[1]) for points in re.findall(r'points="([^"]+)"', svg) for point in points.split()]
+    assert ys and all(24 <= y <= 96 for y in ys)
+    assert '<text x="2" y="100" font-size="10">-2</text>' in svg
