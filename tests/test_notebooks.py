@@ -239,13 +239,14 @@ def test_live_explorer_in_jupyterlab_is_styled_steps_and_forks(tmp_path, browser
         assert shown[0]["replicas"]["B"] == snap(hw, 10, "B") and shown[1]["replicas"]["B"] == snap(kip101, 10, "B")
         assert "the runs differ from step" in explorer.inner_text()
 
-        forward = explorer.locator("button", has_text="▶|").first
-        forward.click()
+        explorer.locator(".widget-slider", has_text="step").locator(".noUi-handle").first.focus()
+        page.keyboard.press("ArrowRight")                          # the slider, from the keyboard
         page.wait_for_function("() => document.querySelector('.hwl-stepper').innerText.includes('step 11 / 15')",
                                timeout=30000)
         shown = page.evaluate(_VISIBLE_FRAMES)[:2]
         assert [f["index"] for f in shown] == [11, 11]
         assert shown[0]["replicas"]["A"] == snap(hw, 11, "A") and shown[1]["replicas"]["B"] == snap(kip101, 11, "B")
+        forward = explorer.locator("button", has_text="▶|").first
         for _ in range(4):
             forward.click()
         page.wait_for_function("() => document.querySelector('.hwl-stepper').innerText.includes('step 15 / 15')",
