@@ -108,7 +108,7 @@ def precheck(params: dict) -> dict:
     except SparkSetupError as exc:
         raise ReportParameterError(str(exc)) from None
     try:
-        spec = resolve_spec(out)
+        resolve_spec(out)
     except SweepSpecError as exc:
         raise ReportParameterError(f"parameter spec: {exc}") from None
     if out["sweep_out"] is not None:
@@ -122,7 +122,6 @@ def precheck(params: dict) -> dict:
             if not out["overwrite"]:
                 raise ReportParameterError(f"parameter sweep_out: {out['sweep_out']!r} already holds a sweep; "
                                            "pass overwrite=true to replace it, or load it with sweep_dir")
-    out["_spec_name"] = spec.name
     return out
 
 
@@ -339,7 +338,6 @@ def render(params: dict, out_html, progress: bool = True) -> dict:
     from .notebooks import export_html
 
     params = precheck(params)
-    params.pop("_spec_name", None)
     out_html = Path(out_html)
     if out_html.suffix != ".html":
         raise ReportParameterError(f"out: {str(out_html)!r} must end in .html")
