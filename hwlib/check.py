@@ -72,6 +72,10 @@ class Bounds:
         return {name: getattr(self, name) for name in ("replicas", "max_records", "max_epoch", "max_ticks",
                                                        "depth", "tick_ms")}
 
+    def __reduce__(self):
+        """By the constructor (see ``Step.__reduce__``)."""
+        return (Bounds, (self.replicas, self.max_records, self.max_epoch, self.max_ticks, self.depth, self.tick_ms))
+
     def __post_init__(self) -> None:
         for name, low in (("replicas", 1), ("max_records", 0), ("max_epoch", 0), ("max_ticks", 0)):
             value = getattr(self, name)

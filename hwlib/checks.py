@@ -39,6 +39,10 @@ class Anomaly:
     def as_dict(self) -> dict:
         return {k: v for k, v in asdict(self).items() if v is not None}
 
+    def __reduce__(self):
+        """By the constructor (see ``Step.__reduce__``)."""
+        return (Anomaly, (self.kind, self.step, self.detail, self.replica, self.offset, self.value))
+
 
 class AnomalyChecker:
     """Watches one cluster. ``observe(step)`` after each step; ``finish(step)`` at the end.

@@ -45,6 +45,10 @@ class Schedule:
     #: the actions this run could draw (swarm mode switches fault actions off per run)
     enabled: tuple[str, ...]
 
+    def __reduce__(self):
+        """By the constructor (see ``Step.__reduce__``)."""
+        return (Schedule, (self.steps, self.seed, self.enabled))
+
 
 class _Draws:
     """The numbers ``random.Random(seed)`` gives for ``random()``, ``randrange(n)``,

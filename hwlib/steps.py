@@ -29,6 +29,13 @@ class Step:
     #: deliver: how many queued LeaderAndIsr requests the broker applies
     count: int = 1
 
+    def __reduce__(self):
+        """Pickled by its fields and rebuilt by the constructor: the compiled class has no
+        ``__dict__``, so pickle's default would set fields one by one on a frozen instance
+        (FrozenInstanceError when Spark returns shrunk scenarios from its executors)."""
+        return (Step, (self.kind, self.replica, self.value, self.acks, self.ms, self.lose_unflushed, self.detected,
+                       self.lose_ack, self.count))
+
     def to_obj(self):
         """The shortest YAML form of this step (``parse_step`` reads it back)."""
         kind = self.kind

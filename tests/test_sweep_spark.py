@@ -259,3 +259,15 @@ def test_resume_after_the_profile_file_was_edited_is_refused(tmp_path):
     before = parse_spec(spec).spec_hash()
     profile.write_text("name: mine\nweights: {produce: 3, replication_round: 3, crash: 1, power_loss: 1}\n")
     assert parse_spec(spec).spec_hash() != before
+
+
+def test_several_failing_cells_are_shrunk_as_spark_tasks(spark, tmp_path):
+    """Two failing cells: the shrinks run on the executors and come back pickled (compiled
+    frozen steps included); each reproducer replays its anomaly."""
+    spec = {"name": "t-two", "seed": 1, "runs": 30, "profile": "seeds-data-loss",
+            "grid": {"protocol": ["hw"], "replicas": [2], "acks": ["all", "1"]}}
+    result = run_sweep(parse_spec(spec), tmp_path / "s", spark=spark, progress=False)
+    assert len(result.shrunk) == 2
+    for item in result.shrunk:
+        replay = hwlib.run_scenario(hwlib.load_scenario(tmp_path / "s" / item["path"]))
+        assert item["kind"] in replay.anomaly_kinds()
