@@ -149,3 +149,13 @@ def test_report_precheck_names_the_parameter_and_writes_nothing(tmp_path, render
 
 def _files(path) -> dict:
     return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
+
+
+@pytest.mark.parametrize("out", ["/dev/null/r.html", "{tmp}/dir.html"])
+def test_report_to_an_unwritable_place_is_one_line_before_any_work(tmp_path, out):
+    (tmp_path / "dir.html").mkdir()
+    done = subprocess.run([sys.executable, "-m", "hwlib.cli", "report", "--out", out.format(tmp=tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and done.stderr.startswith("hwlib: error: out: cannot write ")
+    assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["dir.html"]
