@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 from pathlib import Path
 
 import pandas as pd
@@ -139,7 +140,7 @@ def model_check() -> list:
 
     config = ClusterConfig(replicas=("A", "B"), acks="all", min_insync_replicas=1)
     return check_all(config, list(PROTOCOLS), Bounds(replicas=2, max_records=2, max_epoch=2), DEFAULT_FAULTS,
-                     CHECK_KINDS, exhaustive=True)
+                     CHECK_KINDS, exhaustive=True, workers=len(os.sched_getaffinity(0)))
 
 
 def resolve_spec(params: dict):
