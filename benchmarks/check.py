@@ -17,11 +17,11 @@ the ratio printed (same run, same machine: the noise of a shared machine cancels
 from __future__ import annotations
 
 import argparse
-import os
 import time
 
 from hwlib import ENGINE, PROTOCOLS, ClusterConfig
 from hwlib.check import Bounds, explore
+from hwlib.check_parallel import cores
 
 FAULTS = ("elect", "isolate", "isolate_unseen", "deliver")
 KINDS = ("strong-isr", "lost-write", "log-divergence", "committed-truncated")
@@ -36,7 +36,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--three-replica-depth", type=int, default=8,
                         help="depth bound of the 3-replica kip320 run (its complete space is beyond one machine)")
-    parser.add_argument("--workers", type=int, default=len(os.sched_getaffinity(0)),
+    parser.add_argument("--workers", type=int, default=cores(),
                         help="processes for the shared-frontier run (default: every core)")
     args = parser.parse_args()
     print(f"engine: {ENGINE}")

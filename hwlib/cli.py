@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -84,6 +83,8 @@ def build_parser() -> argparse.ArgumentParser:
     swp.add_argument("--no-shrink", action="store_true", help="do not shrink failing cells")
     swp.add_argument("--quiet", action="store_true", help="no progress bar")
     sub.add_parser("profiles", help="the built-in fault profiles and the actions they mix")
+    from .check_parallel import cores
+
     chk = sub.add_parser("check", help="exhaustive bounded model checking: verdicts, shortest counterexamples")
     chk.add_argument("--protocol", default="all", type=lambda v: v if v == "all" else _protocol(v),
                      help=f"one of {', '.join(PROTOCOLS)}, or all (default)")
@@ -111,7 +112,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="go on from the checkpoints in --out (a check that was killed) instead of starting over")
     chk.add_argument("--checkpoint-every", type=float, default=10.0, metavar="SECONDS",
                      help="with --out: save the search after a level at most this often (default %(default)s)")
-    chk.add_argument("--workers", type=int, default=len(os.sched_getaffinity(0)),
+    chk.add_argument("--workers", type=int, default=cores(),
                      help="processes that share a large frontier (default: the machine's cores, %(default)s)")
     chk.add_argument("--json", action="store_true", help="one JSON object per generation")
     chk.add_argument("--quiet", action="store_true", help="no progress on stderr")

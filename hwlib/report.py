@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 
 import pandas as pd
@@ -135,12 +134,13 @@ def model_check() -> list:
     checked at: 2 replicas, <= 2 records, leader epochs <= 2, leader moves, isolation (the
     session expiring or not) and late LeaderAndIsr delivery; acks=all, min.insync.replicas=1."""
     from .check import DEFAULT_FAULTS, Bounds
+    from .check_parallel import cores
     from .config import PROTOCOLS, ClusterConfig
     from .verdicts import check_all
 
     config = ClusterConfig(replicas=("A", "B"), acks="all", min_insync_replicas=1)
     return check_all(config, list(PROTOCOLS), Bounds(replicas=2, max_records=2, max_epoch=2), DEFAULT_FAULTS,
-                     CHECK_KINDS, exhaustive=True, workers=len(os.sched_getaffinity(0)))
+                     CHECK_KINDS, exhaustive=True, workers=cores())
 
 
 def resolve_spec(params: dict):
