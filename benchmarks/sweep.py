@@ -3,9 +3,11 @@
 The workload is the issue's: 3 replicas, 200-step schedules of the ``swarm`` profile (every
 fault kind, switched per run), acks=all, min.insync.replicas=2, kip320. Spark times are the
 job alone (session up, a first identical job run to warm it; best of two), including writing
-the parquet rows; batches of the spec default (4000 runs) per task. Bare loop: best of three. Printed, not asserted.
+the parquet rows; one task per batch of the sweep's plan (up to 4,000 runs; a small sweep
+gets smaller batches, so its fixed cost per task weighs more: ``--runs 64000`` measures the
+4,000-run tasks a large sweep has). Bare loop: best of three. Printed, not asserted.
 
-    python benchmarks/sweep.py [--runs N]
+    python benchmarks/sweep.py [--runs N] [--million]
 """
 
 from __future__ import annotations
