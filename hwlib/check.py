@@ -1,7 +1,7 @@
 """Exhaustive bounded model checking of the engine: breadth-first search over every schedule within bounds.
 
 The search runs the engine itself: from the initial cluster it applies every step of the
-alphabet that can act (``state.enabled_steps``) to a clone, judges the new state with a clone
+alphabet that can act (``state.skip_reason`` says none) to a clone, judges the new state with a clone
 of the run's own ``AnomalyChecker`` (the same checks a sweep makes, and the run-end checks as
 if the schedule ended there), and keeps it when its fingerprint - Python's ``hash`` of
 ``state.state_key`` plus the checker's memory, integers only, so the same in any process - is
@@ -30,7 +30,7 @@ from .checks import KINDS, AnomalyChecker
 from .cluster import Cluster
 from .config import ClusterConfig
 from .errors import HwlibError
-from .state import enabled_steps, state_key
+from .state import skip_reason, state_key
 from .steps import Step, parse_steps
 
 
@@ -94,6 +94,21 @@ def parse_faults(text: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
     for name in names:
         if name not in FAULTS:
             raise CheckError(f"faults: {name!r} is not a fault; allowed: {', '.join(FAULTS)}")
+    return tuple(dict.fromkeys(names))
+
+
+def _check_kinds(kinds: list[str] | tuple[str, ...]) -> None:
+    for kind in kinds:
+        if kind not in KINDS:
+            raise CheckError(f"kinds: {kind!r} is not an anomaly kind; allowed: {', '.join(KINDS)}")
+
+
+def parse_kinds(text: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """``lost-write,strong-isr`` (or a list) -> the anomaly kinds, each checked."""
+    names = [k.strip() for k in (text.split(",") if isinstance(text, str) else text) if k.strip()]
+    if not names:
+        raise CheckError(f"kinds: name at least one of {', '.join(KINDS)}")
+    _check_kinds(names)
     return tuple(dict.fromkeys(names))
 
 
@@ -209,9 +224,7 @@ def explore(config: ClusterConfig, bounds: Bounds = Bounds(), faults: tuple[str,
     after each level (a checkpoint writer); ``restore`` is a ``Search.snapshot()`` to go on
     from; with ``workers`` > 1 a frontier of ``check_parallel.SPLIT_AT`` states or more is
     shared with that many processes (same result)."""
-    for kind in kinds:
-        if kind not in KINDS:
-            raise CheckError(f"kinds: {kind!r} is not an anomaly kind; allowed: {', '.join(KINDS)}")
+    _check_kinds(kinds)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise CheckError(f"workers: must be an integer >= 1, got {workers!r}")
     search = Search(config, bounds, faults, kinds, exhaustive)
@@ -330,7 +343,7 @@ class Search:
                 if ticks >= bounds.max_ticks:
                     continue
                 ticks += 1
-            elif not enabled_steps(node.cluster, [step]):
+            elif skip_reason(node.cluster, step) is not None:
                 continue
             cluster = node.cluster.clone()
             watch = AnomalyChecker(cluster, node.checker)

@@ -158,11 +158,11 @@ def _check_progress(protocol: str):
 
 def _check(args) -> int:
     """``hwlib check``: verdicts per generation, one line each (or JSON), files with --out."""
-    from .check import Bounds, CheckError, parse_faults
+    from .check import Bounds, CheckError, parse_faults, parse_kinds
     from .check_dir import CheckDir, settings
     from .checks import KINDS
     from .config import ClusterConfig
-    from .verdicts import check_all, matrix_markdown, parse_kinds, verdict, write_outputs
+    from .verdicts import check_all, matrix_markdown, verdict, write_outputs
 
     bounds = Bounds(replicas=args.replicas, max_records=args.max_records, max_epoch=args.max_epoch,
                     max_ticks=args.max_ticks, depth=args.depth, tick_ms=args.tick_ms)
@@ -306,12 +306,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _report(args) -> int:
-    from .report import parse_param, precheck, render
+    from .report import parse_param, render
 
     params = dict(parse_param(p) for p in args.param)
     if args.sweep:
         params["sweep_dir"] = args.sweep
-    precheck(params)                       # fail fast, before a kernel starts: nothing written
     try:
         paths = render(params, args.out, progress=not args.quiet)
     except Exception as exc:               # papermill wraps the notebook's own error

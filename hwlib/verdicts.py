@@ -15,22 +15,10 @@ from pathlib import Path
 
 from .check import Bounds, CheckError, CheckResult, explore
 from .check_dir import CheckDir
-from .checks import KINDS
 from .config import PROTOCOLS, ClusterConfig
 from .files import atomic_path, write_text_atomically
 from .run import run_steps
 from .scenario import Scenario
-
-
-def parse_kinds(text: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
-    """``lost-write,strong-isr`` (or a list) -> the anomaly kinds, each checked."""
-    names = [k.strip() for k in (text.split(",") if isinstance(text, str) else text) if k.strip()]
-    if not names:
-        raise CheckError(f"kinds: name at least one of {', '.join(KINDS)}")
-    for kind in names:
-        if kind not in KINDS:
-            raise CheckError(f"kinds: {kind!r} is not an anomaly kind; allowed: {', '.join(KINDS)}")
-    return tuple(dict.fromkeys(names))
 
 
 def parse_protocols(text: str | list[str] | tuple[str, ...]) -> list[str]:

@@ -9,6 +9,8 @@ import sys
 from hwlib import PROTOCOLS
 from hwlib.cli import main
 
+from .files import tree
+
 
 def hwlib_cli(*args: str):
     return subprocess.run([sys.executable, "-m", "hwlib.cli", *args], capture_output=True, text=True)
@@ -79,9 +81,6 @@ def test_atomic_write_leaves_nothing_behind_on_failure(tmp_path):
     assert target.read_text() == "old" and sorted(p.name for p in target.parent.iterdir()) == ["out.yaml"]
 
 
-def _tree(path) -> dict:
-    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
-
 
 def _refused(done, message: str) -> None:
     assert done.returncode == 2, done.stderr
@@ -99,13 +98,13 @@ def test_unwritable_outputs_are_one_line_before_any_work(tmp_path):
              (str(tmp_path / "dir"), "dir.txt: it is a directory"),
              (str(tmp_path / long_name), "a name in it is longer than 255 bytes"),
              (str(tmp_path / "plain" / "out"), "plain is not a directory")]
-    before = _tree(tmp_path)
+    before = tree(tmp_path)
     for out, message in cases:
         _refused(hwlib_cli("compare", "data-loss", "--out", out), message)
         _refused(hwlib_cli("shrink", "data-loss", "--kind", "lost-write", "--protocol", "hw",
                            "--out", out + ".yaml" if "dir" not in out else str(tmp_path / "dir.txt")),
                  message.replace("dir.txt: ", ""))
-    assert _tree(tmp_path) == before
+    assert tree(tmp_path) == before
 
 
 def test_compare_with_no_protocol_is_one_line_and_writes_nothing(tmp_path):
@@ -138,9 +137,9 @@ def test_sweep_resume_of_a_corrupt_or_unwritable_directory_is_one_line(tmp_path)
     out.mkdir()
     (out / "spec.json").write_text("{garbage")
     (out / "runs").mkdir()
-    before = _tree(tmp_path)
+    before = tree(tmp_path)
     _refused(hwlib_cli("sweep", str(spec), "--out", str(out), "--resume"),
              "is not a sweep directory (it holds a spec.json that is not an hwlib sweep's")
     _refused(hwlib_cli("sweep", str(spec), "--out", "/dev/null/sweep"), "out: cannot write /dev/null/sweep")
     _refused(hwlib_cli("sweep", str(spec), "--out", str(spec / "sweep")), f"out: cannot write {spec / 'sweep'}")
-    assert _tree(tmp_path) == before and sorted(p.name for p in out.iterdir()) == ["runs", "spec.json"]
+    assert tree(tmp_path) == before and sorted(p.name for p in out.iterdir()) == ["runs", "spec.json"]

@@ -16,6 +16,7 @@ import pytest
 from hwlib.report import NOTEBOOK, PARAMETERS, ReportParameterError, parse_param, render, validate
 
 from .browser import ARTIFACTS, offline_page
+from .files import tree
 
 TINY = {"grid": {"protocol": ["hw", "kip101"], "replicas": [2], "acks": ["all"], "min_insync_replicas": [1]},
         "runs": 20, "title": "Tiny sweep", "max_counterexamples": 2}
@@ -138,17 +139,14 @@ def test_report_precheck_names_the_parameter_and_writes_nothing(tmp_path, render
     mine.mkdir()
     (mine / "notes.txt").write_text("precious")
     values = [p.format(garbage=garbage, sweep=out / "sweep", mine=mine) for p in params]
-    watched = {d: _files(d) for d in (out / "sweep", mine, garbage)}
+    watched = {d: tree(d) for d in (out / "sweep", mine, garbage)}
     report_dir = tmp_path / "r"
     done = subprocess.run([sys.executable, "-m", "hwlib.cli", "report", *[x for v in values for x in ("--param", v)],
                            "--out", str(report_dir / "r.html")], capture_output=True, text=True, timeout=120)
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and message in done.stderr, done.stderr
     assert "Traceback" not in done.stderr and not report_dir.exists()
-    assert {d: _files(d) for d in watched} == watched
+    assert {d: tree(d) for d in watched} == watched
 
-
-def _files(path) -> dict:
-    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
 
 
 @pytest.mark.parametrize("out", ["/dev/null/r.html", "{tmp}/dir.html"])

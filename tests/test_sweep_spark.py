@@ -16,6 +16,7 @@ import hwlib
 from hwlib.sweep import load_spec, parse_spec, plan, read_runs, read_summary, run_sweep
 from hwlib.sweep.driver import SweepDirError
 
+from .files import tree
 from .standalone import standalone_cluster
 
 SPEC = {"name": "t-data-loss", "seed": 1, "runs": 30, "profile": "seeds-data-loss",
@@ -168,9 +169,6 @@ TINY = {"name": "t-tiny", "seed": 3, "runs": 20, "batch_size": 2,
         "grid": {"protocol": ["hw", "kip320"], "replicas": [2]}}
 
 
-def _tree(path) -> dict:
-    return {str(p.relative_to(path)): p.read_bytes() for p in sorted(path.rglob("*")) if p.is_file()}
-
 
 def _cli_sweep(spec_file, out, *args):
     return subprocess.run([sys.executable, "-m", "hwlib.cli", "sweep", str(spec_file), "--out", str(out), "--quiet",
@@ -186,12 +184,12 @@ def test_overwrite_never_deletes_a_directory_hwlib_did_not_make(tmp_path):
     proj.mkdir()
     (proj / "notes.txt").write_text("precious")
     (proj / "spec.json").write_text('{"tool": "other"}')
-    before = _tree(proj)
+    before = tree(proj)
     done = _cli_sweep(spec_file, proj, "--overwrite")
     assert done.returncode == 2 and done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert done.stderr.startswith(f"hwlib: error: out: {proj} is not a sweep directory (it holds a spec.json that "
                                   "is not an hwlib sweep's")
-    assert _tree(proj) == before and sorted(p.name for p in proj.iterdir()) == ["notes.txt", "spec.json"]
+    assert tree(proj) == before and sorted(p.name for p in proj.iterdir()) == ["notes.txt", "spec.json"]
 
 
 def test_overwrite_of_a_real_sweep_keeps_the_users_own_files_in_it(spark, tmp_path):
