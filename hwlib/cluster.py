@@ -332,6 +332,10 @@ class Cluster:
             return self.skip("restart", replica_id, reason)
         replica.online = True
         replica.crashed_at_ms = None
+        # loading the log drops epoch-cache entries starting at its end (Kafka 0.11's Log init
+        # clearAndFlushLatest(nextOffset), truncateFromEnd from 2.1 on): an (epoch, LEO) entry a
+        # leader cached at election without appending is gone after a restart
+        replica.log.cache.truncate_from_end(replica.leo)
         replica.hw = min(replica.hw_checkpoint, replica.leo)
         replica.fetch_state = FETCHING
         replica.role = FOLLOWER

@@ -142,6 +142,8 @@ class ReplicaFetcher:
         if offset < old:
             replica.log.truncate_to(offset)
             self.events.append(("truncate", replica.id, old, offset, reason))
+        elif self.protocol.truncation_clears_end_epochs:
+            replica.log.cache.truncate_from_end(old)     # Kafka 2.7.0+ Log.truncateTo (KAFKA-10706)
         if replica.hw > replica.leo:
             self.events.append(("hw", replica.id, replica.hw, replica.leo, replica.is_leader))
             replica.hw = replica.leo

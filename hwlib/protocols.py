@@ -67,6 +67,13 @@ class Protocol:
     #: consumers' fetches carry the leader epoch of their metadata and are fenced the same way
     #: (the client side of KIP-320 shipped in Kafka 2.3's Fetcher: kip595 on)
     fences_consumer_fetches = False
+    #: Kafka >= 2.7.0 (KAFKA-10706, cherry-picked into 2.7.0's ``Log.truncateTo``): truncating
+    #: to an offset at or past the log end still drops epoch-cache entries starting at the log
+    #: end. Up to 2.6 that call returned at once, so a follower that had led an epoch without
+    #: appending kept the ``(epoch, LEO)`` entry its election cached (kip320+): its next append
+    #: of an older epoch replaced the whole cache (``truncateAndAppend``), and under kip595's
+    #: truncation on fetch the conflicting entry made the follower ask forever.
+    truncation_clears_end_epochs = False
 
     def on_become_leader(self, log: ReplicaLog, epoch: int) -> int:
         """A replica becomes leader of ``epoch``; returns the start offset of that epoch
@@ -191,6 +198,7 @@ class Kip595(Kip320):
                "HW); follower truncates as in kip320 and fetches again: no extra round trip")
     truncate_on_fetch = True
     fences_consumer_fetches = True
+    truncation_clears_end_epochs = True
 
     def diverging_epoch(self, leader_log: ReplicaLog, last_fetched_epoch: int,
                         fetch_offset: int) -> tuple[int, int] | None:

@@ -97,6 +97,52 @@ def test_kip320_leader_caches_its_epoch_at_election():
     assert older.by_id["A"].log.cache.entries == []
 
 
+def _led_without_appending(protocol: str) -> Cluster:
+    """B holds v1, C holds v1 v2 (both epoch 0); A dies and B leads epoch 1 without appending
+    (its election caches (1, 1)); C takes over (epoch 2) and B follows it."""
+    c = Cluster(ClusterConfig(replicas=("A", "B", "C"), protocol=protocol, acks="1"))
+    c.produce("v1")
+    c.fetch("B")
+    c.produce("v2")
+    c.fetch("C")
+    c.crash("A")
+    assert c.leader.id == "B" and c.by_id["B"].log.cache.entries == [(0, 0), (1, 1)]
+    c.elect("C")
+    assert c.leader.id == "C" and c.by_id["B"].log.cache.entries == [(0, 0), (1, 1)]
+    return c
+
+
+@pytest.mark.parametrize(("protocol", "after_reconciling", "after_append"), [
+    # Kafka 2.1-2.6: Log.truncateTo(1) at the LEO returns at once and keeps (1, 1); appending
+    # v2 of epoch 0 at offset 1 then replaces the whole cache (truncateAndAppend)
+    ("kip320", [(0, 0), (1, 1)], [(0, 1)]),
+    # Kafka 2.7.0+ (KAFKA-10706): the same truncation drops (1, 1); the cache stays right
+    ("kip595", [(0, 0)], [(0, 0)]),
+    ("kip966", [(0, 0)], [(0, 0)]),
+])
+def test_a_truncation_at_the_log_end_drops_the_trailing_epoch_from_kafka_2_7(protocol, after_reconciling,
+                                                                            after_append):
+    c = _led_without_appending(protocol)
+    b = c.by_id["B"]
+    c.fetch("B")            # kip320: OffsetsForLeaderEpoch(1) -> (0, 2), truncate to 1 = LEO;
+    assert b.leo == 1       # kip595+: the fetch's diverging epoch (0, 2), the same truncation
+    assert b.log.cache.entries == after_reconciling
+    while b.leo < 2:
+        c.fetch("B")
+    assert b.log.values == ["v1", "v2"] and b.log.cache.entries == after_append
+
+
+@pytest.mark.parametrize("protocol", ["kip320", "kip595", "kip966"])
+def test_a_restart_drops_an_epoch_cached_at_the_log_end(protocol):
+    """Loading the log (Kafka's Log init: truncateFromEnd(log end)) drops the (1, 1) that B's
+    election cached without an append, in every release with leader epochs."""
+    c = _led_without_appending(protocol)
+    c.crash("B")
+    assert c.by_id["B"].log.cache.entries == [(0, 0), (1, 1)]
+    c.restart("B")
+    assert c.by_id["B"].log.cache.entries == [(0, 0)]
+
+
 def test_kip320_followers_reconcile_on_an_epoch_change_with_the_same_leader():
     for protocol, reconciles in (("kip279", False), ("kip320", True)):
         c = Cluster(ClusterConfig(replicas=("A", "B", "C"), protocol=protocol, acks="1"))
