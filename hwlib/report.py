@@ -1,8 +1,10 @@
-"""The fault-sweep report: parameters, tables, figures, counterexample stories, metrics, and
-rendering the parameterised notebook (papermill) to shareable offline HTML (nbconvert).
+"""The fault-sweep report: parameters (checked before any work), model check, metrics, rendering to offline HTML.
+
+The parameterised notebook runs under papermill and is exported by nbconvert.
 
 The notebook ``notebooks/10_fault_sweep_report.ipynb`` is short: it validates its parameters
-here, runs or loads a sweep, and calls the functions below, which the tests call directly.
+here, runs or loads a sweep, and calls ``hwlib.findings`` (what the data say),
+``report_figures``, ``report_tables`` and ``report_stories``, which the tests call directly.
 """
 
 from __future__ import annotations
@@ -15,9 +17,7 @@ import pandas as pd
 import yaml
 
 from .errors import HwlibError
-from .faults import FAULT_KINDS
 from .files import check_writable, write_text_atomically
-from .scenario import load_scenario
 from .yamlfile import parse_yaml
 
 REPO = Path(__file__).resolve().parent.parent
@@ -27,7 +27,7 @@ NOTEBOOK = REPO / "notebooks" / "10_fault_sweep_report.ipynb"
 PARAMETERS = {
     "spec": "default",          # a built-in sweep spec name or a YAML file
     "grid": None,               # inline grid (mapping) replacing the spec's grid
-    "runs": 40,                 # runs per cell (None: the spec's)
+    "runs": None,               # runs per cell (None: the spec's)
     "master": None,             # Spark master URL (None: $HWLIB_SPARK_MASTER or local[*])
     "sweep_dir": None,          # an existing sweep directory to load instead of running
     "sweep_out": None,          # where a new sweep goes (None: data/sweeps/report-<spec name>)
@@ -131,7 +131,7 @@ CHECK_KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-is
 
 def model_check() -> list:
     """``hwlib check`` over every generation at the small bounds the TLA+ specification is
-    checked at: 2 replicas, <= 2 records, leader epochs <= 2, leader moves, isolation (the
+    checked at (~15 s on 2 cores): 2 replicas, <= 2 records, leader epochs <= 2, leader moves, isolation (the
     session expiring or not) and late LeaderAndIsr delivery; acks=all, min.insync.replicas=1."""
     from .check import DEFAULT_FAULTS, Bounds
     from .check_parallel import cores
@@ -158,46 +158,10 @@ def resolve_spec(params: dict):
     return spec
 
 
-# --------------------------------------------------------------------------------- tables
-def _interval(rate: float, lo: float, hi: float) -> str:
-    return f"{rate:.1%} [{lo:.1%}, {hi:.1%}]"
-
-
-def config_columns(summary: pd.DataFrame) -> list[str]:
-    """The cell parameters that vary (protocol always first)."""
-    columns = list(summary.columns)
-    candidates = columns[1:columns.index("runs")]     # summarize: cell, the settings, then runs ...
-    varying = [c for c in candidates if summary[c].nunique() > 1]
-    return ["protocol"] + [c for c in varying if c != "protocol"]
-
-
-def headline(summary: pd.DataFrame) -> pd.DataFrame:
-    """Per cell: acknowledged-loss rate, divergence rate (95% intervals), unavailability,
-    produce errors per run."""
-    keys = config_columns(summary)
-    table = summary[keys].copy()
-    table["runs"] = summary["runs"]
-    table["acked data lost"] = [_interval(r, lo, hi) for r, lo, hi in
-                                zip(summary["lost_rate"], summary["lost_lo"], summary["lost_hi"], strict=True)]
-    table["replicas diverged"] = [_interval(r, lo, hi) for r, lo, hi in
-                                  zip(summary["diverged_rate"], summary["diverged_lo"], summary["diverged_hi"],
-                                      strict=True)]
-    table["unavailable (steps without leader)"] = summary["unavailability"].map(lambda v: f"{v:.1%}")
-    table["produce errors / run"] = summary["produce_errors_per_run"].map(lambda v: f"{v:.1f}")
-    return table.reset_index(drop=True)
-
-
-def coverage(summary: pd.DataFrame) -> pd.DataFrame:
-    """Which fault kinds fired, as the share of runs per cell where each did."""
-    keys = config_columns(summary)
-    table = summary[keys].copy()
-    for kind in FAULT_KINDS:
-        table[kind.replace("_", " ")] = summary[f"fired_{kind}"].map(lambda v: f"{v:.0%}")
-    return table.reset_index(drop=True)
-
-
-def metrics(summary: pd.DataFrame, manifest: dict) -> dict:
-    """Numbers a dashboard or a test can read without parsing HTML."""
+# -------------------------------------------------------------------------------- metrics
+def metrics(summary: pd.DataFrame, manifest: dict, findings: list | None = None) -> dict:
+    """Numbers a dashboard or a test can read without parsing HTML (with the findings: each
+    one's text, cells and numbers)."""
     by_protocol = {}
     for protocol, rows in summary.groupby("protocol", sort=False):
         runs = int(rows["runs"].sum())
@@ -210,124 +174,11 @@ def metrics(summary: pd.DataFrame, manifest: dict) -> dict:
         }
     return {"sweep": manifest.get("name"), "rows": manifest.get("rows"), "cells": manifest.get("cells"),
             "spec_hash": manifest.get("spec_hash"), "git_commit": manifest.get("git_commit"),
-            "by_protocol": by_protocol}
+            "by_protocol": by_protocol, "findings": [f.as_dict() for f in findings or []]}
 
 
 def write_metrics(path, data: dict) -> Path:
     return write_text_atomically(path, json.dumps(data, indent=2, default=str))
-
-
-# -------------------------------------------------------------------------------- figures
-def _protocol_order(values) -> list[str]:
-    from .config import PROTOCOLS
-
-    return [p for p in PROTOCOLS if p in set(values)]
-
-
-def plot_loss_heatmaps(summary: pd.DataFrame):
-    """Acknowledged-loss rate over acks x min.insync.replicas, one panel per protocol
-    (averaged over the other settings of the grid)."""
-    import matplotlib.pyplot as plt
-
-    protocols = _protocol_order(summary["protocol"])
-    fig, axes = plt.subplots(1, len(protocols), figsize=(2.3 * len(protocols) + 1, 2.6), squeeze=False,
-                             sharey=True)
-    acks = sorted(summary["acks"].astype(str).unique(), key=lambda a: {"0": 0, "1": 1, "all": 2}.get(a, 3))
-    mins = sorted(summary["min_insync_replicas"].unique())
-    image = None
-    for ax, protocol in zip(axes[0], protocols, strict=True):
-        rows = summary[summary["protocol"] == protocol]
-        grid = [[rows[(rows["acks"].astype(str) == a) & (rows["min_insync_replicas"] == m)]["lost_rate"].mean()
-                 for a in acks] for m in mins]
-        image = ax.imshow(grid, vmin=0, vmax=1, cmap="Reds", aspect="auto")
-        for i, row in enumerate(grid):
-            for j, value in enumerate(row):
-                if not math.isnan(value):
-                    ax.text(j, i, f"{value:.0%}", ha="center", va="center", fontsize=8,
-                            color="white" if value > 0.5 else "black")
-        ax.set_xticks(range(len(acks)), [f"acks={a}" for a in acks], fontsize=8)
-        ax.set_yticks(range(len(mins)), [f"min ISR {m}" for m in mins], fontsize=8)
-        ax.set_title(protocol, fontsize=9)
-    fig.colorbar(image, ax=axes[0].tolist(), shrink=0.8, label="runs losing acked data")
-    return fig
-
-
-def plot_lag_cdf(runs: pd.DataFrame):
-    """CDF of each run's largest HW lag (leader LEO - partition HW), per protocol."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.5, 3))
-    for protocol in _protocol_order(runs["protocol"]):
-        values = sorted(runs.loc[runs["protocol"] == protocol, "hw_lag_max"])
-        n = len(values)
-        ax.step(values, [(i + 1) / n for i in range(n)], where="post", label=protocol)
-    ax.set_xlabel("largest HW lag in the run (records)")
-    ax.set_ylabel("share of runs")
-    ax.set_ylim(0, 1.02)
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
-    return fig
-
-
-def plot_tradeoff(summary: pd.DataFrame):
-    """Durability vs availability: each cell's loss rate against its unavailability."""
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(6.5, 3.4))
-    for protocol in _protocol_order(summary["protocol"]):
-        rows = summary[summary["protocol"] == protocol]
-        ax.scatter(rows["unavailability"], rows["lost_rate"], label=protocol, alpha=0.75)
-    ax.set_xlabel("unavailability (share of steps without an online leader)")
-    ax.set_ylabel("runs losing acked data")
-    ax.legend(fontsize=8)
-    ax.grid(alpha=0.3)
-    return fig
-
-
-# ---------------------------------------------------------------------- counterexamples
-_SERIOUS = ("lost-write", "log-divergence", "duplicate", "reordered", "unseen", "inconsistent-offsets",
-            "committed-truncated", "strong-isr", "nonmonotonic-poll", "epoch-cache-order")
-_STORY_EVENTS = ("ack", "crash", "restart", "leader", "truncate", "isr", "elr", "isolate", "reconnect",
-                 "refused", "diverging", "epoch_request", "bounced", "detected", "produce_error",
-                 "leader_and_isr", "controller_failover", "metadata")
-
-
-def counterexamples(sweep_dir, limit: int) -> list[dict]:
-    """The shrunk reproducers of a sweep worth reading first: acks=all cells before the rest
-    (losing an acks=1 write when the leader dies is the setting, not a bug), the most serious
-    kind first, stronger min.insync.replicas first; one per (protocol, kind)."""
-    manifest = json.loads((Path(sweep_dir) / "manifest.json").read_text())
-    items = [{**i, "scenario": load_scenario(Path(sweep_dir) / i["path"])} for i in manifest.get("shrunk") or []]
-    items.sort(key=lambda i: (i["scenario"].config.acks != "all",
-                              _SERIOUS.index(i["kind"]) if i["kind"] in _SERIOUS else 99,
-                              -i["scenario"].config.min_insync_replicas, i["cell"]))
-    chosen, seen = [], set()
-    for item in items:
-        key = (item["scenario"].config.protocol, item["kind"])
-        if key not in seen:
-            seen.add(key)
-            chosen.append(item)
-    return chosen[:limit]
-
-
-def explain(result, item: dict) -> str:
-    """One paragraph from the run's own events: what was acknowledged, which faults and
-    elections followed, what each replica truncated, and what the checker found."""
-    from .events import describe
-
-    trace = result.trace
-    config = result.config
-    sentences = [f"Under {config.protocol} with acks={config.acks} and min.insync.replicas="
-                 f"{config.min_insync_replicas} on {len(config.replicas)} replicas, the sweep's run "
-                 f"{item['run']} of cell {item['cell']} shrinks from {item['before']} to {item['after']} steps."]
-    for i in range(1, len(trace)):
-        told = [describe(e) for e in trace.events[i] if e[0] in _STORY_EVENTS]
-        if told:
-            sentences.append(f"Step {i} ({trace.steps[i - 1].describe()}): " + "; ".join(told) + ".")
-    found = [a for a in result.anomalies if a.kind == item["kind"]] or result.anomalies
-    if found:
-        sentences.append(f"The checker reports {found[0].kind} at step {found[0].step}: {found[0].detail}.")
-    return " ".join(sentences)
 
 
 def render(params: dict, out_html, progress: bool = True) -> dict:

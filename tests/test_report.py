@@ -18,7 +18,7 @@ from hwlib.report import NOTEBOOK, PARAMETERS, ReportParameterError, parse_param
 from .browser import ARTIFACTS, offline_page
 from .files import tree
 
-TINY = {"grid": {"protocol": ["hw", "kip101"], "replicas": [2], "acks": ["all"], "min_insync_replicas": [1]},
+TINY = {"grid": {"protocol": ["hw", "kip101"], "replicas": [2], "acks": ["all"], "min_insync_replicas": [1, 2]},
         "runs": 20, "title": "Tiny sweep", "max_counterexamples": 2}
 
 
@@ -64,7 +64,8 @@ def test_report_runs_a_tiny_sweep_and_renders_offline_html(rendered):
     html = paths["html"].read_text()
     assert paths["notebook"].is_file() and (out / "sweep" / "manifest.json").is_file()
     assert "<h1" in html and "Tiny sweep" in html and "acked data lost" in html
-    assert len(re.findall(r'<img[^>]+src="data:image/png;base64,', html)) == 3      # heatmap, CDF, trade-off
+    # headline, lag over steps, lag CDF, heatmaps, trade-off
+    assert len(re.findall(r'<img[^>]+src="data:image/png;base64,', html)) == 5
     # "Can it happen at all?": the verdict matrix, then one step-through per violated kind; the
     # sweep's counterexamples after it: hw fails, kip101 does not
     assert "Can it happen at all?" in html and html.count('class="hwl-matrix"') == 1
@@ -80,8 +81,32 @@ def test_report_runs_a_tiny_sweep_and_renders_offline_html(rendered):
     assert "def " not in html and "import " not in html            # code hidden
     assert "log4j" not in html                                     # no Spark chatter
     metrics = json.loads(paths["metrics"].read_text())
-    assert metrics["rows"] == 40 and set(metrics["by_protocol"]) == {"hw", "kip101"}
+    assert metrics["rows"] == 80 and set(metrics["by_protocol"]) == {"hw", "kip101"}
     assert metrics["by_protocol"]["kip101"]["runs_lost"] == 0 < metrics["by_protocol"]["hw"]["runs_lost"]
+
+
+def test_every_number_in_the_findings_is_the_summarys(rendered):
+    from hwlib import findings as fnd
+    from hwlib.sweep import read_summary
+
+    out, paths = rendered
+    summary = read_summary(out / "sweep").set_index("cell")
+    # the summary's Wilson intervals (Spark SQL, z to 6 decimals) are statsmodels' too
+    for _, row in summary.iterrows():
+        expected = (row["lost_lo"], row["lost_hi"])
+        assert fnd.wilson(int(row["runs_lost"]), int(row["runs"])) == pytest.approx(expected, abs=1e-6)
+    found = json.loads(paths["metrics"].read_text())["findings"]
+    durable = [f for f in found if f["key"].startswith("durable:")]
+    assert len(durable) == 1 and durable[0]["numbers"]["hw"]["runs_lost"] > 0
+    for numbers in durable[0]["numbers"].values():
+        row = summary.loc[numbers["cell"]]
+        assert (row["acks"], row["min_insync_replicas"]) == ("all", 2)
+        for name in ("runs", "runs_lost", "lost_rate", "lost_lo", "lost_hi"):
+            assert numbers[name] == row[name]
+        shown = f"{numbers['lost_rate']:.1%} [{numbers['lost_lo']:.1%}, {numbers['lost_hi']:.1%}]"
+        assert shown in durable[0]["text"] or numbers["runs_lost"] == 0
+    html = paths["html"].read_text()
+    assert html.index('class="hwl-findings"') < html.index("By generation") < html.index('class="hwl-matrix"')
 
 
 def test_report_loads_a_precomputed_sweep_directory(rendered):
@@ -106,7 +131,7 @@ def test_cli_bad_parameter_is_one_line_and_writes_nothing(tmp_path):
 def test_report_html_opens_offline_with_table_and_working_step_through(rendered, browser):
     _, paths = rendered
     page = offline_page(browser, Path(paths["html"]).as_uri())
-    assert page.locator("table").first.locator("th", has_text="acked data lost").count() == 1
+    assert page.locator("table.hwl-sortable").first.locator("th", has_text="acked data lost").count() == 1
     stepper = page.locator(".hwl-stepper").first
     end = int(stepper.get_attribute("data-position"))
     assert end > 0                                                  # opens at the end of the counterexample
@@ -116,6 +141,43 @@ def test_report_html_opens_offline_with_table_and_working_step_through(rendered,
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     stepper.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "report-counterexample.png"))
+    assert page.requests_outside == [] and page.errors == []
+
+
+def test_report_opens_on_its_findings_and_a_finding_links_to_a_working_step_through(rendered, browser):
+    _, paths = rendered
+    page = offline_page(browser, Path(paths["html"]).as_uri())
+    headings = page.locator("h1, h2").all_inner_texts()
+    assert headings[0].startswith("Tiny sweep") and headings[1].startswith("Findings")
+    assert headings[2].startswith("By generation")
+    findings = page.locator("ol.hwl-findings > li")
+    assert findings.count() >= 3
+    first_image = page.locator("img").first.bounding_box()["y"]
+    assert findings.last.bounding_box()["y"] < first_image < page.locator("table.hwl-matrix").bounding_box()["y"]
+    link = page.locator('ol.hwl-findings a[href^="#cx-"]').first
+    target = link.get_attribute("href")[1:]
+    link.click()
+    page.wait_for_function(f"Math.abs(document.getElementById('{target}').getBoundingClientRect().top) < 5")
+    stepper = page.locator(f"xpath=//*[@id='{target}']/following::div[contains(@class, 'hwl-stepper')][1]")
+    end = int(stepper.get_attribute("data-position"))
+    assert end > 0
+    stepper.locator("button.back").click()
+    assert int(stepper.get_attribute("data-position")) == end - 1
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "report-finding-step-through.png"))
+    # the details: collapsed, and a click on a header sorts the rows
+    details = page.locator("details.hwl-details").first
+    assert not details.evaluate("d => d.open")
+    details.locator("summary").click()
+    table = details.locator("table.hwl-sortable")
+    column = table.locator("thead th").all_inner_texts().index("acked data lost")
+    table.locator("thead th").nth(column).click()
+    table.locator("thead th").nth(column).click()               # descending
+    values = [float(t.split("%")[0]) for t in table.locator(f"tbody tr td:nth-child({column + 1})").all_inner_texts()]
+    assert values == sorted(values, reverse=True) and values[0] > values[-1]
+    page.screenshot(path=str(ARTIFACTS / "report-findings.png"))
+    page.evaluate("window.scrollTo(0, 0)")
+    page.screenshot(path=str(ARTIFACTS / "report-top.png"))
     assert page.requests_outside == [] and page.errors == []
 
 
