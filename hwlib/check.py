@@ -217,13 +217,14 @@ def explore(config: ClusterConfig, bounds: Bounds = Bounds(), faults: tuple[str,
             kinds: tuple[str, ...] = KINDS, exhaustive: bool = False,
             progress: Callable[[int, int, int], None] | None = None,
             level_done: Callable[[Search], None] | None = None, restore: dict | None = None,
-            workers: int = 1) -> CheckResult:
+            workers: int = 1, levels: Callable[[Search], Any] | None = None) -> CheckResult:
     """Breadth-first search from the initial state of ``config`` (its replicas are the
     bounds' count). Stops when every kind in ``kinds`` was found (unless ``exhaustive``),
     the frontier is empty (complete), or the depth bound is reached. ``level_done`` is called
     after each level (a checkpoint writer); ``restore`` is a ``Search.snapshot()`` to go on
     from; with ``workers`` > 1 a frontier of ``check_parallel.SPLIT_AT`` states or more is
-    shared with that many processes (same result)."""
+    shared with that many processes (same result); ``levels``, if given, builds what runs the
+    levels from that size on instead (``sweep.check_levels.SparkLevels``: a Spark cluster)."""
     _check_kinds(kinds)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise CheckError(f"workers: must be an integer >= 1, got {workers!r}")
@@ -239,11 +240,11 @@ def explore(config: ClusterConfig, bounds: Bounds = Bounds(), faults: tuple[str,
             search.restore(restore)
         earlier = search.result.seconds
         while True:
-            if coordinator is None and workers > 1:
+            if coordinator is None and (workers > 1 or levels is not None):
                 from .check_parallel import SPLIT_AT, Coordinator
 
                 if search.frontier_size() >= SPLIT_AT:
-                    coordinator = Coordinator(search, workers)
+                    coordinator = levels(search) if levels is not None else Coordinator(search, workers)
             if not (search.next_level() if coordinator is None else coordinator.next_level()):
                 break
             search.result.seconds = earlier + time.perf_counter() - started

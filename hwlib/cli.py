@@ -114,6 +114,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="with --out: save the search after a level at most this often (default %(default)s)")
     chk.add_argument("--workers", type=int, default=cores(),
                      help="processes that share a large frontier (default: the machine's cores, %(default)s)")
+    chk.add_argument("--master", help="run the levels of a large search on this Spark master, e.g. "
+                                      "spark://host:7077 or local[4] (instead of --workers; same results)")
     chk.add_argument("--json", action="store_true", help="one JSON object per generation")
     chk.add_argument("--quiet", action="store_true", help="no progress on stderr")
     rpt = sub.add_parser("report", help="run the fault-sweep report notebook and render it to offline HTML")
@@ -181,13 +183,24 @@ def _check(args) -> int:
     if not args.checkpoint_every >= 0:
         raise CheckError(f"checkpoint-every: must be a number of seconds >= 0, got {args.checkpoint_every}")
     exhaustive = args.exhaustive or args.matrix
+    levels = None
+    if args.master is not None:
+        from .sweep.spark import check_master
+
+        check_master(args.master, "master")     # before anything is written or a JVM starts
     directory = None
     if args.out:                          # a bad --out fails before the search, nothing written
         directory = CheckDir(args.out, settings(config, protocols, bounds, faults, kinds, exhaustive))
         directory.open(args.resume)
     progress = None if args.quiet or args.json else _check_progress
+    if args.master is not None:
+        from .sweep.check_levels import SparkLevels
+        from .sweep.spark import start_session
+
+        spark = start_session(args.master, app_name="hwlib-check")
+        levels = lambda search: SparkLevels(search, spark)  # noqa: E731
     results = check_all(config, protocols, bounds, faults, kinds, exhaustive, progress, directory, args.resume,
-                        args.checkpoint_every, args.workers)
+                        args.checkpoint_every, args.workers, levels)
     if progress is not None:
         print(file=sys.stderr)
     for result in results:

@@ -36,16 +36,18 @@ def parse_protocols(text: str | list[str] | tuple[str, ...]) -> list[str]:
 
 def check_all(config: ClusterConfig, protocols: list[str], bounds: Bounds, faults: tuple[str, ...],
               kinds: tuple[str, ...], exhaustive: bool = False, progress=None, directory: CheckDir | None = None,
-              resume: bool = False, checkpoint_every: float = 10.0, workers: int = 1) -> list[CheckResult]:
-    """``explore`` per generation (on ``workers`` processes); with ``directory``, each search
-    checkpoints there and each finished generation is recorded, and ``resume`` goes on from
-    what it holds."""
+              resume: bool = False, checkpoint_every: float = 10.0, workers: int = 1,
+              levels=None) -> list[CheckResult]:
+    """``explore`` per generation (on ``workers`` processes, or what ``levels`` builds: a
+    Spark cluster); with ``directory``, each search checkpoints there and each finished
+    generation is recorded, and ``resume`` goes on from what it holds."""
     results = []
     for protocol in protocols:
         generation = config.replace(protocol=protocol)
         if directory is None:
             results.append(explore(generation, bounds, faults, kinds, exhaustive,
-                                   None if progress is None else progress(protocol), workers=workers))
+                                   None if progress is None else progress(protocol), workers=workers,
+                                   levels=levels))
             continue
         result = directory.finished(protocol, generation.replace(replicas=list("ABCDE"[:bounds.replicas])),
                                     bounds, faults) if resume else None
@@ -53,7 +55,8 @@ def check_all(config: ClusterConfig, protocols: list[str], bounds: Bounds, fault
             result = explore(generation, bounds, faults, kinds, exhaustive,
                              None if progress is None else progress(protocol),
                              level_done=directory.checkpointer(protocol, checkpoint_every),
-                             restore=directory.saved_search(protocol) if resume else None, workers=workers)
+                             restore=directory.saved_search(protocol) if resume else None, workers=workers,
+                             levels=levels)
             directory.done(result)
         results.append(result)
     return results

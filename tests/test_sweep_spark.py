@@ -269,3 +269,39 @@ def test_several_failing_cells_are_shrunk_as_spark_tasks(spark, tmp_path):
     for item in result.shrunk:
         replay = hwlib.run_scenario(hwlib.load_scenario(tmp_path / "s" / item["path"]))
         assert item["kind"] in replay.anomaly_kinds()
+
+
+def test_check_levels_on_spark_find_exactly_what_one_process_finds(monkeypatch, spark):
+    """``hwlib check --master``: the frontier (from 50 states on) partitioned by fingerprint over
+    Spark tasks, the visited set on the driver - the same state counts, violations and
+    counterexample schedules as one process, step for step."""
+    from hwlib import check_parallel
+    from hwlib.check import Bounds, explore
+    from hwlib.sweep import check_levels
+
+    from .test_check import NO_CRASHES, config
+
+    monkeypatch.setattr(check_parallel, "SPLIT_AT", 50)
+    monkeypatch.setattr(check_levels, "MIN_STATES_PER_TASK", 40)
+    jobs = []
+
+    class Counted(check_levels.SparkLevels):
+        def next_level(self):
+            jobs.append(len(self.search.remote))
+            return super().next_level()
+
+    alone = explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True)
+    on_spark = explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True,
+                       levels=lambda search: Counted(search, spark, partitions=6))
+    one, many = alone.as_dict(), on_spark.as_dict()
+    del one["seconds"], many["seconds"]
+    assert one == many and one["complete"] and one["violations"] and one["distinct"] > 10 * 50
+    assert len(jobs) >= 3 and max(jobs) >= 6 * 40          # levels ran as Spark jobs of several tasks
+
+
+def test_check_with_a_bad_master_is_one_line_and_writes_nothing(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "hwlib.cli", "check", "--master", "bogus://x", "--out",
+                           str(tmp_path / "c")], capture_output=True, text=True, timeout=120)
+    assert done.returncode == 2 and not list(tmp_path.iterdir())
+    line = done.stderr.strip()
+    assert line.startswith("hwlib: error: master: 'bogus://x' is not a Spark master URL") and "\n" not in line

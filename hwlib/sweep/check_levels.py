@@ -1,0 +1,102 @@
+"""The model checker on a Spark cluster, level by level: tasks expand the frontier, the driver keeps the visited set.
+
+Per level:
+
+1. the frontier - each state as (number, fingerprint, schedule) - is split into partitions by
+   fingerprint; one Spark task per partition rebuilds its states by replaying their schedules
+   (``Search.replay``, fingerprint-verified, so an executor running another engine fails
+   loudly instead of searching another model), expands them (``Search.successors``: the same
+   judging and fingerprinting as one process) and returns the successors it has not already
+   returned, as (parent state, step index, fingerprint) in that order, with the first
+   violation per kind it met;
+2. the driver merges the tasks' lists in (parent state, step index) order, drops the
+   fingerprints it has seen, numbers the kept states exactly as a one-process search would,
+   and merges the violations the same way.
+
+So state counts, violations and their schedules equal a one-process search's, on any cluster.
+Tasks are stateless (a frontier state is rebuilt from its schedule, a few steps), so a lost
+executor costs a retried task, not the search; the visited set and the parent table stay on
+the driver, as in ``check_parallel``. What limits the bound is the driver's memory for the
+visited set (8 bytes a state plus Python's set overhead, ~60 bytes) and the frontier's
+schedules shipped each level.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from ..check import Bounds, Search, release_node
+from ..config import ClusterConfig
+
+#: states per task, at least (fewer, larger tasks amortise Spark's ~0.1 s per task)
+MIN_STATES_PER_TASK = 500
+
+
+def _expand(setup: tuple, depth: int, known: list[str], items: list[tuple[int, int, list[int]]]) -> tuple:
+    """One task: rebuild ``items`` (number, fingerprint, schedule), expand them in number order;
+    the successors new to this task, the first violation per kind, the transitions made."""
+    config, bounds, faults, kinds, exhaustive = setup
+    search = Search(ClusterConfig.from_dict(config), Bounds(**bounds), tuple(faults), tuple(kinds), exhaustive)
+    search.known = set(known)
+    level: set[int] = set()
+    candidates = []
+    for index, key, indices in sorted(items):
+        node = search.replay(index, indices, key)
+        for child in search.successors(node, depth):
+            if child.key not in level:
+                level.add(child.key)
+                candidates.append((child.parent, child.step, child.key))
+            release_node(child)
+        release_node(node)
+    return candidates, search.level_found, search.result.generated
+
+
+class SparkLevels:
+    """Runs the levels of ``search`` as Spark jobs from its current frontier on (the same
+    ``next_level`` / ``close`` as ``check_parallel.Coordinator``)."""
+
+    def __init__(self, search: Search, spark, partitions: int | None = None) -> None:
+        self.search = search
+        self.context = spark.sparkContext
+        self.partitions = partitions or max(1, self.context.defaultParallelism) * 4
+        self.setup = (search.config.to_dict(), search.bounds.as_dict(), list(search.result.faults),
+                      list(search.kinds), search.exhaustive)
+        nodes = search.frontier
+        search.remote = [(n.index, n.key) for n in nodes]
+        for node in nodes:
+            release_node(node)
+        search.frontier = []
+
+    def next_level(self) -> bool:
+        search = self.search
+        if not search.more():
+            return False
+        frontier = search.remote or []
+        count = max(1, min(self.partitions, len(frontier) // MIN_STATES_PER_TASK))
+        parts: list[list[tuple[int, int, list[int]]]] = [[] for _ in range(count)]
+        for index, key in frontier:
+            parts[key % count].append((index, key, search.indices(index)))
+        parts = [p for p in parts if p]
+        setup, depth, known = self.setup, search.depth, list(search.result.violations)
+        replies = self.context.parallelize(parts, len(parts)).map(
+            lambda items: _expand(setup, depth, known, items)).collect()
+        seen, parents = search.seen, search.parents
+        kept: list[tuple[int, int]] = []
+        for parent, step, key in heapq.merge(*(candidates for candidates, _, _ in replies)):
+            if key in seen:
+                continue
+            seen.add(key)
+            parents.append((parent, step))
+            kept.append((len(parents) - 1, key))
+        found: dict[str, tuple[int, int, int, str]] = {}
+        for _, level_found, generated in replies:
+            search.result.generated += generated
+            for kind, first in level_found.items():
+                if kind not in found or first[:3] < found[kind][:3]:
+                    found[kind] = first
+        search.close_level(found)
+        search.remote = kept
+        return True
+
+    def close(self) -> None:
+        """Nothing to stop: the tasks hold no state between levels."""
