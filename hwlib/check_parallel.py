@@ -97,29 +97,17 @@ class Coordinator:
             pipe.send(("expand", self.new_keys, search.depth, known))
         replies = [self._answer(pipe) for pipe in self.pipes]
         numbers = [[-1] * len(candidates) for candidates, _, _ in replies]
-        seen, parents = search.seen, search.parents
-        kept: list[tuple[int, int]] = []
         streams = [_tagged(candidates, w) for w, (candidates, _, _) in enumerate(replies)]
-        for parent, step, key, w, position in heapq.merge(*streams):
-            if key in seen:
-                continue
-            seen.add(key)
-            parents.append((parent, step))
-            numbers[w][position] = len(parents) - 1
-            kept.append((len(parents) - 1, key))
-        found: dict[str, tuple[int, int, int, str]] = {}
-        for _, level_found, generated in replies:
-            search.result.generated += generated
-            for kind, first in level_found.items():
-                if kind not in found or first[:3] < found[kind][:3]:
-                    found[kind] = first
-        search.close_level(found)
+        kept = number_new(search, heapq.merge(*streams))
+        for number, _, (w, position) in kept:
+            numbers[w][position] = number
+        close_level(search, replies)
         for pipe, mine in zip(self.pipes, numbers, strict=True):
             pipe.send(("keep", mine))
         for pipe in self.pipes:
             self._answer(pipe)
-        search.remote = kept
-        self.new_keys = [key for _, key in kept]
+        search.remote = [(number, key) for number, key, _ in kept]
+        self.new_keys = [key for _, key, _ in kept]
         return True
 
     def close(self) -> None:
@@ -135,6 +123,33 @@ class Coordinator:
                 process.join()
         for pipe in self.pipes:
             pipe.close()
+
+
+def number_new(search: Search, merged) -> list[tuple[int, int, tuple]]:
+    """Numbers the states of ``merged`` - (parent state, step index, fingerprint, *tag) in
+    (parent, step) order - whose fingerprint is new, as one process would; returns
+    (number, fingerprint, tag) for each."""
+    seen, parents = search.seen, search.parents
+    kept = []
+    for parent, step, key, *tag in merged:
+        if key in seen:
+            continue
+        seen.add(key)
+        parents.append((parent, step))
+        kept.append((len(parents) - 1, key, tuple(tag)))
+    return kept
+
+
+def close_level(search: Search, replies) -> None:
+    """Counts the replies' transitions and closes the level with the first violation per kind
+    among them (``replies``: (candidates, first violation per kind, transitions) each)."""
+    found: dict[str, tuple[int, int, int, str]] = {}
+    for _, level_found, generated in replies:
+        search.result.generated += generated
+        for kind, first in level_found.items():
+            if kind not in found or first[:3] < found[kind][:3]:
+                found[kind] = first
+    search.close_level(found)
 
 
 def _tagged(candidates: list[tuple[int, int, int]], worker: int):

@@ -26,6 +26,7 @@ from __future__ import annotations
 import heapq
 
 from ..check import Bounds, Search, release_node
+from ..check_parallel import close_level, number_new
 from ..config import ClusterConfig
 
 #: states per task, at least (fewer, larger tasks amortise Spark's ~0.1 s per task)
@@ -80,22 +81,9 @@ class SparkLevels:
         setup, depth, known = self.setup, search.depth, list(search.result.violations)
         replies = self.context.parallelize(parts, len(parts)).map(
             lambda items: _expand(setup, depth, known, items)).collect()
-        seen, parents = search.seen, search.parents
-        kept: list[tuple[int, int]] = []
-        for parent, step, key in heapq.merge(*(candidates for candidates, _, _ in replies)):
-            if key in seen:
-                continue
-            seen.add(key)
-            parents.append((parent, step))
-            kept.append((len(parents) - 1, key))
-        found: dict[str, tuple[int, int, int, str]] = {}
-        for _, level_found, generated in replies:
-            search.result.generated += generated
-            for kind, first in level_found.items():
-                if kind not in found or first[:3] < found[kind][:3]:
-                    found[kind] = first
-        search.close_level(found)
-        search.remote = kept
+        kept = number_new(search, heapq.merge(*(candidates for candidates, _, _ in replies)))
+        close_level(search, replies)
+        search.remote = [(number, key) for number, key, _ in kept]
         return True
 
     def close(self) -> None:
