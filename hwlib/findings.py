@@ -221,6 +221,10 @@ def durable_findings(sweep: Sweep) -> list[Finding]:
         out.append(Finding(f"durable:{'/'.join(map(str, key))}", " ".join(sentences),
                            [r["cell"] for r in cells.values()], numbers, conclusive=not unsure))
         out.extend(upgrade_findings(sweep, key, cells))
+    if not out:
+        out.append(Finding("durable", f"This sweep has no cell at the durable setting (acks={DURABLE_ACKS}, "
+                           f"min.insync.replicas={DURABLE_MIN_ISR}): nothing can be said about it; add those "
+                           "values to the grid's acks and min_insync_replicas.", conclusive=False))
     return out
 
 

@@ -126,3 +126,9 @@ def test_details_tables_are_collapsed_sortable_and_self_contained():
     tests = paired_tests(summary, runs)
     assert list(tests["older"]) == ["hw", "kip101"] and list(tests["lost under older only"]) == [7, 0]
     assert list(tests["difference"]) == ["significant", "not shown"]
+
+
+def test_a_sweep_without_the_durable_setting_says_so():
+    summary, runs = tables({("hw", "all", 1): [True, False] * 10, ("kip101", "all", 1): [False] * 20})
+    first = fnd.compute(summary, runs)[0]
+    assert not first.conclusive and "no cell at the durable setting" in first.html
