@@ -8,10 +8,11 @@ hwlib's state also holds requests in flight, the leader's view of its followers,
 requests and the controller's queues, so it has more states than the spec at equal bounds.
 Printed, not asserted.
 
-    python benchmarks/check.py [--three-replica-depth 8] [--workers N]
+    python benchmarks/check.py [--three-replica-depth 8] [--workers N] [--master local[2]]
 
 The 3-replica kip320 run is done on one process and on ``--workers`` (default: every core),
-the ratio printed (same run, same machine: the noise of a shared machine cancels).
+and with ``--master`` as Spark jobs level by level, the ratios printed (same run, same
+machine: the noise of a shared machine cancels).
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ def main() -> None:
                         help="depth bound of the 3-replica kip320 run (its complete space is beyond one machine)")
     parser.add_argument("--workers", type=int, default=cores(),
                         help="processes for the shared-frontier run (default: every core)")
+    parser.add_argument("--master", help="also run it on this Spark master (hwlib check --master), e.g. local[2]")
     args = parser.parse_args()
     print(f"engine: {ENGINE}")
     print(f"2 replicas, exhaustive (TLC: {TLC_TWO})")
@@ -64,6 +66,17 @@ def main() -> None:
     assert (shared.distinct, shared.generated) == (alone.distinct, alone.generated)
     print(f"  kip320  the same on {args.workers} workers: {shared.seconds:.1f} s, "
           f"{shared.states_per_second:,.0f} states/s ({alone.seconds / shared.seconds:.2f}x)")
+    if args.master:
+        from hwlib.sweep.check_levels import SparkLevels
+        from hwlib.sweep.spark import start_session
+
+        spark = start_session(args.master, app_name="hwlib-check-bench")
+        on_spark = explore(ClusterConfig(protocol="kip320", acks="all"), bounds, FAULTS, KINDS, exhaustive=True,
+                           levels=lambda search: SparkLevels(search, spark))
+        assert (on_spark.distinct, on_spark.generated) == (alone.distinct, alone.generated)
+        print(f"  kip320  the same on Spark {args.master}: {on_spark.seconds:.1f} s, "
+              f"{on_spark.states_per_second:,.0f} states/s ({alone.seconds / on_spark.seconds:.2f}x)")
+        spark.stop()
 
 if __name__ == "__main__":
     main()
