@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import html
 import math
+import re
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -58,8 +59,6 @@ class Finding:
 
 def plain(text: str) -> str:
     """The sentence without its markup (for the metrics JSON)."""
-    import re
-
     return html.unescape(re.sub(r"<[^>]+>", "", text))
 
 
@@ -158,7 +157,7 @@ class Sweep:
                 out[protocol] = match.iloc[0]
         return out
 
-    def outcome(self, cell: str, column: str) -> pd.Series:
+    def outcome(self, cell: str, column: str) -> tuple[pd.Series, pd.Series]:
         """Per run of ``cell`` (indexed by run): did ``column`` > 0, with its schedule hash."""
         rows = self.runs[self.runs["cell"] == cell].set_index("run").sort_index()
         return rows[column] > 0, rows["schedule_hash"]
