@@ -110,6 +110,13 @@ def join(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def param_columns(summary: pd.DataFrame) -> list[str]:
+    """The cells' parameter columns of a sweep summary (``summarize``: cell, the parameters,
+    then runs and the measurements)."""
+    columns = list(summary.columns)
+    return columns[1:columns.index("runs")]
+
+
 class Sweep:
     """The summary and run table of one sweep, indexed for findings: scopes (the cells' fixed
     context: profile, replicas ...), generations in release order, and the cell of each
@@ -120,9 +127,7 @@ class Sweep:
         self.runs = runs.assign(acks=runs["acks"].astype(str)) if "acks" in runs else runs
         #: cell -> anchor of its step-through in the report
         self.links = links or {}
-        columns = list(summary.columns)
-        candidates = columns[1:columns.index("runs")]
-        self.scope_columns = [c for c in candidates
+        self.scope_columns = [c for c in param_columns(summary)
                               if c not in SETTINGS and (c == "profile" or summary[c].nunique() > 1)]
         present = set(summary["protocol"])
         self.protocols = [p for p in PROTOCOLS if p in present]

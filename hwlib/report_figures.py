@@ -11,17 +11,12 @@ import math
 import pandas as pd
 
 from .config import PROTOCOLS
-from .findings import DURABLE_ACKS, DURABLE_MIN_ISR, Sweep
+from .findings import DURABLE_ACKS, DURABLE_MIN_ISR, Sweep, plain
 
 
 def protocol_order(values) -> list[str]:
     present = set(values)
     return [p for p in PROTOCOLS if p in present]
-
-
-def _scope_label(sweep: Sweep, key: tuple) -> str:
-    return ", ".join(str(v) if c == "profile" else f"{c}={v}" for c, v in zip(sweep.scope_columns, key, strict=True)) \
-        or "all runs"
 
 
 #: the headline's panels: (title, rate column, interval columns or None)
@@ -57,7 +52,7 @@ def plot_headline(summary: pd.DataFrame):
                         errors = [[y - float(r[bounds[0]]) for y, r in zip(ys, cells.values(), strict=True)],
                                   [float(r[bounds[1]]) - y for y, r in zip(ys, cells.values(), strict=True)]]
                     ax.errorbar(xs, ys, yerr=errors, color=colour, marker="o", linewidth=2, capsize=3,
-                                label=_scope_label(sweep, key), zorder=3)
+                                label=plain(sweep.scope_text(key)), zorder=3)
                 else:
                     ax.plot(xs, ys, color=colour, alpha=0.25, linewidth=1, linestyle="--", zorder=1)
         ax.set_title(title, fontsize=10)
@@ -153,7 +148,7 @@ def plot_loss_heatmaps(summary: pd.DataFrame):
             ax.set_yticks(range(len(mins)), [f"min ISR {m}" for m in mins], fontsize=7)
             if ax is axes[0][list(protocols).index(protocol)]:
                 ax.set_title(protocol, fontsize=9)
-        row_axes[0].set_ylabel(_scope_label(sweep, key), fontsize=8)
+        row_axes[0].set_ylabel(plain(sweep.scope_text(key)), fontsize=8)
     fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8, label="runs losing acked data")
     return fig
 

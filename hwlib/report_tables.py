@@ -14,7 +14,7 @@ import re
 import pandas as pd
 
 from .faults import FAULT_KINDS
-from .findings import ALPHA, Sweep, interval
+from .findings import ALPHA, Sweep, interval, param_columns
 
 #: one sorter for every table on the page, installed once (tables carry class hwl-sortable)
 _SORT_SCRIPT = """<script>
@@ -69,9 +69,7 @@ def sortable_html(table: pd.DataFrame, summary_line: str, open_: bool = False) -
 
 def config_columns(summary: pd.DataFrame) -> list[str]:
     """The cell parameters that vary (protocol always first)."""
-    columns = list(summary.columns)
-    candidates = columns[1:columns.index("runs")]     # summarize: cell, the settings, then runs ...
-    varying = [c for c in candidates if summary[c].nunique() > 1]
+    varying = [c for c in param_columns(summary) if summary[c].nunique() > 1]
     return ["protocol"] + [c for c in varying if c != "protocol"]
 
 
