@@ -1,7 +1,9 @@
 """Model-checking verdicts for people: the verdict matrix as HTML, each shortest counterexample stepped.
 
-The matrix is a self-contained HTML table; each shortest counterexample is a step-through
-beside the first later generation that holds.
+The matrix is a self-contained HTML table, every cell saying what it covers; safety
+properties are red (violated) or green (holds, the search was complete), expected effects are
+drawn apart in grey with the reason they are not data loss. Each shortest counterexample is a
+step-through beside the first later generation where the kind holds, with its scenario file.
 
 Used by ``notebooks/03_model_check.ipynb`` and the fault-sweep report's "Can it happen at
 all?" section; offline like every hwlib view (inline styles, no script from outside).
@@ -12,62 +14,79 @@ from __future__ import annotations
 import html
 
 from .check import CheckResult
+from .checks import EFFECT_NOTES, is_safety
 from .run import run_steps
-from .verdicts import counterexample, verdict
+from .scenario import Scenario
+from .verdicts import Verdict, cell_verdict, counterexample, coverage_text, short_coverage
 from .views import StepperView
 
-_COLOURS = {"violated": "#fbd5d5", "complete": "#d7f2dc", "depth": "#fdf0c4"}
+#: cell colours by verdict state (safety kinds); expected effects are always grey
+_COLOURS = {"violated": "#fbd5d5", "holds": "#d7f2dc", "partial": "#fdf0c4", "beyond": "#fde0c2",
+            "effect": "#e8e8ee"}
+LEGEND = ("Red: it happens, first after that many steps (the shortest schedule, below). Green: it cannot "
+          "happen within these bounds (the search was complete). Yellow: it did not happen as deep as the "
+          "search went. Orange: not within these bounds, but the sweep's longer random runs show it - the "
+          "bounds are too small to see it. Grey: an expected effect of the protocol, not a safety failure.")
+
+Verdicts = dict[tuple[str, str], Verdict]
 
 
-def _cell(result: CheckResult, kind: str) -> str:
-    text = verdict(result, kind)
-    colour = _COLOURS["violated" if kind in result.violations else "complete" if result.complete else "depth"]
-    return f'<td style="background:{colour};padding:3px 8px">{html.escape(text)}</td>'
+def _cell(verdict: Verdict, kind: str, result: CheckResult) -> str:
+    colour = _COLOURS[verdict.state] if is_safety(kind) else _COLOURS["effect"]
+    return (f'<td class="hwl-verdict" data-state="{verdict.state}" title="{html.escape(coverage_text(result))}" '
+            f'style="background:{colour};padding:3px 8px;vertical-align:top;text-align:left">'
+            f'<b>{html.escape(verdict.text)}</b><br><span style="color:#555;font-size:11px">'
+            f'{html.escape(short_coverage(result))}</span></td>')
 
 
-def matrix_html(results: list[CheckResult], kinds: tuple[str, ...] | list[str]) -> str:
-    """Rows: anomaly kinds; columns: generations in release order. Red: violated (at the
-    depth of the shortest counterexample); green: holds, the search was complete; yellow:
-    holds as deep as the search went."""
-    head = "".join(f'<th style="padding:3px 8px">{html.escape(r.protocol)}</th>' for r in results)
-    rows = [f'<tr><th style="text-align:left;padding:3px 8px">{html.escape(kind)}</th>'
-            + "".join(_cell(r, kind) for r in results) + "</tr>" for kind in kinds]
-    states = "".join(f'<td style="padding:3px 8px;color:#555">{r.distinct:,} distinct<br>{r.generated:,} generated'
-                     f'<br>depth {r.depth} · {r.seconds:.1f} s</td>' for r in results)
+def matrix_html(results: list[CheckResult], kinds: tuple[str, ...] | list[str], verdicts: Verdicts | None = None,
+                legend: bool = True) -> str:
+    """Rows: anomaly kinds (safety properties, then expected effects with why they are not data
+    loss); columns: generations in release order. Every cell says what it covers (in short;
+    the whole line on hover). ``verdicts`` overrides cells ((protocol, kind) -> Verdict: the
+    report's reconciliation with its sweep)."""
+    verdicts = verdicts or {}
+    head = "".join(f'<th style="padding:3px 8px;text-align:left">{html.escape(r.protocol)}</th>' for r in results)
+    rows = []
+    for kind in kinds:
+        label = html.escape(kind) if is_safety(kind) else (
+            f'{html.escape(kind)}<br><span style="font-weight:normal;color:#555;font-size:11px">expected effect: '
+            f'{html.escape(EFFECT_NOTES[kind])}</span>')
+        cells = "".join(_cell(verdicts.get((r.protocol, kind)) or cell_verdict(r, kind), kind, r)
+                        for r in results)
+        rows.append(f'<tr><th style="text-align:left;padding:3px 8px;max-width:22em;vertical-align:top">{label}</th>'
+                    f'{cells}</tr>')
+    states = "".join(f'<td style="padding:3px 8px;color:#555;text-align:left">{r.distinct:,} distinct<br>'
+                     f'{r.generated:,} generated'
+                     f'<br>depth {r.depth} · {r.seconds:.1f} s<br>{html.escape(r.ending)}</td>' for r in results)
     rows.append(f'<tr><th style="text-align:left;padding:3px 8px;color:#555">states searched</th>{states}</tr>')
+    note = f'<p style="font-size:12px;color:#444;max-width:60em">{LEGEND}</p>' if legend else ""
     return ('<table class="hwl-matrix" style="border-collapse:collapse;font-size:13px">'
-            f'<tr><th></th>{head}</tr>{"".join(rows)}</table>')
+            f'<tr><th></th>{head}</tr>{"".join(rows)}</table>{note}')
 
 
-def bounds_text(result: CheckResult) -> str:
-    """``2 replicas, <= 2 records, leader epochs <= 2, faults: elect, isolate``, one line."""
-    b = result.bounds
-    parts = [f"{b.replicas} replicas", f"<= {b.max_records} records", f"leader epochs <= {b.max_epoch}"]
-    if b.max_ticks:
-        parts.append(f"<= {b.max_ticks} ticks")
-    if b.depth is not None:
-        parts.append(f"<= {b.depth} steps")
-    config = result.config
-    parts.append(f"acks={config.acks}, min.insync.replicas={config.min_insync_replicas}, unclean election "
-                 f"{'on' if config.unclean_leader_election else 'off'}")
-    return ", ".join(parts) + "; faults: " + (", ".join(result.faults) or "none") + \
-        " (besides produce and fetches)"
-
-
-def first_holding(results: list[CheckResult], kind: str, after: str) -> CheckResult | None:
-    """The first generation after ``after`` (release order of ``results``) where ``kind`` holds."""
+def first_holding(results: list[CheckResult], kind: str, after: str,
+                  verdicts: Verdicts | None = None) -> CheckResult | None:
+    """The first generation after ``after`` (release order of ``results``) where ``kind`` holds
+    with a complete search (and no sweep contradicts it: ``verdicts``)."""
+    verdicts = verdicts or {}
     names = [r.protocol for r in results]
-    later = results[names.index(after) + 1:]
-    return next((r for r in later if kind not in r.violations), None)
+    for r in results[names.index(after) + 1:]:
+        shown = verdicts.get((r.protocol, kind)) or cell_verdict(r, kind)
+        if shown.state == "holds":
+            return r
+    return None
 
 
-def counterexample_view(results: list[CheckResult], result: CheckResult, kind: str) -> tuple[str, StepperView]:
-    """A caption and the step-through of ``result``'s shortest ``kind`` counterexample, beside
-    the same schedule under the first later generation that holds (if one does)."""
+def counterexample_view(results: list[CheckResult], result: CheckResult, kind: str,
+                        verdicts: Verdicts | None = None) -> tuple[str, StepperView, Scenario, str | None]:
+    """A caption, the step-through of ``result``'s shortest ``kind`` counterexample beside the
+    same schedule under the first later generation that holds (if one does), the scenario, and
+    that generation's name. The stepper opens at the step that shows the anomaly."""
     scenario = counterexample(result, kind)
     runs = [run_steps(scenario.config, scenario.steps, scenario.name)]
     titles = [f"{result.protocol}: {kind} at step {len(scenario.steps)}"]
-    fixed = first_holding(results, kind, result.protocol)
+    fixed = first_holding(results, kind, result.protocol, verdicts)
     if fixed is not None:
         runs.append(run_steps(scenario.config.replace(protocol=fixed.protocol), scenario.steps, scenario.name))
         titles.append(f"{fixed.protocol}: the same steps")
@@ -76,16 +95,17 @@ def counterexample_view(results: list[CheckResult], result: CheckResult, kind: s
               " No later generation closes it within these bounds.")
     caption = (f"**{result.protocol} · {kind}** in {len(scenario.steps)} steps: "
                f"{result.violations[kind].detail}.{beside}")
-    return caption, StepperView(runs, titles, start=len(scenario.steps))
+    return caption, StepperView(runs, titles, start=len(scenario.steps)), scenario, \
+        None if fixed is None else fixed.protocol
 
 
 def earliest_violations(results: list[CheckResult],
                         kinds: tuple[str, ...] | list[str]) -> list[tuple[CheckResult, str]]:
-    """Per kind, the generation (release order) with the shortest counterexample: earliest
-    generation on ties. One example per kind, for a report."""
+    """Per safety kind, the generation (release order) with the shortest counterexample:
+    earliest generation on ties. One example per kind, for a report."""
     chosen = []
     for kind in kinds:
         found = [r for r in results if kind in r.violations]
-        if found:
+        if found and is_safety(kind):
             chosen.append((min(found, key=lambda r: r.violations[kind].depth), kind))
     return chosen

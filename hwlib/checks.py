@@ -1,4 +1,4 @@
-"""Anomaly checks (SPEC section 9): the Anomaly record and the checker that runs them incrementally after every step."""
+"""Anomaly checks: the Anomaly record and the checker that runs them incrementally after every step."""
 
 from __future__ import annotations
 
@@ -14,6 +14,28 @@ if TYPE_CHECKING:
 KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr", "hw-regression",
          "epoch-cache-order", "duplicate", "reordered", "inconsistent-offsets", "nonmonotonic-poll",
          "unseen")
+#: safety properties, most serious first: a violation is acknowledged data lost, replicas that
+#: disagree, a committed record removed, or a client seeing what Kafka promises it never will
+SAFETY = ("lost-write", "log-divergence", "duplicate", "reordered", "inconsistent-offsets", "unseen",
+          "committed-truncated", "strong-isr", "nonmonotonic-poll", "epoch-cache-order")
+#: expected effects of the protocol that hwlib explains - not failures, never data loss
+EFFECTS = ("hw-regression",)
+#: every kind in one order: safety first (most serious first), then the expected effects
+SEVERITY = SAFETY + EFFECTS
+#: why each expected effect is not data loss (shown wherever an effect is listed)
+EFFECT_NOTES = {
+    "hw-regression": ("a new leader's HW may start below the old leader's: each follower learns the HW one "
+                      "fetch round late, and a new leader keeps the HW it had. Consumers may briefly see a "
+                      "lower HW; no record is lost by it."),
+}
+#: the same for unavailability (steps without an online leader), which is measured, not a kind
+UNAVAILABILITY_NOTE = ("a partition without an online leader refuses writes and reads until one is elected: "
+                       "time lost, not data.")
+
+
+def is_safety(kind: str) -> bool:
+    """Whether ``kind`` is a safety property (else an expected effect)."""
+    return kind in SAFETY
 
 #: Event kinds that cannot change a pairwise verdict: they touch no log below an HW, no HW,
 #: no role, no ISR and no reconciliation state (appends land above every HW; HW moves have

@@ -11,10 +11,12 @@ this fails), ``matrix.json`` (one object per generation: the CLI's ``--json`` li
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
-from .check import Bounds, CheckError, CheckResult, explore
+from .check import FAULT_WORDS, Bounds, CheckError, CheckResult, explore
 from .check_dir import CheckDir
+from .checks import is_safety
 from .config import PROTOCOLS, ClusterConfig
 from .files import atomic_path, write_text_atomically
 from .run import run_steps
@@ -62,12 +64,92 @@ def check_all(config: ClusterConfig, protocols: list[str], bounds: Bounds, fault
     return results
 
 
-def verdict(result: CheckResult, kind: str) -> str:
-    """``violated at depth 5``, ``holds (complete)`` or ``holds to depth 9``."""
+@dataclass(frozen=True)
+class Verdict:
+    """One cell of the verdict matrix: ``state`` is ``violated``, ``holds`` (complete search),
+    ``partial`` (holds as deep as the search went), ``effect`` (an expected effect happens),
+    or ``beyond`` (the search did not find it within its bounds, but the sweep's runs show it:
+    the bounds are too small, and ``text`` says by how much); ``text`` is what the cell says."""
+
+    state: str
+    text: str
+    depth: int | None = None
+
+
+def cell_verdict(result: CheckResult, kind: str) -> Verdict:
+    """``result``'s verdict on ``kind`` as a matrix cell."""
     found = result.violations.get(kind)
     if found is not None:
-        return f"violated at depth {found.depth}"
-    return "holds (complete)" if result.complete else f"holds to depth {result.depth}"
+        return Verdict("violated" if is_safety(kind) else "effect", verdict(result, kind), found.depth)
+    return Verdict("holds" if result.complete else "partial", verdict(result, kind))
+
+
+def verdict(result: CheckResult, kind: str) -> str:
+    """``violated at depth 5``, ``holds (complete)``, ``holds to depth 9`` (with why the search
+    stopped when a state budget stopped it). An expected effect (``checks.EFFECTS``) is not a
+    property that holds or fails: it ``happens at depth 4 (expected effect)`` or ``does not happen``."""
+    found = result.violations.get(kind)
+    safety = is_safety(kind)
+    if found is not None:
+        return f"violated at depth {found.depth}" if safety else f"happens at depth {found.depth} (expected effect)"
+    word = "holds" if safety else "does not happen"
+    if result.complete:
+        return f"{word} (complete)"
+    if result.stopped_by_budget:
+        return f"{word} to depth {result.depth} (stopped at {result.bounds.max_states:,} states)"
+    return f"{word} to depth {result.depth}"
+
+
+#: how a search's faults qualify a shared word: (noticed variant, unnoticed variant) -> words
+_QUALIFIERS = {("isolate", "isolate_unseen"): ("session expired", "session held", "session expired or held"),
+               ("power_loss", "power_loss_unseen"): ("noticed", "unnoticed", "noticed or not")}
+
+
+def _fault_words(faults: tuple[str, ...], qualified: bool) -> list[str]:
+    words: list[str] = []
+    for fault in faults:
+        word = FAULT_WORDS[fault]
+        if qualified:
+            for (seen, unseen), (alone, unseen_alone, both) in _QUALIFIERS.items():
+                if fault in (seen, unseen):
+                    pair = seen in faults and unseen in faults
+                    word += f" ({both if pair else alone if fault == seen else unseen_alone})"
+            if fault == "tick":
+                continue
+        if word not in words:
+            words.append(word)
+    return words
+
+
+def coverage_text(result: CheckResult) -> str:
+    """What a verdict covers, in one line: ``2 replicas (acks=all, min.insync.replicas=1), <= 2
+    records, leader epochs <= 2; produces, fetches and crashes, quick restarts and time passing
+    (<= 1 tick of 45 s)``."""
+    b = result.bounds
+    config = result.config
+    faults = _fault_words(result.faults, qualified=True)
+    if "tick" in result.faults:
+        tick = b.tick_ms or config.replica_lag_time_max_ms * 3 // 2 + 1
+        count = "1 tick" if b.max_ticks == 1 else f"{b.max_ticks} ticks"
+        faults.append(f"time passing (<= {count} of {tick / 1000:.0f} s)")
+    parts = [f"{b.replicas} replicas (acks={config.acks}, min.insync.replicas={config.min_insync_replicas}"
+             + (", unclean election on" if config.unclean_leader_election else "") + ")",
+             f"<= {b.max_records} records", f"leader epochs <= {b.max_epoch}"]
+    if b.depth is not None:
+        parts.append(f"<= {b.depth} steps")
+    return ", ".join(parts) + "; produces, fetches" + (f" and {join_words(faults)}" if faults else " only")
+
+
+def short_coverage(result: CheckResult) -> str:
+    """The same, short enough for a matrix cell: ``with crashes, quick restarts, time passing;
+    <= 2 records, 2 replicas``."""
+    faults = _fault_words(result.faults, qualified=False)
+    return (f"with {', '.join(faults)}; " if faults else "with no faults; ") + \
+        f"<= {result.bounds.max_records} records, {result.bounds.replicas} replicas"
+
+
+def join_words(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
 def matrix_markdown(results: list[CheckResult], kinds: tuple[str, ...]) -> str:

@@ -14,6 +14,7 @@ import html
 import itertools
 import json
 
+from .checks import EFFECT_NOTES, is_safety
 from .run import RunResult
 
 #: epoch -> cell colour (cycled); readable on white, distinct in grey print
@@ -173,6 +174,15 @@ def lag_svg(series: dict[str, list[int | None]], cursor: int, width: int = 520, 
         f'<text x="{pad}" y="{height - 6}" font-size="10">{"".join(legend)}</text></svg>')
 
 
+def _anomaly(a: dict, new: bool) -> str:
+    """One anomaly: a safety violation (red while new), or an expected effect drawn apart, with
+    why it is not data loss."""
+    safety = is_safety(a["kind"])
+    note = "" if safety else f' <span class="why">(an expected effect: {_esc(EFFECT_NOTES[a["kind"]])})</span>'
+    return (f'<li class="{"new " if new else ""}{"safety" if safety else "effect"}"><b>{_esc(a["kind"])}</b> '
+            f'(step {a["step"]}): {_esc(a["detail"])}{note}</li>')
+
+
 def render_frame(frame: dict, series: dict | None = None, title: str = "") -> str:
     """The whole picture at one position, as HTML."""
     isr = ",".join(frame["isr"])
@@ -185,9 +195,8 @@ def render_frame(frame: dict, series: dict | None = None, title: str = "") -> st
     logs = "".join(render_log(rid, rep, frame) for rid, rep in frame["replicas"].items())
     events = "".join(f"<li>{_esc(e)}</li>" for e in frame["events"]) or "<li>(start)</li>"
     acked = ", ".join(frame["acked"]) or "none yet"
-    anomalies = "".join(
-        f'<li class="{"new" if a in frame["new_anomalies"] else ""}"><b>{_esc(a["kind"])}</b> '
-        f'(step {a["step"]}): {_esc(a["detail"])}</li>' for a in frame["anomalies"]) or "<li>none so far</li>"
+    anomalies = "".join(_anomaly(a, a in frame["new_anomalies"]) for a in frame["anomalies"]) or \
+        "<li>none so far</li>"
     chart = lag_svg(series, frame["index"]) if series is not None else ""
     return (f'<div class="frame" data-index="{frame["index"]}">{head}{logs}'
             f'<div class="events"><b>what happened</b><ul>{events}</ul></div>'
@@ -220,7 +229,9 @@ STYLE = """
 .hwl-stepper td.rec.unflushed{border-style:dashed}
 .hwl-stepper td.mark{font-size:10px;color:#c00;text-align:left;padding:0 2px;height:12px}
 .hwl-stepper .events ul,.hwl-stepper .anomalies ul{margin:2px 0 4px 18px;padding:0}
-.hwl-stepper .anomalies li.new{color:#b00}
+.hwl-stepper .anomalies li.new.safety{color:#b00}
+.hwl-stepper .anomalies li.effect{color:#666}
+.hwl-stepper .anomalies li.effect .why{font-size:11px}
 .hwl-stepper .diff{color:#b00;font-weight:bold}
 """
 
@@ -283,6 +294,51 @@ def stepper_html(results: list[RunResult] | RunResult, titles: list[str] | None 
         f'<div class="panels">{first}</div>'
         f'<script type="application/json" class="hwl-frames">{payload}</script>'
         f'<script>{SCRIPT % {"id": json.dumps(element_id)}}</script></div>')
+
+
+_COPY_SCRIPT = """<script>
+(function () {
+  if (window.hwlCopyReady) { return; }
+  window.hwlCopyReady = true;
+  document.addEventListener('click', function (e) {
+    var button = e.target.closest ? e.target.closest('.hwl-scenario button.copy') : null;
+    if (!button) { return; }
+    var pre = button.closest('.hwl-scenario').querySelector('pre.hwl-yaml');
+    function done(ok) { button.textContent = ok ? 'Copied' : 'Select the text below and copy it'; }
+    function fallback() {
+      var range = document.createRange(); range.selectNodeContents(pre);
+      var sel = window.getSelection(); sel.removeAllRanges(); sel.addRange(range);
+      var ok = false; try { ok = document.execCommand('copy'); } catch (err) { ok = false; }
+      done(ok);
+    }
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(pre.textContent).then(function () { done(true); }, fallback);
+    } else { fallback(); }
+  });
+})();
+</script>"""
+
+
+def scenario_file_html(scenario, filename: str, fixed_by: str | None = None) -> str:
+    """A scenario file in an offline page: collapsed, its YAML revealed on a click, a copy
+    button, a download link (the file itself, as a ``data:`` URL) and the ``hwlib run`` lines
+    that replay it - under its own generation and, with ``fixed_by``, under the one that fixed
+    it. No path of the machine that made it."""
+    import base64
+
+    text = scenario.to_yaml()
+    data = base64.b64encode(text.encode()).decode()
+    runs = [f"hwlib run {filename}"] + ([f"hwlib run {filename} --protocol {fixed_by}"] if fixed_by else [])
+    lines = "".join(f"<code>{_esc(line)}</code><br>" for line in runs)
+    return (f'<details class="hwl-scenario" style="margin:.3em 0 1em"><summary style="cursor:pointer">'
+            f'The scenario file <code>{_esc(filename)}</code> ({len(scenario.steps)} steps): reveal, copy or '
+            f'download it</summary><div style="margin:.4em 0">Replay it with hwlib (in its repository, '
+            f'<code>make setup</code> installs it as <code>.venv/bin/hwlib</code>):<br>{lines}'
+            f'<button class="copy" type="button">Copy</button> '
+            f'<a class="download" download="{_esc(filename)}" href="data:application/x-yaml;base64,{data}">'
+            f'Download {_esc(filename)}</a></div>'
+            f'<pre class="hwl-yaml" style="background:#f6f6f6;padding:6px;max-height:24em;overflow:auto">'
+            f'{_esc(text)}</pre>{_COPY_SCRIPT}</details>')
 
 
 def plot_hw_lag(result: RunResult, ax=None, cursor: int | None = None):

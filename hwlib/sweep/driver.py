@@ -30,6 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import ENGINE, __version__
+from ..checks import SAFETY
 from ..faults import derive_seed, generate
 from ..files import atomic_path, write_text_atomically
 from ..run import HASH_VERSION, run_steps
@@ -39,10 +40,9 @@ from .directory import FORMAT, LOCK, TOOL, SweepDir, SweepDirError
 from .runs import anomaly_column, run_one, schema
 from .spec import SweepSpec
 
-#: anomaly kinds that count as a violation for shrinking, most serious first
-#: (hw-regression alone is a stale-HW symptom, not a violation)
-VIOLATIONS = ("lost-write", "log-divergence", "duplicate", "reordered", "inconsistent-offsets",
-              "unseen", "committed-truncated", "strong-isr", "nonmonotonic-poll", "epoch-cache-order")
+#: anomaly kinds that count as a violation for shrinking, most serious first (the expected
+#: effects - hw-regression - are not violations)
+VIOLATIONS = SAFETY
 MAX_CHUNKS = 20
 MIN_BATCHES_PER_CHUNK = 8
 
