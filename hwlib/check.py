@@ -38,7 +38,8 @@ class CheckError(HwlibError, ValueError):
     """Bad bounds or fault names."""
 
 
-#: fault names for ``--faults`` -> what they add to the alphabet (besides produce and fetches)
+#: fault names for ``--faults`` -> what they add to the alphabet (besides produce and fetches);
+#: together they can fire every action of a fault profile (``profile_faults``)
 FAULTS = {
     "elect": "the controller moves leadership to a replica (clean: ISR members only)",
     "isolate": "the controller loses a broker and its session expires; reconnect later",
@@ -47,13 +48,59 @@ FAULTS = {
     "controller_failover": "a new controller: queued requests dropped, current state only",
     "crash": "a process crash the controller notices; restart later",
     "quick_restart": "a crash the controller does not notice; restart later",
-    "power_loss": "a crash that loses the unflushed log (noticed); restart later",
+    "power_loss": "a crash that loses the unflushed log, noticed by the controller; restart later",
+    "power_loss_unseen": "a power loss the controller does not notice (back within the session); restart later",
     "flush": "a replica flushes its log and HW checkpoint",
     "tick": "time passes (tick_ms): ISR expiry, timeouts, checkpoints",
+    "lost_ack": "a produce whose acknowledgement is lost; the producer may retry it",
+    "stale_produce": "a produce sent to one broker, as a client with stale metadata sends it",
     "consume": "the consumer polls the leader",
+    "consumer_crash": "the consumer dies; a new one resumes from the committed offset",
 }
-#: what ``--faults`` means when not given
-DEFAULT_FAULTS = ("elect", "isolate", "deliver", "isolate_unseen")
+#: each fault in plain words, for the line that says what a verdict covers (a noticed and an
+#: unnoticed variant share theirs: ``verdicts.coverage_text`` says which of them it covers)
+FAULT_WORDS = {
+    "elect": "leader moves", "isolate": "isolation", "isolate_unseen": "isolation",
+    "deliver": "late LeaderAndIsr delivery", "controller_failover": "controller failovers",
+    "crash": "crashes", "quick_restart": "quick restarts", "power_loss": "power loss",
+    "power_loss_unseen": "power loss", "flush": "flushes", "tick": "time passing",
+    "lost_ack": "lost acknowledgements", "stale_produce": "produces to a stale leader",
+    "consume": "consumer polls", "consumer_crash": "consumer crashes",
+}
+#: the faults of the TLA+ specification of Kafka replication (hachikuji/kafka-specification):
+#: leader moves, isolation and late LeaderAndIsr delivery, no crashes - for comparisons with TLC
+TLA_FAULTS = ("elect", "isolate", "isolate_unseen", "deliver")
+#: what ``--faults`` means when not given: the TLA+ set plus process crashes and quick restarts
+#: (KIP-101's lost write needs a quick restart)
+DEFAULT_FAULTS = TLA_FAULTS + ("crash", "quick_restart")
+#: the anomaly kinds ``--kinds`` means when not given: the broker-side safety properties
+DEFAULT_KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr")
+
+
+def profile_faults(profile) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The faults that can fire every step a fault profile (``profiles.FaultProfile``) can
+    draw, and the profile's actions none of them covers (none today). Produces, replication
+    rounds, fetches and split fetches are the alphabet's produce and fetch halves."""
+    faults: list[str] = []
+    for action, weight in profile.weights.items():
+        if weight <= 0 or action in ("produce", "replication_round", "fetch", "fetch_split"):
+            continue
+        if action == "leader_move":
+            faults.append("elect")
+        elif action == "power_loss":
+            if profile.power_loss_detected > 0:
+                faults.append("power_loss")
+            if profile.power_loss_detected < 1:
+                faults.append("power_loss_unseen")
+        elif action == "isolate":
+            if profile.isolate_detected > 0:
+                faults.append("isolate")
+            if profile.isolate_detected < 1:
+                faults.append("isolate_unseen")
+        else:
+            faults.append(action)
+    uncovered = tuple(f for f in faults if f not in FAULTS)
+    return tuple(f for f in FAULTS if f in faults), uncovered
 
 
 @dataclass(frozen=True)
@@ -67,14 +114,18 @@ class Bounds:
     #: how much time one ``tick`` step passes (default: 1.5 x replica.lag.time.max.ms + 1, so a
     #: tick always runs an ISR check that finds a silent follower lagging)
     tick_ms: int | None = None
+    #: stop after the level at which this many distinct states are known (None: no limit); a
+    #: search stopped so is not complete, and its verdicts say how deep it went
+    max_states: int | None = None
 
     def as_dict(self) -> dict:
         return {name: getattr(self, name) for name in ("replicas", "max_records", "max_epoch", "max_ticks",
-                                                       "depth", "tick_ms")}
+                                                       "depth", "tick_ms", "max_states")}
 
     def __reduce__(self):
         """By the constructor (see ``Step.__reduce__``)."""
-        return (Bounds, (self.replicas, self.max_records, self.max_epoch, self.max_ticks, self.depth, self.tick_ms))
+        return (Bounds, (self.replicas, self.max_records, self.max_epoch, self.max_ticks, self.depth, self.tick_ms,
+                         self.max_states))
 
     def __post_init__(self) -> None:
         for name, low in (("replicas", 1), ("max_records", 0), ("max_epoch", 0), ("max_ticks", 0)):
@@ -83,7 +134,7 @@ class Bounds:
                 raise CheckError(f"{name.replace('_', '-')}: must be an integer >= {low}, got {value!r}")
         if self.replicas > 5:
             raise CheckError(f"replicas: at most 5 (the state space explodes beyond), got {self.replicas}")
-        for name in ("depth", "tick_ms"):
+        for name in ("depth", "tick_ms", "max_states"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise CheckError(f"{name.replace('_', '-')}: must be an integer >= 1, got {value!r}")
@@ -113,7 +164,7 @@ def parse_kinds(text: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
 
 
 def alphabet(replicas: tuple[str, ...], faults: tuple[str, ...], tick_ms: int) -> list[Step]:
-    """Every step the search tries, in a fixed order (produce is a placeholder: the search
+    """Every step the search tries, in a fixed order (a produce is a placeholder: the search
     gives each produce the next value, m1, m2, ...)."""
     steps = [Step("produce", value="")]
     for kind in ("fetch", "fetch_request", "fetch_response"):
@@ -135,17 +186,41 @@ def alphabet(replicas: tuple[str, ...], faults: tuple[str, ...], tick_ms: int) -
             steps.append(Step("crash", replica=r, detected=False))
         if "power_loss" in faults:
             steps.append(Step("crash", replica=r, lose_unflushed=True))
-        if {"crash", "quick_restart", "power_loss"} & set(faults):
+        if "power_loss_unseen" in faults:
+            steps.append(Step("crash", replica=r, lose_unflushed=True, detected=False))
+        if {"crash", "quick_restart", "power_loss", "power_loss_unseen"} & set(faults):
             steps.append(Step("restart", replica=r))
         if "flush" in faults:
             steps.append(Step("flush", replica=r))
+        if "stale_produce" in faults:
+            steps.append(Step("produce", value="", replica=r))
+    if "lost_ack" in faults:
+        steps += [Step("produce", value="", lose_ack=True), Step("retry")]
     if "controller_failover" in faults:
         steps.append(Step("controller_failover"))
     if "consume" in faults:
         steps.append(Step("consume"))
+    if "consumer_crash" in faults:
+        steps.append(Step("consumer_crash"))
     if "tick" in faults:
         steps.append(Step("tick", ms=tick_ms))
     return steps
+
+
+def step_fault(step: Step) -> str | None:
+    """The fault under whose name ``alphabet`` holds ``step``; None for what every alphabet
+    has (produce, the fetch halves) and for a fault's follow-up (restart, reconnect, retry)."""
+    kind = step.kind
+    if kind == "crash":
+        name = "power_loss" if step.lose_unflushed else "crash" if step.detected else "quick_restart"
+        return name + "_unseen" if step.lose_unflushed and not step.detected else name
+    if kind == "isolate":
+        return "isolate" if step.detected else "isolate_unseen"
+    if kind == "produce":
+        return "lost_ack" if step.lose_ack else "stale_produce" if step.replica is not None else None
+    if kind in ("elect", "deliver", "controller_failover", "flush", "tick", "consume", "consumer_crash"):
+        return kind
+    return None
 
 
 @dataclass
@@ -172,6 +247,23 @@ class CheckResult:
     @property
     def states_per_second(self) -> float:
         return self.generated / self.seconds if self.seconds else 0.0
+
+    @property
+    def ending(self) -> str:
+        """How the search ended: ``complete``, or why it stopped before."""
+        if self.complete:
+            return "complete"
+        if self.stopped_by_budget:
+            return f"not complete: stopped at {self.bounds.max_states:,} states"
+        if self.bounds.depth is not None and self.depth >= self.bounds.depth:
+            return f"not complete: depth bound {self.bounds.depth} reached"
+        return "not complete: stopped once every kind was found"
+
+    @property
+    def stopped_by_budget(self) -> bool:
+        """The search ended at its ``max_states`` bound, not complete."""
+        limit = self.bounds.max_states
+        return not self.complete and limit is not None and self.distinct >= limit
 
     def as_dict(self) -> dict:
         return {"protocol": self.protocol, "complete": self.complete, "distinct": self.distinct,
@@ -208,27 +300,30 @@ def _anomalies_here(checker: AnomalyChecker, depth: int) -> list:
     return found
 
 
-def _fingerprint(cluster: Cluster, checker: AnomalyChecker, values: dict[str, int], ticks: int) -> int:
+def _fingerprint(cluster: Cluster, checker: AnomalyChecker, values: dict[str, int], ticks: int,
+                 reduced: bool = True) -> int:
     """Python's hash of integers only: the same in every process and either engine."""
-    return hash((state_key(cluster, values), checker.state_key(values), ticks))
+    return hash((state_key(cluster, values, reduced), checker.state_key(values), ticks))
 
 
 def explore(config: ClusterConfig, bounds: Bounds = Bounds(), faults: tuple[str, ...] = DEFAULT_FAULTS,
             kinds: tuple[str, ...] = KINDS, exhaustive: bool = False,
             progress: Callable[[int, int, int], None] | None = None,
             level_done: Callable[[Search], None] | None = None, restore: dict | None = None,
-            workers: int = 1, levels: Callable[[Search], Any] | None = None) -> CheckResult:
+            workers: int = 1, levels: Callable[[Search], Any] | None = None, reduced: bool = True) -> CheckResult:
     """Breadth-first search from the initial state of ``config`` (its replicas are the
     bounds' count). Stops when every kind in ``kinds`` was found (unless ``exhaustive``),
     the frontier is empty (complete), or the depth bound is reached. ``level_done`` is called
     after each level (a checkpoint writer); ``restore`` is a ``Search.snapshot()`` to go on
     from; with ``workers`` > 1 a frontier of ``check_parallel.SPLIT_AT`` states or more is
     shared with that many processes (same result); ``levels``, if given, builds what runs the
-    levels from that size on instead (``sweep.check_levels.SparkLevels``: a Spark cluster)."""
+    levels from that size on instead (``sweep.check_levels.SparkLevels``: a Spark cluster).
+    ``reduced=False`` fingerprints the whole state (``state.state_key``: the equivalence tests
+    of its reductions)."""
     _check_kinds(kinds)
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise CheckError(f"workers: must be an integer >= 1, got {workers!r}")
-    search = Search(config, bounds, faults, kinds, exhaustive)
+    search = Search(config, bounds, faults, kinds, exhaustive, reduced)
     started = time.perf_counter()
     collecting = gc.isenabled()
     gc.disable()                # nothing cyclic is left behind (see Search): no collector needed
@@ -275,15 +370,15 @@ class Search:
     rebuild any state by replaying its schedule (``restore``)."""
 
     def __init__(self, config: ClusterConfig, bounds: Bounds, faults: tuple[str, ...], kinds: tuple[str, ...],
-                 exhaustive: bool) -> None:
+                 exhaustive: bool, reduced: bool = True) -> None:
         replicas = tuple("ABCDE"[:bounds.replicas])
         self.config = config.replace(replicas=list(replicas))
         self.bounds = bounds
         self.steps = alphabet(replicas, faults, bounds.tick_ms or self.config.replica_lag_time_max_ms * 3 // 2 + 1)
-        self.produce = self.steps[0]
         self.values = {f"m{i}": i for i in range(1, bounds.max_records + 1)}
         self.kinds = kinds
         self.exhaustive = exhaustive
+        self.reduced = reduced
         self.result = CheckResult(self.config.protocol, self.config, bounds, faults)
         self.seen: set[int] = set()
         self.parents: list[tuple[int, int]] = []      # per state: (parent state, step index)
@@ -306,7 +401,7 @@ class Search:
 
     def start(self) -> None:
         root, checker = self._root()
-        key = _fingerprint(root, checker, self.values, 0)
+        key = _fingerprint(root, checker, self.values, 0, self.reduced)
         self.seen = {key}
         self.parents = [(-1, -1)]
         self.frontier = [_Node(root, checker, 0, 0, 0, key)]
@@ -316,6 +411,8 @@ class Search:
         if not self.frontier_size():
             return False
         if self.bounds.depth is not None and self.depth >= self.bounds.depth:
+            return False
+        if self.bounds.max_states is not None and len(self.seen) >= self.bounds.max_states:
             return False
         if set(self.kinds) <= set(self.result.violations) and not self.exhaustive:
             return False
@@ -330,16 +427,16 @@ class Search:
         """Every state one enabled step of the alphabet leads to from ``node`` within the
         bounds, judged - the first transition of the level that shows a kind not found yet is
         noted in ``level_found`` - and fingerprinted; not yet numbered (index -1)."""
-        bounds, result, produce, values = self.bounds, self.result, self.produce, self.values
+        bounds, result, values = self.bounds, self.result, self.values
         found = self.level_found
         out: list[_Node] = []
         for index, step in enumerate(self.steps):
             records, ticks = node.records, node.ticks
-            if step is produce:
+            if step.kind == "produce":
                 if records >= bounds.max_records:
                     continue
                 records += 1
-                step = Step("produce", value=f"m{records}")
+                step = _numbered(step, records)
             elif step.kind == "tick":
                 if ticks >= bounds.max_ticks:
                     continue
@@ -360,8 +457,8 @@ class Search:
                 kind = anomaly.kind
                 if kind in self.kinds and kind not in self.known and kind not in found:
                     found[kind] = (node.index, index, order, anomaly.detail)
-            out.append(_Node(cluster, watch, records, ticks, -1, _fingerprint(cluster, watch, values, ticks),
-                             node.index, index))
+            key = _fingerprint(cluster, watch, values, ticks, self.reduced)
+            out.append(_Node(cluster, watch, records, ticks, -1, key, node.index, index))
         return out
 
     def next_level(self) -> bool:
@@ -426,9 +523,9 @@ class Search:
         out = []
         for index in indices:
             step = self.steps[index]
-            if step is self.produce:
+            if step.kind == "produce":
                 records += 1
-                step = Step("produce", value=f"m{records}")
+                step = _numbered(step, records)
             out.append(step)
         return out
 
@@ -479,10 +576,15 @@ class Search:
             cluster.apply(step)
             checker.observe(depth)
             _anomalies_here(checker, depth)
-        if _fingerprint(cluster, checker, self.values, ticks) != key:
+        if _fingerprint(cluster, checker, self.values, ticks, self.reduced) != key:
             raise CheckError(f"resume: the checkpoint's state {index} does not replay to the same state; "
                              f"it was written by another version of hwlib's engine")
         return _Node(cluster, checker, records, ticks, index, key)
+
+
+def _numbered(produce: Step, records: int) -> Step:
+    """A produce of the alphabet as the ``records``-th record: value m1, m2, ..."""
+    return Step("produce", value=f"m{records}", replica=produce.replica, lose_ack=produce.lose_ack)
 
 
 def _drop(cluster: Cluster, checker: AnomalyChecker) -> None:

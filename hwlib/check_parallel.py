@@ -53,7 +53,7 @@ class Coordinator:
         self.search = search
         context = multiprocessing.get_context("forkserver")
         setup = (search.config.to_dict(), search.bounds.as_dict(), search.result.faults, search.kinds,
-                 search.exhaustive)
+                 search.exhaustive, search.reduced)
         self.pipes = []
         self.processes = []
         try:
@@ -158,13 +158,14 @@ def _tagged(candidates: list[tuple[int, int, int]], worker: int):
         yield parent, step, key, worker, position
 
 
-def _work(pipe, config: dict, bounds: dict, faults: tuple[str, ...], kinds: tuple[str, ...], exhaustive: bool) -> None:
+def _work(pipe, config: dict, bounds: dict, faults: tuple[str, ...], kinds: tuple[str, ...], exhaustive: bool,
+          reduced: bool) -> None:
     """A worker: owns part of the frontier, answers the coordinator's commands until "stop"
     or until the coordinator's end of the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.disable()                    # as in one process: dropped states are released, not collected
     try:
-        search = Search(ClusterConfig.from_dict(config), Bounds(**bounds), faults, kinds, exhaustive)
+        search = Search(ClusterConfig.from_dict(config), Bounds(**bounds), faults, kinds, exhaustive, reduced)
     except (CheckError, ValueError) as exc:
         pipe.send(("error", str(exc)))
         return

@@ -59,49 +59,82 @@ def _answer(answer: object) -> tuple[int, ...]:
     return (int(answer),)        # type: ignore[call-overload]
 
 
-def state_key(cluster: Cluster, values: dict[str, int]) -> tuple:
-    """The canonical state (see the module's docstring); ``values`` numbers the record values."""
+def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) -> tuple:
+    """The canonical state (see the module's docstring); ``values`` numbers the record values.
+
+    ``reduced`` (the default) leaves out, besides what only observes the cluster, what no later
+    step and no check can read in this state - so two states that differ only there share one
+    fingerprint. Each reduction, and why it is sound (``tests/test_check.py`` holds the reduced
+    search to the unreduced one: the same verdicts, shortest depths and counterexamples):
+
+    1. **A finished produce request keeps only its value.** Once a request is neither pending,
+       retrying nor queued, the producer never reads its offset, leader, epoch, status or
+       attempts again; the checks read the values in send order (duplicates, order) and the
+       acknowledged list (kept), and its offset only for the text of a lost-write's detail.
+    2. **An offline replica keeps only what survives a restart.** ``Cluster.restart``
+       overwrites its role, leader, leader epoch, fetch state, cached ISR, isolation and
+       "awaiting a leader" flag, drops its LeaderAndIsr queue, and sets the HW from the
+       checkpoint; while it is down no step reads them (every step and delivery to an offline
+       broker skips, and the checks compare only online replicas' roles and HWs). Kept: its
+       log, flushed offset, HW checkpoint, epoch cache, the unnoticed-crash clock and the
+       unclean-shutdown flag. (Its HW equals min(checkpoint, LEO) from the crash on.)
+    3. **Values read only through a generation's rule are kept as that rule reads them.** The
+       start offset of the leader's epoch is read only by ``isr_join_floor`` (0 before kip320),
+       the unclean-shutdown flag only by a controller with Eligible Leader Replicas (kip966).
+    4. **The epoch a request in flight asked about** is written only into events (the leader's
+       answer is computed when the request arrives)."""
     config = cluster.config
     now = cluster.now
     lag = config.replica_lag_time_max_ms
     index = {r.id: r.index for r in cluster.replicas}
     codes = _CODES
+    protocol = cluster.protocol
+    elr = cluster.controller.elr_enabled
 
     def rid(replica_id: str | None) -> int:
         return -1 if replica_id is None else index[replica_id]
 
-    replicas = []
+    replicas: list[tuple] = []
     for r in cluster.replicas:
         log = r.log
+        crashed = (-1 if r.crashed_at_ms is None or r.id in cluster.controller.dead
+                   else _age(now, r.crashed_at_ms, config.session_timeout_ms))
+        if reduced and not r.online:
+            replicas.append((0, r.hw_checkpoint, tuple(values[v] for v in log.values), tuple(log.epochs),
+                             tuple(log.seqs), log.flushed, tuple(log.cache.entries),
+                             int(r.unclean_shutdown and elr), crashed))
+            continue
         remotes = tuple(sorted((index[f], m.leo, _age(now, m.last_caught_up_ms, lag), m.last_fetch_leader_leo,
                                 _age(now, m.last_fetch_ms, lag)) for f, m in r.remotes.items()))
         req = r.in_flight
         in_flight: tuple = () if req is None else (
-            codes[req.kind], index[req.leader.id], req.fetch_offset, req.asked_epoch, int(req.parked),
-            req.deadline - now if req.parked else 0, tuple(values[v] for v in req.values), tuple(req.epochs),
-            tuple(req.seqs), req.hw, codes[req.error], req.leader_leo, _answer(req.answer))
-        crashed = (-1 if r.crashed_at_ms is None or r.id in cluster.controller.dead
-                   else _age(now, r.crashed_at_ms, config.session_timeout_ms))
+            codes[req.kind], index[req.leader.id], req.fetch_offset, 0 if reduced else req.asked_epoch,
+            int(req.parked), req.deadline - now if req.parked else 0, tuple(values[v] for v in req.values),
+            tuple(req.epochs), tuple(req.seqs), req.hw, codes[req.error], req.leader_leo, _answer(req.answer))
         replicas.append((
             int(r.online), codes[r.role], rid(r.leader_id), r.leader_epoch, codes[r.fetch_state], r.hw,
             r.hw_checkpoint, tuple(values[v] for v in log.values), tuple(log.epochs), tuple(log.seqs), log.flushed,
             tuple(log.cache.entries), tuple(index[m] for m in r.isr), int(r.isolated), int(r.awaiting_leader),
-            int(r.unclean_shutdown), r.leader_epoch_start, crashed, remotes, in_flight,
-            tuple(index[q.follower.id] for q in r.purgatory)))
+            int(r.unclean_shutdown and (elr or not reduced)),
+            protocol.isr_join_floor(r.leader_epoch_start) if reduced else r.leader_epoch_start,
+            crashed, remotes, in_flight, tuple(index[q.follower.id] for q in r.purgatory)))
     ctl = cluster.controller
     controller = (rid(ctl.leader), ctl.leader_epoch, tuple(index[m] for m in ctl.isr), tuple(index[m] for m in ctl.elr),
                   tuple(sorted(index[m] for m in ctl.dead)), rid(ctl.last_known_leader),
                   tuple(sorted(index[m] for m in ctl.ineligible)))
     queues = cluster.channel.queues
-    channel = tuple(tuple((q.epoch, rid(q.leader), tuple(index[m] for m in q.isr)) for q in queues[r.id])
+    channel = tuple(() if reduced and not r.online else
+                    tuple((q.epoch, rid(q.leader), tuple(index[m] for m in q.isr)) for q in queues[r.id])
                     for r in cluster.replicas)
     metadata = (tuple((rid(leader), epoch) for leader, epoch in cluster.metadata.known.values())
                 if cluster.metadata.stale else ())
     producer = cluster.producer
     position = {id(request): i for i, request in enumerate(producer.produces)}
     pending = set(map(id, producer.pending))
+    live = pending | set(map(id, producer.retrying)) | set(map(id, producer.queued))
     requests = tuple((values[p.value], codes[p.acks], p.offset, rid(p.leader), p.epoch, codes[p.status],
                       p.deadline - now if id(p) in pending else 0, p.seq, p.attempts, int(p.lose_ack), rid(p.to))
+                     if not reduced or id(p) in live else (values[p.value],)
                      for p in producer.produces)
     clients = (requests, tuple(position[id(p)] for p in producer.pending),
                tuple(position[id(p)] for p in producer.retrying), tuple(position[id(p)] for p in producer.queued),

@@ -6,6 +6,7 @@ import json
 import os
 import pickle
 import random
+import re
 import subprocess
 import sys
 import time
@@ -15,10 +16,11 @@ import pytest
 
 import hwlib
 from hwlib import Cluster, ClusterConfig, Step
-from hwlib.check import Bounds, CheckError, alphabet, explore, parse_faults
-from hwlib.checks import AnomalyChecker
+from hwlib.check import DEFAULT_FAULTS, Bounds, CheckError, alphabet, explore, parse_faults, profile_faults
+from hwlib.check_views import matrix_html
+from hwlib.checks import KINDS, AnomalyChecker
 from hwlib.state import enabled_steps, skip_reason, state_key
-from hwlib.verdicts import write_outputs
+from hwlib.verdicts import verdict, write_outputs
 
 REPO = Path(__file__).resolve().parent.parent
 NO_CRASHES = ("elect", "isolate", "isolate_unseen", "deliver")      # + produce and the fetch halves
@@ -89,6 +91,91 @@ def test_kip966_closes_the_power_loss_at_2_replicas_complete():
     assert result.complete and result.violations == {}
 
 
+# --------------------------------------------------------------------------------- the CLI
+def test_check_with_its_defaults_finds_kip101s_lost_write_and_prints_its_steps():
+    """The default faults include crashes and quick restarts: hw's truncation to a stale HW loses
+    an acknowledged write; the steps are printed, and --fail-on-violation makes it exit 1."""
+    done = _check_cli("--protocol", "hw", "--quiet")
+    assert done.returncode == 0, done.stderr
+    out = done.stdout
+    assert "crashes and quick restarts" in out.splitlines()[0]
+    assert re.search(r"lost-write +violated at depth 6", out)
+    shortest = out[out.index("shortest lost-write (6 steps)"):]
+    steps = re.findall(r"^ +(\d+)\. (.+)$", shortest, re.M)[:6]
+    assert [n for n, _ in steps] == ["1", "2", "3", "4", "5", "6"]
+    assert steps[0][1] == "produce m1" and "crash B (quick restart, unnoticed)" in [t for _, t in steps]
+    assert _check_cli("--protocol", "hw", "--quiet", "--fail-on-violation").returncode == 1
+    holds = _check_cli("--protocol", "kip320", "--quiet", "--fail-on-violation")
+    assert holds.returncode == 0 and "lost-write           holds (complete)" in holds.stdout
+
+
+def test_check_with_a_profile_searches_its_faults_and_says_so(tmp_path):
+    done = _check_cli("--protocol", "kip101", "--profile", "kip101-data-loss", "--max-ticks", "1", "--quiet",
+                      "--kinds", "lost-write", "--out", str(tmp_path / "o"))
+    assert done.returncode == 0, done.stderr
+    assert "produces, fetches and crashes, quick restarts and time passing (<= 1 tick of 45 s)" in done.stdout
+    assert "lost-write           holds (complete)" in done.stdout
+    both = _check_cli("--profile", "power-loss", "--faults", "crash")
+    assert both.returncode == 2 and both.stderr.strip() == "hwlib: error: profile: give --profile or --faults, not both"
+    ticks = _check_cli("--profile", "power-loss")
+    assert ticks.returncode == 2 and "max-ticks: profile 'power-loss' lets time pass" in ticks.stderr
+
+
+def test_a_state_budget_stops_the_search_and_the_verdict_says_where():
+    result = explore(config("kip320"), Bounds(replicas=2, max_states=2000), DEFAULT_FAULTS,
+                     kinds=("lost-write",))
+    assert not result.complete and result.stopped_by_budget and result.distinct >= 2000
+    assert verdict(result, "lost-write") == f"holds to depth {result.depth} (stopped at 2,000 states)"
+    assert result.ending == "not complete: stopped at 2,000 states"
+
+
+def test_an_expected_effect_is_drawn_apart_from_the_safety_verdicts():
+    result = explore(config("kip966"), Bounds(replicas=2), NO_CRASHES, kinds=("hw-regression", "lost-write"),
+                     exhaustive=True)
+    assert verdict(result, "hw-regression").startswith("happens at depth") and "(expected effect)" in \
+        verdict(result, "hw-regression")
+    page = matrix_html([result], ("lost-write", "hw-regression"))
+    assert 'data-state="effect"' in page and "expected effect: a new leader&#x27;s HW may start below" in page
+    assert 'data-state="holds"' in page and "violated" not in page
+
+
+# --------------------------------------------------------------------------- the reductions
+#: bounds small enough to search without the reductions: (profile, protocol, max records, depth)
+EQUIVALENT = [("leader-moves", "hw", 1, None), ("leader-moves", "kip101", 1, None), ("leader-moves", "kip320", 1, None),
+              ("power-loss", "hw", 1, 9), ("power-loss", "kip966", 1, 9), ("zombies", "kip279", 1, 8),
+              ("zombies", "kip320", 1, 8), ("swarm", "kip101", 1, 6)]
+
+
+@pytest.mark.parametrize(("profile", "protocol", "records", "depth"), EQUIVALENT)
+def test_the_reduced_fingerprint_finds_what_the_whole_state_finds(profile, protocol, records, depth):
+    """``state.state_key``'s reductions drop only what nothing can read: the same verdicts, the
+    same shortest depths, counterexamples that replay, completeness alike - with fewer states."""
+    from hwlib.profiles import load_profile
+
+    faults, _ = profile_faults(load_profile(profile))
+    cfg = config(protocol, retries=1)
+    bounds = Bounds(replicas=2, max_records=records, max_ticks=1, depth=depth)
+    reduced = explore(cfg, bounds, faults, KINDS, exhaustive=True)
+    whole = explore(cfg, bounds, faults, KINDS, exhaustive=True, reduced=False)
+    assert {k: v.depth for k, v in reduced.violations.items()} == {k: v.depth for k, v in whole.violations.items()}
+    assert reduced.complete == whole.complete and reduced.depth == whole.depth
+    assert reduced.distinct < whole.distinct
+    for kind, found in reduced.violations.items():
+        assert kind in hwlib.run_steps(cfg, found.steps).anomaly_kinds()
+
+
+def test_an_offline_replicas_hw_is_its_checkpoint_capped_by_its_log_end():
+    """What the offline reduction relies on: from a crash to the restart a replica's HW is
+    min(HW checkpoint, LEO), whatever else happens."""
+    for seed in range(40):
+        cluster = Cluster(config("kip320", 3))
+        for step in random_schedule(seed, 60):
+            cluster.apply(step)
+            for r in cluster.replicas:
+                if not r.online:
+                    assert r.hw == min(r.hw_checkpoint, r.leo) and r.in_flight is None and not r.purgatory
+
+
 # ------------------------------------------------------------------------------ the files
 def test_counterexamples_and_the_matrix_are_written_and_replay(tmp_path):
     results = [explore(config(p), Bounds(replicas=2), NO_CRASHES, kinds=("strong-isr",)) for p in ("hw", "kip101")]
@@ -134,7 +221,8 @@ def _verdicts(out: Path) -> list[dict]:
     return lines
 
 
-RESUMABLE = ["--protocol", "all", "--exhaustive", "--quiet", "--checkpoint-every", "0"]
+RESUMABLE = ["--protocol", "all", "--exhaustive", "--quiet", "--checkpoint-every", "0",
+             "--faults", ",".join(NO_CRASHES)]
 
 
 def test_a_killed_check_resumes_to_the_same_verdicts_and_state_counts(tmp_path):

@@ -48,8 +48,10 @@ def test_notebooks_in_the_repo_are_clean_and_parameterised():
 
 
 def test_model_check_notebook_shows_the_matrix_and_steps_each_shortest_counterexample(tmp_path, browser):
-    """Papermill parameters pick the generations; every violated cell of the matrix gets a
-    step-through of its shortest schedule beside the first later generation that holds."""
+    """Papermill parameters pick the generations; the faults are the default profile's
+    (kip101-data-loss: crashes, quick restarts, time passing); every violated cell of the
+    matrix gets a step-through of its shortest schedule beside the first later generation that
+    holds, and its scenario file."""
     import papermill
 
     papermill.execute_notebook(str(REPO / "notebooks" / "03_model_check.ipynb"), str(tmp_path / "check.ipynb"),
@@ -61,16 +63,18 @@ def test_model_check_notebook_shows_the_matrix_and_steps_each_shortest_counterex
     text = page_path.read_text()
     matrix = text[text.index('class="hwl-matrix"'):]
     matrix = matrix[:matrix.index("</table>")]
-    assert matrix.count("violated at depth") == 3            # hw: divergence, strong-isr; kip101: strong-isr
-    assert matrix.count("holds (complete)") == 4 + 5           # kip320 all four, the rest of hw / kip101
+    assert "the faults of the fault profile <strong>kip101-data-loss</strong>" in text
+    assert matrix.count("violated at depth") == 4            # hw: KIP-101's loss and all it brings
+    assert matrix.count("holds (complete)") == 4 + 4           # kip101 and kip320: every kind
+    assert text.count('class="hwl-scenario"') == 4
     page = offline_page(browser, page_path.as_uri())
     steppers = page.locator(".hwl-stepper")
-    assert steppers.count() == 3
+    assert steppers.count() == 4
     first = steppers.first
-    assert "hw: log-divergence at step 7" in first.inner_text() and "kip101: the same steps" in first.inner_text()
-    assert first.get_attribute("data-position") == "7" and first.locator(".panel").count() == 2
+    assert "hw: lost-write at step 6" in first.inner_text() and "kip101: the same steps" in first.inner_text()
+    assert first.get_attribute("data-position") == "6" and first.locator(".panel").count() == 2
     first.locator("button.back").click()
-    assert first.get_attribute("data-position") == "6"
+    assert first.get_attribute("data-position") == "5"
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "model-check.png"), full_page=True)
     assert page.requests_outside == [] and page.errors == []

@@ -36,8 +36,9 @@ MIN_STATES_PER_TASK = 500
 def _expand(setup: tuple, depth: int, known: list[str], items: list[tuple[int, int, list[int]]]) -> tuple:
     """One task: rebuild ``items`` (number, fingerprint, schedule), expand them in number order;
     the successors new to this task, the first violation per kind, the transitions made."""
-    config, bounds, faults, kinds, exhaustive = setup
-    search = Search(ClusterConfig.from_dict(config), Bounds(**bounds), tuple(faults), tuple(kinds), exhaustive)
+    config, bounds, faults, kinds, exhaustive, reduced = setup
+    search = Search(ClusterConfig.from_dict(config), Bounds(**bounds), tuple(faults), tuple(kinds), exhaustive,
+                    reduced)
     search.known = set(known)
     level: set[int] = set()
     candidates = []
@@ -61,7 +62,7 @@ class SparkLevels:
         self.context = spark.sparkContext
         self.partitions = partitions or max(1, self.context.defaultParallelism) * 4
         self.setup = (search.config.to_dict(), search.bounds.as_dict(), list(search.result.faults),
-                      list(search.kinds), search.exhaustive)
+                      list(search.kinds), search.exhaustive, search.reduced)
         nodes = search.frontier
         search.remote = [(n.index, n.key) for n in nodes]
         for node in nodes:
