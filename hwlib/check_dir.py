@@ -26,7 +26,7 @@ from pathlib import Path
 from .check import Bounds, CheckError, CheckResult, Search, Violation
 from .config import ClusterConfig
 from .engine import source_key
-from .files import atomic_path, write_text_atomically
+from .files import OutputError, atomic_path, check_directory, write_text_atomically
 from .steps import parse_steps
 
 MARKER = "check.json"
@@ -55,8 +55,10 @@ class CheckDir:
         """Validates the directory for this check and writes its marker; nothing is written
         when it is refused (CheckError, one line)."""
         out = self.out
-        if out.exists() and not out.is_dir():
-            raise CheckError(f"out: {out} is a file; give a directory")
+        try:
+            check_directory(out, "out")
+        except OutputError as exc:
+            raise CheckError(str(exc)) from None
         marker = out / MARKER
         if out.is_dir() and any(out.iterdir()) and not marker.is_file():
             raise CheckError(f"out: {out} holds other files and no {MARKER}; give a new or empty directory")

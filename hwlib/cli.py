@@ -10,6 +10,7 @@ import sys
 import time
 from pathlib import Path
 
+from .checks import SAFETY
 from .config import PROTOCOLS
 from .errors import HwlibError
 from .run import RunResult, run_scenario
@@ -67,8 +68,8 @@ def build_parser() -> argparse.ArgumentParser:
     shr.add_argument("--out", required=True, help="where to write the shrunk scenario (YAML)")
     cmp_ = sub.add_parser("compare", help="run scenarios under every protocol, side by side")
     cmp_.add_argument("scenarios", nargs="*", help="names or files (default: every built-in)")
-    cmp_.add_argument("--out", default="reports/scenarios",
-                      help="output path without suffix: writes OUT.txt and OUT.png")
+    cmp_.add_argument("--out", help="also write OUT.txt (the table) and OUT.png (HW over steps); without it, "
+                                    "only the table is printed")
     cmp_.add_argument("--protocols", type=_protocols, default=list(PROTOCOLS),
                       help="comma-separated protocols")
     swp = sub.add_parser("sweep", help="fault-injection sweep on Spark: runs, summary, shrunk counterexamples")
@@ -83,6 +84,7 @@ def build_parser() -> argparse.ArgumentParser:
     swp.add_argument("--no-shrink", action="store_true", help="do not shrink failing cells")
     swp.add_argument("--quiet", action="store_true", help="no progress bar")
     sub.add_parser("profiles", help="the built-in fault profiles and the actions they mix")
+    from .check import DEFAULT_FAULTS, DEFAULT_KINDS, FAULTS, TLA_FAULTS
     from .check_parallel import cores
 
     chk = sub.add_parser("check", help="exhaustive bounded model checking: verdicts, shortest counterexamples")
@@ -94,12 +96,15 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--max-ticks", type=int, default=0, help="tick steps at most, with --faults tick (default 0)")
     chk.add_argument("--tick-ms", type=int, help="time one tick passes (default 1.5 x replica_lag_time_max_ms + 1)")
     chk.add_argument("--depth", type=int, help="steps at most (default: until the search is complete)")
-    chk.add_argument("--faults", default="elect,isolate,isolate_unseen,deliver",
-                     help="what may happen besides produces and fetches (default %(default)s); any of: "
-                          "elect, isolate, isolate_unseen, deliver, controller_failover, crash, quick_restart, "
-                          "power_loss, flush, tick, consume")
-    chk.add_argument("--kinds", default="lost-write,log-divergence,committed-truncated,strong-isr",
+    chk.add_argument("--faults", help=f"what may happen besides produces and fetches (default "
+                     f"{','.join(DEFAULT_FAULTS)}); any of: "
+                          + ", ".join(FAULTS) + f"; the TLA+ specification's set is {','.join(TLA_FAULTS)}")
+    chk.add_argument("--profile", help="take the faults from this fault profile (a built-in name or a YAML "
+                                       "file): every step it can draw (instead of --faults)")
+    chk.add_argument("--kinds", default=",".join(DEFAULT_KINDS),
                      help="anomaly kinds to look for (default %(default)s)")
+    chk.add_argument("--max-states", type=int,
+                     help="stop after the level at which this many distinct states are known (not complete then)")
     chk.add_argument("--acks", default="all", help="producer acks (default %(default)s)")
     chk.add_argument("--min-insync-replicas", type=int, default=1, help="(default %(default)s)")
     chk.add_argument("--unclean-leader-election", action="store_true")
@@ -116,6 +121,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help="processes that share a large frontier (default: the machine's cores, %(default)s)")
     chk.add_argument("--master", help="run the levels of a large search on this Spark master, e.g. "
                                       "spark://host:7077 or local[4] (instead of --workers; same results)")
+    chk.add_argument("--fail-on-violation", action="store_true",
+                     help="exit 1 when any kind is violated in any generation (for CI); 0 otherwise")
     chk.add_argument("--json", action="store_true", help="one JSON object per generation")
     chk.add_argument("--quiet", action="store_true", help="no progress on stderr")
     rpt = sub.add_parser("report", help="run the fault-sweep report notebook and render it to offline HTML")
@@ -159,16 +166,26 @@ def _check_progress(protocol: str):
 
 
 def _check(args) -> int:
-    """``hwlib check``: verdicts per generation, one line each (or JSON), files with --out."""
-    from .check import Bounds, CheckError, parse_faults, parse_kinds
+    """``hwlib check``: per generation its verdicts and each shortest counterexample's steps (or
+    JSON), files with --out; with --fail-on-violation exit 1 when anything is violated."""
+    from .check import DEFAULT_FAULTS, Bounds, CheckError, parse_faults, parse_kinds, profile_faults
     from .check_dir import CheckDir, settings
     from .checks import KINDS
     from .config import ClusterConfig
-    from .verdicts import check_all, matrix_markdown, verdict, write_outputs
+    from .verdicts import check_all, coverage_text, matrix_markdown, verdict, write_outputs
 
     bounds = Bounds(replicas=args.replicas, max_records=args.max_records, max_epoch=args.max_epoch,
-                    max_ticks=args.max_ticks, depth=args.depth, tick_ms=args.tick_ms)
-    faults = parse_faults(args.faults)
+                    max_ticks=args.max_ticks, depth=args.depth, tick_ms=args.tick_ms, max_states=args.max_states)
+    if args.profile is not None:
+        if args.faults is not None:
+            raise CheckError("profile: give --profile or --faults, not both")
+        from .profiles import load_profile
+
+        faults, _ = profile_faults(load_profile(args.profile))
+        if "tick" in faults and not args.max_ticks:
+            raise CheckError(f"max-ticks: profile {args.profile!r} lets time pass; give --max-ticks N (e.g. 1)")
+    else:
+        faults = parse_faults(args.faults) if args.faults is not None else DEFAULT_FAULTS
     if args.max_ticks and "tick" not in faults:
         raise CheckError("max-ticks: give --faults ... ,tick as well (ticks are a fault here)")
     kinds = KINDS if args.matrix else parse_kinds(args.kinds)
@@ -203,25 +220,33 @@ def _check(args) -> int:
                         args.checkpoint_every, args.workers, levels)
     if progress is not None:
         print(file=sys.stderr)
+    written = write_outputs(directory.out, results, kinds) if directory is not None else []
+    files = {path.stem: path for path in written if path.suffix == ".yaml"}
+    if not args.json:
+        print(f"checked {coverage_text(results[0])}")
     for result in results:
         if args.json:
             print(json.dumps(result.as_dict()))
             continue
-        found = ", ".join(f"{k} at depth {v.depth}" for k, v in result.violations.items()) or "none"
-        print(f"{result.protocol:<7} violated: {found}; {result.distinct:,} distinct / {result.generated:,} "
-              f"generated states, depth {result.depth}, {'complete' if result.complete else 'not complete'}, "
-              f"{result.seconds:.1f} s ({result.states_per_second:,.0f} states/s)")
+        print(f"\n{result.protocol} ({result.ending}): {result.distinct:,} "
+              f"distinct / {result.generated:,} generated states, depth {result.depth}, {result.seconds:.1f} s "
+              f"({result.states_per_second:,.0f} states/s)")
         for kind in kinds:
-            if kind not in result.violations:
-                print(f"        {kind}: {verdict(result, kind)}")
+            print(f"  {kind:<20} {verdict(result, kind)}")
+        for kind, found in result.violations.items():
+            print(f"  shortest {kind} ({found.depth} steps): {found.detail}")
+            for i, step in enumerate(found.steps, 1):
+                print(f"    {i:>2}. {step.describe()}")
+            path = files.get(f"{result.protocol}-{kind}")
+            if path is not None:
+                print(f"    written to {path}: hwlib run {path}")
     if args.matrix and not args.json:
+        print()
         print(matrix_markdown(results, kinds))
     if directory is not None:
-        for path in write_outputs(directory.out, results, kinds):
-            if path.suffix == ".yaml" and not args.json:
-                print(f"wrote {path}: hwlib run {path}")
         directory.finish()
-    return 0
+    violated = any(kind in r.violations for r in results for kind in kinds if kind in SAFETY)
+    return 1 if violated and args.fail_on_violation else 0
 
 
 def _print_run(result: RunResult) -> None:
@@ -300,21 +325,30 @@ def main(argv: list[str] | None = None) -> int:
             for action, text in ACTION_HELP.items():
                 print(f"  {action:<{width}} {text}")
         elif args.command == "compare":
-            from .compare import write_comparison
+            from .compare import run_matrix, text_table, write_comparison
             from .files import check_writable
 
-            for suffix in (".txt", ".png"):
-                check_writable(Path(args.out).with_suffix(suffix))
+            if args.out is not None:
+                for suffix in (".txt", ".png"):
+                    check_writable(Path(args.out).with_suffix(suffix))
             names = args.scenarios or list(builtin_scenarios())
             scenarios = [load_scenario(n) for n in names]
-            txt, png, text = write_comparison(scenarios, args.out, args.protocols)
-            print(text)
-            print(f"wrote {txt} and {png}")
+            if args.out is None:
+                print(text_table(scenarios, run_matrix(scenarios, args.protocols), args.protocols))
+            else:
+                txt, png, text = write_comparison(scenarios, args.out, args.protocols)
+                print(text)
+                print(f"wrote {txt} and {png}")
     except HwlibError as exc:
         print(f"hwlib: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
     except BrokenPipeError:  # e.g. `hwlib run ... | head`
         sys.stderr.close()
+    except OSError as exc:   # a path the checks above did not foresee: still one line
+        if exc.filename is None:
+            raise
+        print(f"hwlib: error: {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return 2
     return 0
 
 
@@ -345,6 +379,9 @@ def _sweep(args) -> int:
     if args.runs:
         spec = spec.with_runs(args.runs)
     out = Path(args.out or Path("data") / "sweeps" / spec.name)
+    from .files import check_directory
+
+    check_directory(out, "out")         # before a line is printed or a JVM starts
     print(f"sweep {spec.name}: {len(spec.cells)} cells x {spec.runs} runs = {spec.total_runs} runs -> {out}"
           + (f" ({len(spec.skipped)} invalid combinations left out)" if spec.skipped else ""))
     result = run_sweep(spec, out, master=args.master, resume=args.resume, overwrite=args.overwrite,

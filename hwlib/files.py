@@ -14,12 +14,60 @@ class OutputError(HwlibError, OSError):
     """An output path that cannot be written."""
 
 
+#: what Linux file systems take: a name of 255 bytes, a path of 4,095
+NAME_MAX, PATH_MAX = 255, 4095
+
+
+def _check_names(path: Path, field: str) -> None:
+    if any(len(part.encode()) > NAME_MAX for part in path.parts):
+        raise OutputError(f"{field}: cannot write {_short(path)}: a name in it is longer than {NAME_MAX} bytes")
+    if len(str(path).encode()) > PATH_MAX:
+        raise OutputError(f"{field}: cannot write {_short(path)}: the path is longer than {PATH_MAX} bytes")
+
+
+def _short(path: Path) -> str:
+    """A path as an error line shows it: at most 120 characters."""
+    text = str(path)
+    return text if len(text) <= 120 else f"{text[:60]}...{text[-40:]} ({len(text)} characters)"
+
+
+def is_file(path: str | os.PathLike) -> bool:
+    """Whether ``path`` names a readable file; False for a name the file system cannot even
+    look up (too long, under a file)."""
+    try:
+        return Path(path).is_file()
+    except OSError:
+        return False
+
+
+def check_directory(path: str | os.PathLike, field: str = "out") -> Path:
+    """Raises OutputError (one line naming ``field``) unless ``path`` can be a directory hwlib
+    writes into: names the file system takes, not a file, and it or its nearest existing
+    folder a writable directory. Writes nothing."""
+    path = Path(path)
+    _check_names(path, field)
+    try:
+        if path.exists() and not path.is_dir():
+            raise OutputError(f"{field}: {_short(path)} is a file; give a directory")
+        folder = path
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+    except OSError as exc:
+        if isinstance(exc, OutputError):
+            raise
+        raise OutputError(f"{field}: cannot write {_short(path)}: {exc.strerror}") from None
+    if not folder.is_dir():
+        raise OutputError(f"{field}: cannot write {_short(path)}: {folder} is not a directory")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise OutputError(f"{field}: cannot write {_short(path)}: {folder} is not writable")
+    return path
+
+
 def check_writable(path: str | os.PathLike, field: str = "out") -> Path:
     """Raises OutputError (one line naming ``field``) unless ``path`` can be written as a file:
     not a directory, a name the file system takes, and its nearest existing folder writable."""
     path = Path(path)
-    if any(len(part.encode()) > 255 for part in path.parts):
-        raise OutputError(f"{field}: cannot write {path}: a name in it is longer than 255 bytes")
+    _check_names(path, field)
     try:
         if path.is_dir():
             raise OutputError(f"{field}: cannot write {path}: it is a directory")

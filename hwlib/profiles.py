@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from .errors import HwlibError
+from .files import is_file
 from .yamlfile import read_yaml
 
 
@@ -136,6 +137,10 @@ class FaultProfile:
         return FaultProfile.from_dict(data, f"profile {self.name!r}")
 
 
+#: built-in profiles that were renamed: old name -> new name (the same fault mix)
+RENAMED = {"seeds-data-loss": "kip101-data-loss"}
+
+
 def builtin_profiles() -> dict[str, Path]:
     return {p.stem: p for p in sorted(_profile_dir().glob("*.yaml"))}
 
@@ -148,7 +153,10 @@ def load_profile(name_or_path) -> FaultProfile:
         return FaultProfile.from_dict(name_or_path)
     text = str(name_or_path)
     path = builtin_profiles().get(text) or Path(text)
-    if not path.is_file():
+    if not is_file(path) and text in RENAMED:
+        raise ProfileError(f"profile: {text!r} was renamed {RENAMED[text]!r} (the same fault mix); use the new "
+                           "name (a sweep made with the old one must be run again)")
+    if not is_file(path):
         raise ProfileError(f"profile: {text!r} is neither a built-in profile nor a file; built-ins: "
                            f"{', '.join(builtin_profiles())}")
     data = read_yaml(path, ProfileError, "profile: ")

@@ -13,7 +13,7 @@ import yaml
 from .checks import KINDS
 from .config import PROTOCOLS, ClusterConfig
 from .errors import HwlibError, ScenarioError, UnknownScenarioError
-from .files import write_text_atomically
+from .files import is_file, write_text_atomically
 from .steps import Step, parse_steps
 from .yamlfile import read_yaml
 
@@ -108,7 +108,7 @@ def builtin_scenarios() -> dict[str, Path]:
 def load_scenario(path_or_name: str | os.PathLike) -> Scenario:
     """Load a scenario by file path or by the name of a built-in (``data/scenarios/NAME.yaml``)."""
     candidate = Path(path_or_name)
-    if not candidate.is_file():
+    if not is_file(candidate):
         builtins = builtin_scenarios()
         if str(path_or_name) in builtins:
             candidate = builtins[str(path_or_name)]

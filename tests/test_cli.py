@@ -143,3 +143,47 @@ def test_sweep_resume_of_a_corrupt_or_unwritable_directory_is_one_line(tmp_path)
     _refused(hwlib_cli("sweep", str(spec), "--out", "/dev/null/sweep"), "out: cannot write /dev/null/sweep")
     _refused(hwlib_cli("sweep", str(spec), "--out", str(spec / "sweep")), f"out: cannot write {spec / 'sweep'}")
     assert tree(tmp_path) == before and sorted(p.name for p in out.iterdir()) == ["runs", "spec.json"]
+
+
+def test_every_directory_a_user_gives_is_checked_before_anything_runs(tmp_path):
+    """sweep --out, check --out and the report's sweep_out / --sweep: a name too long, a path
+    under a file, a read-only folder (when not root), a file where a directory belongs - one
+    line naming the option, exit 2, nothing written anywhere (a fresh working directory stays
+    empty too)."""
+    import os
+
+    spec = tmp_path / "s.yaml"
+    spec.write_text("name: s\nruns: 2\ngrid: {protocol: [hw], replicas: [2]}\n")
+    (tmp_path / "plain").write_text("x")
+    work = tmp_path / "work"
+    work.mkdir()
+    long_name = str(tmp_path / ("n" * 300))
+    cases = [(long_name, "a name in it is longer than 255 bytes"),
+             (str(tmp_path / "plain" / "sub"), "plain is not a directory"),
+             (str(tmp_path / "plain"), "plain is a file; give a directory")]
+    if os.geteuid() != 0:
+        locked = tmp_path / "locked"
+        locked.mkdir(mode=0o500)
+        cases.append((str(locked / "sub"), "locked is not writable"))
+    before = tree(tmp_path)
+    for path, message in cases:
+        for args, field in ((["sweep", str(spec), "--out", path], "out: "),
+                            (["check", "--protocol", "hw", "--out", path], "out: "),
+                            (["report", "--param", f"sweep_out={path}", "--out", str(work / "r.html")],
+                             "parameter sweep_out: ")):
+            done = subprocess.run([sys.executable, "-m", "hwlib.cli", *args], capture_output=True, text=True,
+                                  cwd=work)
+            _refused(done, field)
+            assert message in done.stderr, (args, done.stderr)
+    _refused(subprocess.run([sys.executable, "-m", "hwlib.cli", "run", long_name], capture_output=True, text=True,
+                            cwd=work), "scenario: ")
+    _refused(subprocess.run([sys.executable, "-m", "hwlib.cli", "report", "--sweep", long_name, "--out",
+                             str(work / "r.html")], capture_output=True, text=True, cwd=work), "parameter sweep_dir: ")
+    assert tree(tmp_path) == before and not list(work.iterdir())
+
+
+def test_compare_prints_and_writes_files_only_with_out(tmp_path):
+    done = subprocess.run([sys.executable, "-m", "hwlib.cli", "compare", "data-loss", "--protocols", "hw,kip101"],
+                          capture_output=True, text=True, cwd=tmp_path)
+    assert done.returncode == 0 and "== data-loss" in done.stdout and "lost 1 (m2)" in done.stdout
+    assert "wrote" not in done.stdout and list(tmp_path.iterdir()) == []

@@ -27,7 +27,7 @@ import shutil
 import socket
 from pathlib import Path
 
-from ..files import write_text_atomically
+from ..files import OutputError, check_directory, write_text_atomically
 from .spec import SweepSpecError
 
 TOOL = "hwlib sweep"
@@ -74,8 +74,10 @@ class SweepDir:
     def lock(self) -> None:
         """Creates the directory if needed (remembering that it did) and takes the lock, or
         SweepDirError naming the holder."""
-        if self.out.exists() and not self.out.is_dir():
-            raise SweepDirError(f"out: {self.out} is a file; give a directory")
+        try:
+            check_directory(self.out, "out")
+        except OutputError as exc:
+            raise SweepDirError(str(exc)) from None
         try:
             if not self.out.exists():
                 self.out.mkdir(parents=True)

@@ -4,7 +4,7 @@
 name: durability
 seed: 1                      # sweep seed: run seeds are hashed from it
 runs: 200                    # runs per cell (hwlib sweep --runs overrides)
-profile: seeds-data-loss     # the base fault profile: built-in name, YAML file, or a mapping
+profile: kip101-data-loss     # the base fault profile: built-in name, YAML file, or a mapping
 grid:                        # every combination is a cell
   protocol: [hw, kip101]
   replicas: [3]              # replica count: A, B, C, ...
@@ -30,6 +30,7 @@ from pathlib import Path
 
 from ..config import ClusterConfig
 from ..errors import ConfigError, HwlibError
+from ..files import is_file
 from ..profiles import ACTIONS, FaultProfile, ProfileError, load_profile
 from ..yamlfile import read_yaml
 
@@ -87,6 +88,13 @@ class SweepSpec:
     def total_runs(self) -> int:
         return self.runs * len(self.cells)
 
+    def profiles(self) -> dict[str, FaultProfile]:
+        """The fault profiles the cells run, by name, in grid order."""
+        out: dict[str, FaultProfile] = {}
+        for cell in self.cells:
+            out.setdefault(cell.profile.name, cell.profile)
+        return out
+
     def spec_hash(self) -> str:
         """Identifies the sweep's content (not its run count): resuming needs the same hash.
         It covers the *resolved* cells - each one's cluster settings and fault profile as
@@ -121,7 +129,7 @@ def builtin_specs() -> dict[str, Path]:
 def load_spec(path) -> SweepSpec:
     """A sweep spec from a YAML file or a built-in name (``data/specs/NAME.yaml``)."""
     path = builtin_specs().get(str(path)) or Path(path)
-    if not path.is_file():
+    if not is_file(path):
         raise SweepSpecError(f"spec: {str(path)!r} is neither a file nor a built-in spec; built-ins: "
                              f"{', '.join(builtin_specs()) or 'none'}")
     data = read_yaml(path, SweepSpecError, "spec: ")
@@ -163,7 +171,7 @@ def parse_spec(data) -> SweepSpec:
         sizes = " x ".join(str(len(values)) for _, values in axes)
         raise SweepSpecError(f"spec.grid: {combinations:,} combinations ({sizes}) exceed the limit of "
                              f"{MAX_CELLS:,} cells; split the sweep")
-    base_profile = data.get("profile", "seeds-data-loss")
+    base_profile = data.get("profile", "kip101-data-loss")
     try:
         base = load_profile(base_profile)
     except ProfileError as exc:
