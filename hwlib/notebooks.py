@@ -31,10 +31,12 @@ def execute(path, out=None, timeout: int = 600, cwd=None):
 
 def offline_copy(nb, drop_stderr: bool = False):
     """The notebook without live-only widget outputs: a widget view is replaced by its
-    ``text/html`` fallback (hwlib's explorer provides one) or dropped; widget state removed.
+    ``text/html`` fallback (hwlib's explorer provides one) or dropped; widget state removed;
+    papermill's record of the run (the paths of the machine that ran it) left out.
     ``drop_stderr``: also drop stderr streams (Spark's JVM chatter in a report)."""
     nb = copy.deepcopy(nb)
     nb.metadata.pop("widgets", None)
+    nb.metadata.pop("papermill", None)
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
@@ -53,18 +55,33 @@ def offline_copy(nb, drop_stderr: bool = False):
     return nb
 
 
-def export_html(nb, out, hide_code: bool = False) -> Path:
+def first_heading(nb) -> str | None:
+    """The text of the notebook's first Markdown heading, if any."""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                if line.startswith("#"):
+                    return line.lstrip("#").strip()
+    return None
+
+
+def export_html(nb, out, hide_code: bool = False, title: str | None = None) -> Path:
     """Write ``nb`` (a notebook node or a path) as offline HTML; returns the path. With
-    ``hide_code`` (a report) the code, prompts and stderr streams are left out."""
+    ``hide_code`` (a report) the code, prompts and stderr streams are left out. The page's
+    ``<title>`` is ``title``, else the notebook's first heading, else its file name."""
     import nbformat
     from nbconvert import HTMLExporter
 
     if not hasattr(nb, "cells"):
         nb = nbformat.read(str(nb), as_version=4)
+    nb = offline_copy(nb, drop_stderr=hide_code)
+    title = title or first_heading(nb)
+    if title:
+        nb.metadata["title"] = title
     exporter = HTMLExporter(template_name=TEMPLATE, extra_template_basedirs=[str(TEMPLATE_DIR)],
                             exclude_input=hide_code, exclude_input_prompt=hide_code,
                             exclude_output_prompt=hide_code)
-    body, _ = exporter.from_notebook_node(offline_copy(nb, drop_stderr=hide_code))
+    body, _ = exporter.from_notebook_node(nb)
     with atomic_path(out) as tmp:
         tmp.write_text(body, encoding="utf-8")
     return Path(out)

@@ -9,6 +9,7 @@ here, runs or loads a sweep, and calls ``hwlib.findings`` (what the data say),
 
 from __future__ import annotations
 
+import html
 import json
 import math
 from pathlib import Path
@@ -16,8 +17,9 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from .config import PROTOCOLS
 from .errors import HwlibError
-from .files import check_writable, write_text_atomically
+from .files import OutputError, check_directory, check_writable, write_text_atomically
 from .yamlfile import parse_yaml
 
 REPO = Path(__file__).resolve().parent.parent
@@ -87,8 +89,15 @@ def validate(params: dict) -> dict:
                                        "(no manifest.json); run `hwlib sweep` first or leave it null") from None
         except (OSError, ValueError) as exc:
             raise ReportParameterError(f"parameter sweep_dir: {manifest} is not a sweep's manifest ({exc})") from None
-        if not isinstance(data, dict) or not {"name", "cells", "rows"} <= set(data):
+        if not isinstance(data, dict) or not {"name", "cells", "rows", "spec"} <= set(data):
             raise ReportParameterError(f"parameter sweep_dir: {manifest} is not a sweep's manifest")
+        from .sweep import SweepSpecError, parse_spec
+
+        try:
+            parse_spec(data["spec"])
+        except SweepSpecError as exc:
+            raise ReportParameterError(f"parameter sweep_dir: {out['sweep_dir']!r} was made with a spec this hwlib "
+                                       f"cannot read ({exc})") from None
     return out
 
 
@@ -112,9 +121,11 @@ def precheck(params: dict) -> dict:
     except SweepSpecError as exc:
         raise ReportParameterError(f"parameter spec: {exc}") from None
     if out["sweep_out"] is not None:
+        try:
+            check_directory(out["sweep_out"], "parameter sweep_out")
+        except OutputError as exc:
+            raise ReportParameterError(str(exc)) from None
         target = SweepDir(out["sweep_out"])
-        if target.out.exists() and not target.out.is_dir():
-            raise ReportParameterError(f"parameter sweep_out: {out['sweep_out']!r} is a file; give a directory")
         if not target.is_empty():
             if target.marker() is None:
                 raise ReportParameterError(f"parameter sweep_out: {out['sweep_out']!r} is not a sweep directory; "
@@ -123,24 +134,6 @@ def precheck(params: dict) -> dict:
                 raise ReportParameterError(f"parameter sweep_out: {out['sweep_out']!r} already holds a sweep; "
                                            "pass overwrite=true to replace it, or load it with sweep_dir")
     return out
-
-
-#: the anomaly kinds the report's model check looks for
-CHECK_KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr")
-
-
-def model_check() -> list:
-    """``hwlib check`` over every generation at the small bounds the TLA+ specification is
-    checked at (~15 s on 2 cores): 2 replicas, <= 2 records, leader epochs <= 2, leader moves, isolation (the
-    session expiring or not) and late LeaderAndIsr delivery; acks=all, min.insync.replicas=1."""
-    from .check import DEFAULT_FAULTS, Bounds
-    from .check_parallel import cores
-    from .config import PROTOCOLS, ClusterConfig
-    from .verdicts import check_all
-
-    config = ClusterConfig(replicas=("A", "B"), acks="all", min_insync_replicas=1)
-    return check_all(config, list(PROTOCOLS), Bounds(replicas=2, max_records=2, max_epoch=2), DEFAULT_FAULTS,
-                     CHECK_KINDS, exhaustive=True, workers=cores())
 
 
 def resolve_spec(params: dict):
@@ -158,23 +151,70 @@ def resolve_spec(params: dict):
     return spec
 
 
+# ------------------------------------------------------------------------------- the page
+def simulated_line(spec, manifest: dict) -> str:
+    """What the numbers are, in one paragraph (HTML): a simulation by hwlib's model of one
+    partition - not measurements of a Kafka cluster - with its generations and the Kafka
+    releases they model, the runs and what one run is, the fault profiles."""
+    from .findings import join, release
+
+    protocols = [p for p in PROTOCOLS if p in {c.config.protocol for c in spec.cells}]
+    replicas = sorted({len(c.config.replicas) for c in spec.cells})
+    steps = sorted({c.profile.steps for c in spec.cells})
+    profiles = [f'<a href="#fault-profiles">{html.escape(name)}</a>' for name in spec.profiles()]
+    return (f"<p class=\"hwl-simulated\"><b>What this is:</b> a simulation, not measurements of a Kafka cluster. "
+            f"hwlib's model of one partition's replication on {join([str(r) for r in replicas])} brokers ran "
+            f"<b>{manifest['rows']:,} runs</b> ({manifest['cells']} cells of "
+            f"{manifest['runs_per_cell']:,} runs; a cell is one generation at one setting under one fault "
+            f"profile). Each run is {join([str(s) for s in steps])} random steps - produces, fetches and faults "
+            f"drawn from its fault profile ({join(profiles)}, defined below) - replayed exactly under "
+            f"the replication rules of {join([release(p) for p in protocols])}. Cells that differ only in the "
+            f"generation or the settings ran the same schedules, so their differences are the generations'.</p>")
+
+
 # -------------------------------------------------------------------------------- metrics
 def metrics(summary: pd.DataFrame, manifest: dict, findings: list | None = None) -> dict:
-    """Numbers a dashboard or a test can read without parsing HTML (with the findings: each
-    one's text, cells and numbers)."""
-    by_protocol = {}
-    for protocol, rows in summary.groupby("protocol", sort=False):
-        runs = int(rows["runs"].sum())
-        by_protocol[protocol] = {
-            "runs": runs,
-            "runs_lost": int(rows["runs_lost"].sum()),
-            "runs_diverged": int(rows["runs_diverged"].sum()),
-            "loss_rate": float(rows["runs_lost"].sum() / runs) if runs else math.nan,
-            "unavailability": float((rows["unavailability"] * rows["runs"]).sum() / runs) if runs else math.nan,
-        }
+    """Numbers a dashboard or a test can read without parsing HTML, each with its setting: per
+    generation at the durable setting (acks=all, min.insync.replicas=2) and pooled over every
+    setting (acks=1 included, labelled so); with the findings, each one's text, cells and
+    numbers."""
+    from .findings import DURABLE_ACKS, DURABLE_MIN_ISR
+
+    def per_protocol(rows: pd.DataFrame) -> dict:
+        out = {}
+        for protocol, group in rows.groupby("protocol", sort=False):
+            runs = int(group["runs"].sum())
+            out[protocol] = {
+                "runs": runs,
+                "runs_lost": int(group["runs_lost"].sum()),
+                "runs_diverged": int(group["runs_diverged"].sum()),
+                "loss_rate": float(group["runs_lost"].sum() / runs) if runs else math.nan,
+                "unavailability": float((group["unavailability"] * group["runs"]).sum() / runs) if runs else math.nan,
+            }
+        return out
+
+    durable = summary[(summary["acks"].astype(str) == DURABLE_ACKS)
+                      & (summary["min_insync_replicas"] == DURABLE_MIN_ISR)]
     return {"sweep": manifest.get("name"), "rows": manifest.get("rows"), "cells": manifest.get("cells"),
             "spec_hash": manifest.get("spec_hash"), "git_commit": manifest.get("git_commit"),
-            "by_protocol": by_protocol, "findings": [f.as_dict() for f in findings or []]}
+            "durable_setting": {"acks": DURABLE_ACKS, "min_insync_replicas": DURABLE_MIN_ISR,
+                                "by_protocol": per_protocol(durable)},
+            "every_setting": {"note": "pooled over every cell, acks=1 included", "by_protocol": per_protocol(summary)},
+            "findings": [f.as_dict() for f in findings or []]}
+
+
+def footer(metrics_data: dict, manifest: dict) -> str:
+    """The closing lines: per generation at the durable setting (stated), and how the report was
+    made (sweep, seed, Spark, wall time, commit)."""
+    durable = metrics_data["durable_setting"]
+    setting = f"acks={durable['acks']}, min.insync.replicas={durable['min_insync_replicas']}"
+    counts = "; ".join(f"{p} {m['runs_lost']:,} of {m['runs']:,}" for p, m in durable["by_protocol"].items())
+    made = (f"Sweep {manifest['name']} (seed {manifest['spec'].get('seed', 0)}, spec hash {manifest.get('spec_hash')}) "
+            f"on Spark {manifest['spark_version']} ({manifest['spark_master']}) in {manifest['wall_s']:.0f} s; "
+            f"hwlib {manifest['hwlib_version']} at commit {(manifest.get('git_commit') or 'unknown')[:12]}.")
+    first = (f"Runs that lost acknowledged data at {setting}, all profiles pooled: {counts}." if counts else
+             f"No cell at {setting}.")
+    return f'<p class="hwl-footer" style="font-size:12px;color:#444">{html.escape(first)} {html.escape(made)}</p>'
 
 
 def write_metrics(path, data: dict) -> Path:
@@ -204,5 +244,5 @@ def render(params: dict, out_html, progress: bool = True) -> dict:
             params[name] = str(Path(params[name]).resolve())
     papermill.execute_notebook(str(NOTEBOOK), str(executed), parameters=params, cwd=str(REPO),
                                progress_bar=progress, kernel_name="python3")
-    export_html(executed, out_html, hide_code=True)
+    export_html(executed, out_html, hide_code=True, title=params["title"])
     return {"html": out_html, "notebook": executed, "metrics": metrics_path}

@@ -1,6 +1,7 @@
-"""The fault-sweep report's counterexample stories: which shrunk reproducers to show, their anchors, their telling.
+"""The fault-sweep report's counterexample stories: which reproducers to show, their anchors, telling and fix.
 
-Those the findings link to come first; each run is told in one paragraph from its own events.
+Those the findings link to come first; each run is told in one paragraph from its own events
+and shown beside the first later generation that fixed its kind.
 
 Each shown reproducer gets the anchor ``cx-<cell>`` so a finding can link to its step-through.
 """
@@ -10,10 +11,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .checks import SEVERITY
 from .scenario import load_scenario
 
-_SERIOUS = ("lost-write", "log-divergence", "duplicate", "reordered", "unseen", "inconsistent-offsets",
-            "committed-truncated", "strong-isr", "nonmonotonic-poll", "epoch-cache-order")
 _STORY_EVENTS = ("ack", "crash", "restart", "leader", "truncate", "isr", "elr", "isolate", "reconnect",
                  "refused", "diverging", "epoch_request", "bounced", "detected", "produce_error",
                  "leader_and_isr", "controller_failover", "metadata")
@@ -32,7 +32,7 @@ def counterexamples(sweep_dir, limit: int, linked: list[str] | tuple[str, ...] =
     manifest = json.loads((Path(sweep_dir) / "manifest.json").read_text())
     items = [{**i, "scenario": load_scenario(Path(sweep_dir) / i["path"])} for i in manifest.get("shrunk") or []]
     items.sort(key=lambda i: (i["scenario"].config.acks != "all",
-                              _SERIOUS.index(i["kind"]) if i["kind"] in _SERIOUS else 99,
+                              SEVERITY.index(i["kind"]),
                               -i["scenario"].config.min_insync_replicas, i["cell"]))
     by_cell = {i["cell"]: i for i in items}
     chosen = [by_cell[c] for c in dict.fromkeys(linked) if c in by_cell]
@@ -45,6 +45,29 @@ def counterexamples(sweep_dir, limit: int, linked: list[str] | tuple[str, ...] =
             seen.add(key)
             chosen.append(item)
     return chosen
+
+
+def fixed_by(spec, runs, item: dict) -> str | None:
+    """The first later generation that fixed a shown reproducer's kind: its cell at the same
+    profile and settings had no run showing the kind, and this schedule does not show it
+    either (so the step-through beside it shows the fix). None when no later generation did."""
+    from .config import PROTOCOLS
+    from .run import run_steps
+    from .sweep.runs import anomaly_column
+
+    scenario, kind = item["scenario"], item["kind"]
+    cell = next(c for c in spec.cells if c.id == item["cell"])
+    context = {k: v for k, v in cell.params.items() if k != "protocol"}
+    column = anomaly_column(kind)
+    for protocol in PROTOCOLS[PROTOCOLS.index(scenario.config.protocol) + 1:]:
+        twin = next((c for c in spec.cells if c.config.protocol == protocol
+                     and {k: v for k, v in c.params.items() if k != "protocol"} == context), None)
+        if twin is None or (runs.loc[runs["cell"] == twin.id, column] > 0).any():
+            continue
+        replay = run_steps(scenario.config.replace(protocol=protocol), scenario.steps, record=False)
+        if kind not in replay.anomaly_kinds():
+            return protocol
+    return None
 
 
 def explain(result, item: dict) -> str:

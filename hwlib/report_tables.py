@@ -1,4 +1,4 @@
-"""The fault-sweep report's tables: every cell, fault coverage, every paired test, as sortable offline HTML.
+"""The fault-sweep report's tables: the fault profiles, every cell, fault coverage, every paired test, offline HTML.
 
 A few lines of inline script, no CDN.
 
@@ -118,3 +118,98 @@ def paired_tests(summary: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
                              "p (exact McNemar)": f"{test['p']:.2g}",
                              "difference": "significant" if test["p"] < ALPHA else "not shown"})
     return pd.DataFrame(rows)
+
+
+def step_action(step) -> str | None:
+    """A schedule step's action as a fault profile names it (None: a base action - a produce, a
+    fetch - or a fault's follow-up: restart, reconnect, retry, a split fetch's response)."""
+    kind = step.kind
+    if kind == "crash":
+        return "power_loss" if step.lose_unflushed else "crash" if step.detected else "quick_restart"
+    if kind == "produce":
+        return "lost_ack" if step.lose_ack else "stale_produce" if step.replica is not None else None
+    if kind == "elect":
+        return "leader_move"
+    if kind == "fetch_request":
+        return "fetch_split"
+    if kind in ("tick", "flush", "isolate", "deliver", "controller_failover", "consume", "consumer_crash"):
+        return kind
+    return None
+
+
+#: each action in the report's words
+ACTION_WORDS = {
+    "produce": "the producer sends one record", "replication_round": "every replica fetches once",
+    "fetch": "one replica fetches", "fetch_split": "a fetch whose response arrives a few steps later",
+    "flush": "a replica flushes its log and HW checkpoint", "crash": "a crash the controller notices",
+    "quick_restart": "a crash within the session timeout, not noticed", "power_loss": "a power loss: the "
+    "unflushed log is gone", "leader_move": "an operator moves leadership (clean election)",
+    "tick": "time passes", "isolate": "a broker loses the controller", "lost_ack": "an acknowledgement is lost",
+    "consume": "the consumer polls", "consumer_crash": "the consumer dies", "deliver": "a cut-off broker "
+    "applies a queued LeaderAndIsr late", "controller_failover": "a new controller takes over",
+    "stale_produce": "a produce goes to a broker a stale client believes leads",
+}
+#: the actions counted as faults in "faults per run" (time passing, flushes, split fetches and
+#: consumer polls are counted apart)
+FAULTS_PER_RUN = ("crash", "quick_restart", "power_loss", "leader_move", "isolate", "deliver",
+                  "controller_failover", "lost_ack", "stale_produce", "consumer_crash")
+
+
+def profile_table(spec, max_runs: int = 500) -> str:
+    """Every fault profile of ``spec``: what it models, how long a run is, each action it draws
+    with its weight and share of the draws, and how often each fired per run (mean, min-max,
+    over the schedules of the sweep's first ``max_runs`` runs of a cell with that profile)."""
+    from .faults import derive_seed, generate
+    rows = []
+    for name, profile in spec.profiles().items():
+        cell = next(c for c in spec.cells if c.profile.name == name)
+        runs = min(spec.runs, max_runs)
+        counts = []
+        for run in range(runs):
+            schedule = generate(profile, derive_seed(spec.seed, cell.schedule_key, run), cell.config.replicas)
+            drawn: dict[str, int] = {}
+            for step in schedule.steps:
+                action = step_action(step)
+                if action is not None:
+                    drawn[action] = drawn.get(action, 0) + 1
+            counts.append(drawn)
+        total = sum(profile.weights.values())
+        items = []
+        for action, weight in profile.weights.items():
+            if weight <= 0:
+                continue
+            line = f"<b>{html.escape(action.replace('_', ' '))}</b> {weight:g} ({weight / total:.0%})"
+            line += f' <span style="color:#555">- {html.escape(ACTION_WORDS[action])}</span>'
+            per_run = [c.get(action, 0) for c in counts]
+            if action not in ("produce", "replication_round", "fetch"):
+                line += f": {sum(per_run) / runs:.1f} per run ({min(per_run)}-{max(per_run)})"
+            items.append(f"<li>{line}</li>")
+        faults = [sum(c.get(a, 0) for a in FAULTS_PER_RUN) for c in counts]
+        detected = []
+        if profile.weights.get("power_loss", 0) > 0:
+            detected.append(f"a power loss is noticed by the controller with probability "
+                            f"{profile.power_loss_detected:g}")
+        if profile.weights.get("isolate", 0) > 0:
+            detected.append(f"an isolated broker's session expires with probability {profile.isolate_detected:g}")
+        timing = (f"restarts follow {profile.restart_delay[0]}-{profile.restart_delay[1]} steps later; ticks of "
+                  + ", ".join(f"{ms / 1000:g}" for ms in profile.tick_ms) + " s" + ("; " if detected else "")
+                  + "; ".join(detected))
+        rows.append(
+            f'<tr><td style="text-align:left;vertical-align:top;white-space:nowrap"><b>{html.escape(name)}</b></td>'
+            f'<td style="text-align:left;vertical-align:top;max-width:22em">'
+            f'{html.escape(" ".join(profile.description.split()))}</td>'
+            f'<td style="text-align:left;vertical-align:top">{profile.steps} random steps'
+            f'{"; each fault kind switched on or off per run (swarm)" if profile.swarm else ""}<br>'
+            f'<b>{sum(faults) / runs:.1f} faults</b> ({min(faults)}-{max(faults)})<br>'
+            f'<span style="color:#555;font-size:11px">{html.escape(timing)}</span></td>'
+            f'<td style="text-align:left;vertical-align:top"><ul style="margin:0;padding-left:1.2em">'
+            f'{"".join(items)}</ul></td></tr>')
+    return ('<table class="hwl-profiles" style="border-collapse:collapse;font-size:12px;text-align:left">'
+            '<tr style="text-align:left"><th>profile</th><th>what it models</th>'
+            '<th>one run (faults: mean, min-max)</th>'
+            '<th>actions: weight (share of draws): times per run, mean (min-max)</th></tr>'
+            + "".join(rows) + "</table>"
+            '<p style="font-size:12px;color:#444">Faults counted: '
+            f'{", ".join(a.replace("_", " ") for a in FAULTS_PER_RUN)}. '
+            f"Counts are over the schedules of the first {min(spec.runs, max_runs):,} runs of each profile; "
+            "a replication round is every replica fetching once.</p>")

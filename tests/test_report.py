@@ -18,6 +18,8 @@ from hwlib.report import NOTEBOOK, PARAMETERS, ReportParameterError, parse_param
 from .browser import ARTIFACTS, offline_page
 from .files import tree
 
+REPO = Path(__file__).resolve().parent.parent
+
 TINY = {"grid": {"protocol": ["hw", "kip101"], "replicas": [2], "acks": ["all"], "min_insync_replicas": [1, 2]},
         "runs": 20, "title": "Tiny sweep", "max_counterexamples": 2}
 
@@ -59,6 +61,14 @@ def rendered(tmp_path_factory):
     return out, paths
 
 
+def _matrix_rows(html: str) -> list[tuple[str, list[str]]]:
+    """(kind, [verdict state per generation]) of the report's first verdict table."""
+    matrix = html[html.index('class="hwl-matrix"'):]
+    matrix = matrix[:matrix.index("</table>")]
+    rows = re.findall(r"<tr><th[^>]*>([a-z-]+)(?:<br>.*?)?</th>(.*?)</tr>", matrix, re.S)
+    return [(kind, re.findall(r'data-state="(\w+)"', cells)) for kind, cells in rows]
+
+
 def test_report_runs_a_tiny_sweep_and_renders_offline_html(rendered):
     out, paths = rendered
     html = paths["html"].read_text()
@@ -66,23 +76,96 @@ def test_report_runs_a_tiny_sweep_and_renders_offline_html(rendered):
     assert "<h1" in html and "Tiny sweep" in html and "acked data lost" in html
     # headline, lag over steps, lag CDF, heatmaps, trade-off
     assert len(re.findall(r'<img[^>]+src="data:image/png;base64,', html)) == 5
-    # "Can it happen at all?": the verdict matrix, then one step-through per violated kind; the
-    # sweep's counterexamples after it: hw fails, kip101 does not
+    # "Can it happen at all?": one verdict table per set of faults (this sweep has one profile),
+    # the generations the sweep ran, each cell saying what it covers
     assert "Can it happen at all?" in html and html.count('class="hwl-matrix"') == 1
-    matrix = html[html.index('class="hwl-matrix"'):]
-    matrix = matrix[:matrix.index("</table>")]
-    rows = re.findall(r"<tr><th[^>]*>([a-z-]+)</th>(.*?)</tr>", matrix)
+    assert "With the faults of <b>kip101-data-loss</b>" in html
+    rows = _matrix_rows(html)
     assert [kind for kind, _ in rows] == ["lost-write", "log-divergence", "committed-truncated", "strong-isr"]
-    violated = [kind for kind, cells in rows if "violated at depth" in cells]
-    assert "strong-isr" in violated and re.findall(r"<td[^>]*>([^<]+)</td>", rows[3][1])[3:] == \
-        ["holds (complete)"] * 3                                   # kip320, kip595, kip966
-    assert html.count('class="hwl-stepper"') == len(violated) + 1
+    assert dict(rows)["lost-write"] == ["violated", "holds"]        # hw loses KIP-101's write, kip101 does not
+    assert html.count("with crashes, quick restarts, time passing; &lt;= 2 records, 2 replicas") == 2 * 4
+    violated = [kind for kind, states in rows if "violated" in states]
+    shown_sweep = html.count('class="hwl-scenario"') - len(violated)
+    assert html.count('class="hwl-stepper"') == len(violated) + shown_sweep and shown_sweep >= 1
     assert not re.search(r"<script[^>]+src=|https?://cdn", html)
     assert "def " not in html and "import " not in html            # code hidden
     assert "log4j" not in html                                     # no Spark chatter
     metrics = json.loads(paths["metrics"].read_text())
-    assert metrics["rows"] == 80 and set(metrics["by_protocol"]) == {"hw", "kip101"}
-    assert metrics["by_protocol"]["kip101"]["runs_lost"] == 0 < metrics["by_protocol"]["hw"]["runs_lost"]
+    durable = metrics["durable_setting"]["by_protocol"]
+    assert metrics["rows"] == 80 and set(durable) == {"hw", "kip101"}
+    assert durable["kip101"]["runs_lost"] == 0 < durable["hw"]["runs_lost"]
+    assert durable["hw"]["runs"] == 20 and metrics["every_setting"]["by_protocol"]["hw"]["runs"] == 40
+
+
+def test_the_first_screen_says_what_was_simulated_and_answers_before_the_figure(rendered):
+    """The page's title is the report's; then, in this order: what was simulated, the short
+    answer, the headline figure, the findings; the fault profiles are defined; no path of the
+    machine that made it appears anywhere."""
+    out, paths = rendered
+    html = paths["html"].read_text()
+    assert "<title>Tiny sweep</title>" in html
+    marks = [html.index('<h1 id="report-title"'), html.index('class="hwl-simulated"'),
+             html.index('class="hwl-answer"'), html.index("<img"), html.index('class="hwl-findings"')]
+    assert marks == sorted(marks)
+    simulated = re.sub(r"<[^>]+>", "", html[marks[1]:html.index("</p>", marks[1])])
+    assert "a simulation, not measurements of a Kafka cluster" in simulated and "80 runs" in simulated
+    assert "200 random steps" in simulated and "hw (Kafka <= 0.10.2)" in simulated.replace("&lt;", "<")
+    answer = re.sub(r"<[^>]+>", "", html[marks[2]:html.index("</div>", marks[2])])
+    assert "acknowledged writes were lost by hw" in answer and "kip101" in answer
+    table = html[html.index('class="hwl-profiles"'):]
+    assert "kip101-data-loss" in table[:table.index("</table>")] and "faults</b> (" in table
+    for path in {str(REPO), str(out), str(Path.home()), str(Path(sys.executable).parent)}:
+        assert path not in html, path
+
+
+def test_each_counterexample_embeds_a_scenario_that_replays_beside_the_first_fix(rendered, tmp_path):
+    """Every scenario file in the page, extracted as a recipient would (the YAML text), replays
+    with ``hwlib run`` to the anomaly it is shown for; the generation beside it is the first
+    later one that fixed it: its sweep cell never showed the kind (sweep counterexamples) or the
+    model check found it cannot happen (the check's), and the same steps show nothing there."""
+    import html as html_lib
+
+    import hwlib
+    from hwlib.config import PROTOCOLS
+    from hwlib.sweep import parse_spec, read_runs
+    from hwlib.sweep.runs import anomaly_column
+
+    out, paths = rendered
+    page = paths["html"].read_text()
+    blocks = re.findall(r'<details class="hwl-scenario".*?</details>', page, re.S)
+    assert len(blocks) >= 2
+    manifest = json.loads((out / "sweep" / "manifest.json").read_text())
+    spec, runs = parse_spec(manifest["spec"]), read_runs(out / "sweep")
+    states = dict(_matrix_rows(page))
+    for block in blocks:
+        name = re.search(r'download="([^"]+)"', block).group(1)
+        text = html_lib.unescape(re.search(r'<pre class="hwl-yaml"[^>]*>(.*?)</pre>', block, re.S).group(1))
+        (tmp_path / name).write_text(text)
+        done = subprocess.run([sys.executable, "-m", "hwlib.cli", "run", str(tmp_path / name), "--json"],
+                              capture_output=True, text=True, check=True)
+        kind = next(k for k in hwlib.ANOMALY_KINDS if name.endswith(f"-{k}.yaml"))
+        assert kind in {a["kind"] for a in json.loads(done.stdout)["anomalies"]}, name
+        scenario = hwlib.load_scenario(tmp_path / name)
+        assert f"hwlib run {name}" in block
+        fix = re.search(rf"hwlib run {re.escape(name)} --protocol (\w+)", block)
+        later = PROTOCOLS[PROTOCOLS.index(scenario.config.protocol) + 1:]
+        if name.startswith("check-"):
+            ran = [p for p in ("hw", "kip101") if p in later]
+            holding = [p for p in ran if states[kind][("hw", "kip101").index(p)] == "holds"]
+            assert (fix.group(1) if fix else None) == (holding[0] if holding else None), name
+        else:
+            cell = next(c for c in spec.cells if name.startswith(c.id + "-"))
+            context = {k: v for k, v in cell.params.items() if k != "protocol"}
+            fixed = []
+            for p in later:
+                twin = next((c for c in spec.cells if c.config.protocol == p and
+                             {k: v for k, v in c.params.items() if k != "protocol"} == context), None)
+                if twin is not None and not (runs.loc[runs["cell"] == twin.id, anomaly_column(kind)] > 0).any() \
+                        and kind not in hwlib.run_scenario(scenario, protocol=p).anomaly_kinds():
+                    fixed.append(p)
+            assert (fix.group(1) if fix else None) == (fixed[0] if fixed else None), name
+        if fix:
+            assert kind not in hwlib.run_scenario(scenario, protocol=fix.group(1)).anomaly_kinds()
 
 
 def test_every_number_in_the_findings_is_the_summarys(rendered):
@@ -106,7 +189,8 @@ def test_every_number_in_the_findings_is_the_summarys(rendered):
         shown = f"{numbers['lost_rate']:.1%} [{numbers['lost_lo']:.1%}, {numbers['lost_hi']:.1%}]"
         assert shown in durable[0]["text"] or numbers["runs_lost"] == 0
     html = paths["html"].read_text()
-    assert html.index('class="hwl-findings"') < html.index("By generation") < html.index('class="hwl-matrix"')
+    assert html.index('class="hwl-answer"') < html.index("By generation") < html.index('class="hwl-findings"') \
+        < html.index('class="hwl-matrix"')
 
 
 def test_report_loads_a_precomputed_sweep_directory(rendered):
@@ -117,7 +201,8 @@ def test_report_loads_a_precomputed_sweep_directory(rendered):
     assert "From a directory" in html and "acked data lost" in html
     assert "Left out: the report ran with" in html and "hwl-matrix" not in html
     first = json.loads((out / "tiny.metrics.json").read_text())
-    assert json.loads(paths["metrics"].read_text())["by_protocol"] == first["by_protocol"]
+    again = json.loads(paths["metrics"].read_text())
+    assert again["durable_setting"] == first["durable_setting"] and again["every_setting"] == first["every_setting"]
 
 
 def test_cli_bad_parameter_is_one_line_and_writes_nothing(tmp_path):
@@ -147,13 +232,15 @@ def test_report_html_opens_offline_with_table_and_working_step_through(rendered,
 def test_report_opens_on_its_findings_and_a_finding_links_to_a_working_step_through(rendered, browser):
     _, paths = rendered
     page = offline_page(browser, Path(paths["html"]).as_uri())
+    assert page.title() == "Tiny sweep"
     headings = page.locator("h1, h2").all_inner_texts()
-    assert headings[0].startswith("Tiny sweep") and headings[1].startswith("Findings")
-    assert headings[2].startswith("By generation")
+    assert headings[0].startswith("Tiny sweep") and headings[1].startswith("By generation")
+    assert headings[2].startswith("Findings")
     findings = page.locator("ol.hwl-findings > li")
     assert findings.count() >= 3
-    first_image = page.locator("img").first.bounding_box()["y"]
-    assert findings.last.bounding_box()["y"] < first_image < page.locator("table.hwl-matrix").bounding_box()["y"]
+    tops = [page.locator(s).first.bounding_box()["y"] for s in
+            ("h1", ".hwl-simulated", ".hwl-answer", "img", "ol.hwl-findings", "table.hwl-matrix")]
+    assert tops == sorted(tops)
     link = page.locator('ol.hwl-findings a[href^="#cx-"]').first
     target = link.get_attribute("href")[1:]
     link.click()
@@ -176,6 +263,13 @@ def test_report_opens_on_its_findings_and_a_finding_links_to_a_working_step_thro
     values = [float(t.split("%")[0]) for t in table.locator(f"tbody tr td:nth-child({column + 1})").all_inner_texts()]
     assert values == sorted(values, reverse=True) and values[0] > values[-1]
     page.screenshot(path=str(ARTIFACTS / "report-findings.png"))
+    # a counterexample's scenario file: collapsed, revealed by a click, its YAML there to copy
+    scenario = page.locator("details.hwl-scenario").first
+    assert not scenario.evaluate("d => d.open") and not scenario.locator("pre.hwl-yaml").is_visible()
+    scenario.locator("summary").click()
+    assert scenario.locator("pre.hwl-yaml").is_visible() and "steps:" in scenario.locator("pre.hwl-yaml").inner_text()
+    scenario.locator("button.copy").click()
+    page.wait_for_function("b => b.textContent !== 'Copy'", arg=scenario.locator("button.copy").element_handle())
     page.evaluate("window.scrollTo(0, 0)")
     page.screenshot(path=str(ARTIFACTS / "report-top.png"))
     assert page.requests_outside == [] and page.errors == []
@@ -219,3 +313,28 @@ def test_report_to_an_unwritable_place_is_one_line_before_any_work(tmp_path, out
     assert done.returncode == 2 and done.stderr.startswith("hwlib: error: out: cannot write ")
     assert done.stderr.count("\n") == 1 and "Traceback" not in done.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["dir.html"]
+
+
+def test_the_committed_sample_report_reads_first_screen_first_offline(browser):
+    """The sample a colleague is sent: its tab says its title; title, what was simulated, the
+    short answer, the headline figure and the findings come in that order; a counterexample's
+    scenario file opens on a click; nothing is fetched from outside; no path of the machine
+    that rendered it."""
+    sample = REPO / "reports" / "sample-fault-sweep.html"
+    text = sample.read_text()
+    assert not re.search(r"/(?:home|root|tmp|work|Users)/[\w.-]+/", text)
+    page = offline_page(browser, sample.as_uri())
+    assert page.title() == "Kafka replication under faults"
+    tops = [page.locator(s).first.bounding_box()["y"] for s in
+            ("h1", ".hwl-simulated", ".hwl-answer", "img", "ol.hwl-findings")]
+    assert tops == sorted(tops) and tops[3] < 1.5 * 1000              # the figure is on the first screens
+    assert "a simulation, not measurements of a Kafka cluster" in page.locator(".hwl-simulated").inner_text()
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "sample-first-screen.png"))
+    scenario = page.locator("details.hwl-scenario").first
+    scenario.scroll_into_view_if_needed()
+    scenario.locator("summary").click()
+    assert scenario.locator("pre.hwl-yaml").is_visible()
+    assert "steps:" in scenario.locator("pre.hwl-yaml").inner_text()
+    page.screenshot(path=str(ARTIFACTS / "sample-scenario-file.png"))
+    assert page.requests_outside == [] and page.errors == []

@@ -1,0 +1,242 @@
+"""The report's model check: each fault profile's faults in every generation, each verdict reconciled with the sweep.
+
+For every fault profile of a sweep, ``hwlib check`` searches every schedule of produces,
+fetches and the faults that profile can fire (``check.profile_faults``) at small bounds, in
+each generation the sweep ran: "how often" (the sweep) and "can it happen at all" (the
+check) then speak of the same faults.
+
+The two must agree. Where the sweep's runs show a kind under a generation (at acks=all with
+unclean election off, the check's setting) and the check says the kind holds, the sweep's
+first such run is shrunk and measured: if it needs more than the check's bounds allow (three
+replicas, more records, a later leader epoch, ticks of another length ...), the cell says so
+instead of "holds"; if it fits the bounds, the check and the sweep contradict each other and
+the report refuses to render (``ReportConsistencyError``) rather than print both.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import html
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import pandas as pd
+
+from .check import FAULT_WORDS, Bounds, CheckResult, profile_faults, step_fault
+from .check_views import matrix_html
+from .checks import is_safety
+from .config import PROTOCOLS, ClusterConfig
+from .errors import HwlibError
+from .findings import Finding, join
+from .run import run_steps
+from .scenario import Scenario
+from .verdicts import Verdict, cell_verdict, check_all, coverage_text
+
+#: the kinds the report's check looks for: the broker-side safety properties
+KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr")
+#: 2 replicas with min.insync.replicas=1: writes go on with one replica out of the ISR, as
+#: with 3 replicas and min.insync.replicas=2 (the sweep's durable setting)
+CONFIG = ClusterConfig(replicas=("A", "B"), acks="all", min_insync_replicas=1)
+#: the TLA+ specification's bounds; one tick when the profile lets time pass
+BOUNDS = Bounds(replicas=2, max_records=2, max_epoch=2)
+#: a search stops after the level that reaches this many states (the report's time budget):
+#: every profile of the default sweep completes below it
+MAX_STATES = 3_000_000
+
+
+class ReportConsistencyError(HwlibError, RuntimeError):
+    """The model check says a kind cannot happen within bounds that a run of the sweep, which
+    shows it, fits: one of the two is wrong, and the report is not rendered."""
+
+
+@dataclass
+class ProfileCheck:
+    """The check of one set of faults: the sweep's profiles that fire exactly those, the
+    results per generation (release order), and the reconciled verdicts ((protocol, kind) ->
+    Verdict; cells not in it are the check's own)."""
+
+    profiles: list[str]
+    faults: tuple[str, ...]
+    results: list[CheckResult]
+    verdicts: dict[tuple[str, str], Verdict] = field(default_factory=dict)
+
+    @property
+    def coverage(self) -> str:
+        return coverage_text(self.results[0])
+
+    def verdict(self, protocol: str, kind: str) -> Verdict:
+        result = next(r for r in self.results if r.protocol == protocol)
+        return self.verdicts.get((protocol, kind)) or cell_verdict(result, kind)
+
+
+@dataclass
+class Witness:
+    """The sweep's first run (in cell order) that showed a kind: its cell, run index, and how
+    many runs of that cell showed it."""
+
+    cell: object           # sweep.spec.Cell
+    run: int
+    runs: int
+
+
+def run(spec, kinds: tuple[str, ...] = KINDS, workers: int = 1, max_states: int = MAX_STATES,
+        log: Callable[[str], None] | None = None) -> list[ProfileCheck]:
+    """One check per distinct set of faults among the sweep's profiles, over the generations the
+    sweep ran; ``log`` gets a line as each generation's search starts."""
+    groups: dict[tuple[str, ...], list[str]] = {}
+    for name, profile in spec.profiles().items():
+        faults, uncovered = profile_faults(profile)
+        if uncovered:           # profile_faults covers every action a profile can have today
+            raise ReportConsistencyError(f"profile {name}: the check has no fault for {', '.join(uncovered)}")
+        groups.setdefault(faults, []).append(name)
+    present = {cell.config.protocol for cell in spec.cells}
+    protocols = [p for p in PROTOCOLS if p in present]
+    checks = []
+    for faults, names in groups.items():
+        bounds = dataclasses.replace(BOUNDS, max_ticks=1 if "tick" in faults else 0, max_states=max_states)
+        def started(protocol: str, names: list[str] = names) -> None:
+            if log is not None:
+                log(f"model check, faults of {' and '.join(names)}: {protocol}")
+
+        results = check_all(CONFIG, protocols, bounds, faults, kinds, exhaustive=False, progress=started,
+                            workers=workers)
+        checks.append(ProfileCheck(names, faults, results))
+    return checks
+
+
+def witnesses(spec, runs: pd.DataFrame, kinds: tuple[str, ...] = KINDS) -> dict[tuple[str, str, str], Witness]:
+    """(profile, protocol, kind) -> the sweep's first run showing ``kind`` at acks=all with
+    unclean election off, from the run table."""
+    from .sweep.runs import anomaly_column
+
+    cells = {cell.id: cell for cell in spec.cells}
+    comparable = runs[(runs["acks"].astype(str) == "all") & ~runs["unclean_leader_election"].astype(bool)]
+    out = {}
+    for kind in kinds:
+        shown = comparable[comparable[anomaly_column(kind)] > 0].sort_values(["cell", "run"])
+        for (profile, protocol), rows in shown.groupby(["profile", "protocol"], sort=False):
+            first = rows.iloc[0]
+            count = int((rows["cell"] == first["cell"]).sum())
+            out[(profile, protocol, kind)] = Witness(cells[first["cell"]], int(first["run"]), count)
+    return out
+
+
+def beyond(scenario: Scenario, result: CheckResult) -> list[str]:
+    """What a run (``scenario``) needs that ``result``'s search did not cover: more replicas,
+    records, leader epochs, ticks or steps than its bounds, other settings, other faults."""
+    b, config, steps = result.bounds, result.config, scenario.steps
+    out = []
+    if len(scenario.config.replicas) > b.replicas:
+        out.append(f"{len(scenario.config.replicas)} replicas")
+    mine, theirs = scenario.config.to_dict(), config.to_dict()
+    for name in sorted(set(mine) - {"replicas", "protocol"}):
+        if mine[name] != theirs[name]:
+            out.append(f"{name}={mine[name]}")
+    records = sum(1 for s in steps if s.kind == "produce")
+    if records > b.max_records:
+        out.append(f"{records} records")
+    epoch = run_steps(scenario.config, steps, record=False).final["leader_epoch"]
+    if epoch > b.max_epoch:
+        out.append(f"leader epoch {epoch}")
+    ticks = [s.ms for s in steps if s.kind == "tick"]
+    if len(ticks) > b.max_ticks:
+        out.append(f"{len(ticks)} ticks")
+    tick_ms = b.tick_ms or config.replica_lag_time_max_ms * 3 // 2 + 1
+    odd = sorted({ms for ms in ticks if ms != tick_ms})
+    if odd and "tick" in result.faults:
+        out.append("time passing in steps of " + ", ".join(f"{ms / 1000:g} s" for ms in odd))
+    missing = sorted({f for f in map(step_fault, steps) if f is not None and f not in result.faults})
+    if missing:
+        out.append(", ".join(FAULT_WORDS[f] for f in missing))
+    if not result.complete and len(steps) > result.depth:
+        out.append(f"{len(steps)} steps (the search went {result.depth} deep)")
+    return out
+
+
+def reconcile(checks: list[ProfileCheck], spec, runs: pd.DataFrame, kinds: tuple[str, ...] = KINDS) -> None:
+    """Where the sweep shows a kind the check says holds: the sweep's run, shrunk, measured
+    against the check's bounds - the cell then says what the bounds lack; a run that fits them
+    is a contradiction (ReportConsistencyError)."""
+    from .sweep.driver import shrink_run
+
+    seen = witnesses(spec, runs, kinds)
+    for check in checks:
+        for result in check.results:
+            for kind in kinds:
+                if kind in result.violations or not is_safety(kind):
+                    continue
+                witness = next((seen[(p, result.protocol, kind)] for p in check.profiles
+                                if (p, result.protocol, kind) in seen), None)
+                if witness is None:
+                    continue
+                scenario, _ = shrink_run(spec, witness.cell.index, witness.run, kind)
+                lacks = beyond(scenario, result)
+                if not lacks:
+                    raise ReportConsistencyError(
+                        f"model check: {kind} holds under {result.protocol} with the faults of "
+                        f"{'/'.join(check.profiles)} ({coverage_text(result)}), but the sweep's run {witness.run} "
+                        f"of cell {witness.cell.id} shows it within those bounds ({len(scenario.steps)} steps: "
+                        f"{'; '.join(s.describe() for s in scenario.steps)}); the report is not rendered")
+                runs_text = "1 run" if witness.runs == 1 else f"{witness.runs} runs"
+                check.verdicts[(result.protocol, kind)] = Verdict(
+                    "beyond", f"not found within these bounds; the sweep shows it (cell {witness.cell.id}, "
+                    f"{runs_text}) with {join(lacks)}, beyond them")
+
+
+def matrix(checks: list[ProfileCheck], kinds: tuple[str, ...] = KINDS) -> str:
+    """One verdict table per set of faults, under a heading naming its profiles."""
+    parts = []
+    for index, check in enumerate(checks):
+        names = " and ".join(f"<b>{html.escape(p)}</b>" for p in check.profiles)
+        parts.append(f'<h4 style="margin:1em 0 .3em">With the faults of {names}</h4>'
+                     f'<p style="margin:0 0 .4em;color:#333">{html.escape(check.coverage)}</p>'
+                     + matrix_html(check.results, kinds, check.verdicts, legend=index == len(checks) - 1))
+    return "".join(parts)
+
+
+def shortest(checks: list[ProfileCheck], kinds: tuple[str, ...] = KINDS) -> list[tuple[ProfileCheck, CheckResult, str]]:
+    """Per kind, the shortest counterexample over every check (earliest generation, then the
+    first check, on ties): one step-through per kind."""
+    out = []
+    for kind in kinds:
+        found = [(check, r) for check in checks for r in check.results if kind in r.violations]
+        if found and is_safety(kind):
+            check, result = min(found, key=lambda item: item[1].violations[kind].depth)
+            out.append((check, result, kind))
+    return out
+
+
+def findings(checks: list[ProfileCheck], kinds: tuple[str, ...], anchor: str) -> list[Finding]:
+    """What the check found, one finding per set of faults: for each kind, the generations where
+    it can happen (shortest schedule), those where it cannot (complete searches only) and those
+    where the bounds were too small to tell; never "cannot" of a cell the sweep contradicts."""
+    out = []
+    for check in checks:
+        parts, numbers = [], {}
+        for kind in kinds:
+            shown = {r.protocol: check.verdict(r.protocol, kind) for r in check.results}
+            numbers[kind] = {p: v.text for p, v in shown.items()}
+            violated = [p for p, v in shown.items() if v.state == "violated"]
+            holds = [p for p, v in shown.items() if v.state == "holds"]
+            wider = [p for p, v in shown.items() if v.state in ("beyond", "partial")]
+            if not violated and not wider:
+                continue
+            text = f"<b>{kind}</b>"
+            if violated:
+                depth = min(v.depth for v in shown.values() if v.state == "violated" and v.depth is not None)
+                text += f" can happen under {join(violated)} (shortest: {depth} steps)"
+            if holds:
+                text += f"{',' if violated else ''} cannot under {join(holds)}"
+            if wider:
+                text += f"{';' if violated or holds else ''} under {join(wider)} the bounds are too small to tell"
+            parts.append(text)
+        names = " and ".join(f"<b>{html.escape(p)}</b>" for p in check.profiles)
+        b = check.results[0].bounds
+        body = "; ".join(parts) if parts else f"none of {join(list(kinds))} can happen in any generation"
+        text = (f'<b>Can it happen at all</b>, with the faults of {names} (every schedule at {b.replicas} '
+                f'replicas, at most {b.max_records} records and leader epoch {b.max_epoch}; '
+                f'<a href="#{anchor}">the verdicts</a>): {body}.')
+        conclusive = all(check.verdict(r.protocol, k).state in ("violated", "holds") for r in check.results
+                         for k in kinds)
+        out.append(Finding(f"model-check:{'/'.join(check.profiles)}", text, [], numbers, conclusive=conclusive))
+    return out

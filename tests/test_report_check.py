@@ -1,0 +1,75 @@
+"""The report's model check agrees with its sweep: each fault profile's faults are searched, and a
+"holds" the sweep's runs contradict is either explained by the bounds it lacks or refused."""
+
+from __future__ import annotations
+
+import pytest
+
+from hwlib.check import FAULTS, Bounds, CheckResult, profile_faults, step_fault
+from hwlib.profiles import ACTIONS, FaultProfile, load_profile
+from hwlib.report_check import CONFIG, ProfileCheck, ReportConsistencyError, beyond, findings, reconcile
+from hwlib.sweep import parse_spec
+from hwlib.sweep.runs import run_batch
+
+#: crashes and quick restarts, no ticks: a reproducer of KIP-101's loss fits small bounds
+NO_TICKS = {"name": "crash-mix", "weights": {"produce": 5, "replication_round": 4, "crash": 1, "quick_restart": 2},
+            "restart_delay": [1, 4]}
+
+
+def test_every_action_a_profile_can_draw_is_a_fault_the_check_searches():
+    everything = FaultProfile(name="all", weights={a: 1 for a in ACTIONS}, power_loss_detected=0.5,
+                              isolate_detected=0.5)
+    faults, uncovered = profile_faults(everything)
+    assert uncovered == () and set(faults) == set(FAULTS)
+    assert profile_faults(load_profile("kip101-data-loss")) == (("crash", "quick_restart", "tick"), ())
+    only_seen = FaultProfile(name="x", weights={"produce": 1, "power_loss": 1}, power_loss_detected=1)
+    assert profile_faults(only_seen)[0] == ("power_loss",)
+
+
+@pytest.fixture(scope="module")
+def hw_losses():
+    """A sweep (without Spark: its run table from ``run_batch``) in which hw loses acknowledged
+    writes with crashes and quick restarts at 2 replicas."""
+    spec = parse_spec({"name": "t", "seed": 4, "runs": 40, "profile": NO_TICKS,
+                       "grid": {"protocol": ["hw"], "replicas": [2], "acks": ["all"], "min_insync_replicas": [1]}})
+    runs = run_batch(spec, 0, spec.total_runs)
+    assert (runs["n_lost_write"] > 0).any()
+    return spec, runs
+
+
+def _holds(bounds: Bounds, faults=("crash", "quick_restart")) -> ProfileCheck:
+    """A check that claims hw's lost-write holds, complete, within ``bounds``."""
+    result = CheckResult("hw", CONFIG.replace(protocol="hw"), bounds, faults, complete=True, distinct=10,
+                         generated=20, depth=9)
+    return ProfileCheck(["crash-mix"], faults, [result])
+
+
+def test_a_holds_the_sweep_contradicts_within_its_bounds_is_refused(hw_losses):
+    spec, runs = hw_losses
+    check = _holds(Bounds(replicas=2, max_records=50, max_epoch=50))
+    with pytest.raises(ReportConsistencyError, match="lost-write holds under hw .* shows it within those bounds"):
+        reconcile([check], spec, runs, kinds=("lost-write",))
+
+
+def test_a_holds_the_sweep_contradicts_beyond_its_bounds_says_what_the_bounds_lack(hw_losses):
+    spec, runs = hw_losses
+    check = _holds(Bounds(replicas=1, max_records=50, max_epoch=50))
+    reconcile([check], spec, runs, kinds=("lost-write",))
+    verdict = check.verdict("hw", "lost-write")
+    assert verdict.state == "beyond" and "2 replicas" in verdict.text
+    assert "the sweep shows it (cell c000" in verdict.text
+    text = findings([check], ("lost-write",), "x")[0].html
+    assert "cannot under" not in text and "under hw the bounds are too small to tell" in text
+
+
+def test_beyond_names_each_bound_a_run_exceeds():
+    from hwlib import Step, load_scenario
+
+    scenario = load_scenario("hw8-leo10-loss")            # 2 replicas, 10 records, leader epoch 1
+    result = CheckResult("hw", CONFIG.replace(protocol="hw"), Bounds(replicas=2, max_records=2, max_epoch=0,
+                         max_ticks=1), ("crash", "tick"), complete=True)
+    lacks = beyond(scenario, result)
+    assert lacks == ["10 records", "leader epoch 1", "flushes, quick restarts"]
+    assert step_fault(Step("crash", replica="A", lose_unflushed=True, detected=False)) == "power_loss_unseen"
+    assert step_fault(Step("produce", value="v", replica="B")) == "stale_produce"
+    assert step_fault(Step("restart", replica="A")) is None
