@@ -1,4 +1,4 @@
-"""Client-visible checks (SPEC section 9, Jepsen's names): lost writes, duplicates, order, what the consumer read."""
+"""Client-visible checks (Jepsen's Kafka checker's names): lost writes, duplicates, order, what the consumer read."""
 
 from __future__ import annotations
 

@@ -324,7 +324,7 @@ class Cluster:
         """The broker comes back from disk, a new process with no partition state (its leader
         epoch unknown), and learns its role from the controller: the current state only -
         requests queued for the old process are dropped (from Kafka 1.1 the controller handles
-        the re-registration as a bounce and re-creates the channel; up to 0.11 the SPEC's
+        the re-registration as a bounce and re-creates the channel; up to 0.11 KIP-101's
         quick restart learns the current state too)."""
         replica = self.replica(replica_id)
         reason = self.fault_skip("restart", replica)

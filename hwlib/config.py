@@ -45,7 +45,7 @@ class ClusterConfig:
     #: producer: producer id + sequence numbers; the leader drops duplicates
     enable_idempotence: bool = False
     #: producer: batches sent and not yet resolved before later ones must wait; null sends
-    #: every produce step at once (the seeds' model); Kafka's producer default is 5
+    #: every produce step at once (as the worked HW examples assume); Kafka's producer default is 5
     max_in_flight_requests_per_connection: int | None = None
     #: consumer: commit the position at a poll once this much time passed since the last commit
     enable_auto_commit: bool = False

@@ -1,9 +1,9 @@
 """The controller's view of the partition: leader, leader epoch, ISR, dead brokers, elections.
 
-ZooKeeper-era rules (SPEC sections 7-8): on a broker failure the broker leaves the ISR
-unless it is the last member; a failed leader is replaced by the first live ISR member in
-assignment order (or, with unclean election, the first live replica, ISR := {it}); every
-change the controller writes bumps the leader epoch.
+ZooKeeper-era rules (``KafkaController`` / ``PartitionStateMachine``, 0.10.2 to 3.x): on a
+broker failure the broker leaves the ISR unless it is the last member; a failed leader is
+replaced by the first live ISR member in assignment order (or, with unclean election, the
+first live replica, ISR := {it}); every change the controller writes bumps the leader epoch.
 
 kip966 (KIP-966, Eligible Leader Replicas): a failed broker always leaves the ISR; replicas
 that leave while the ISR is below min.insync.replicas join the ELR (the HW cannot move then,

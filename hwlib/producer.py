@@ -101,10 +101,11 @@ class Producer:
 
     def produce(self, value: str, acks: str | None = None, lose_ack: bool = False,
                 to: str | None = None) -> ProduceRequest:
-        """The producer sends one record (SPEC section 4). ``lose_ack``: the acknowledgement of
-        the first attempt never reaches the producer, which times out (errors still arrive).
-        ``to``: the first attempt goes to that broker, which answers as it would (a stale
-        leader accepts); retries follow the producer's metadata."""
+        """The producer sends one record (``KafkaProducer.send``; at the leader
+        ``Partition.appendRecordsToLeader``). ``lose_ack``: the acknowledgement of the first
+        attempt never reaches the producer, which times out (errors still arrive). ``to``: the
+        first attempt goes to that broker, which answers as it would (a stale leader accepts);
+        retries follow the producer's metadata."""
         config = self.config
         if to is not None:
             self.cluster.replica(to)

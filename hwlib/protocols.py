@@ -1,4 +1,4 @@
-"""Protocol generations: how a follower reconciles its log after a leader change (SPEC section 2).
+"""Protocol generations: how a follower reconciles its log after a leader change, per Kafka release.
 
 Each generation is a small class over the shared engine. The engine asks it four things:
 whether a follower must reconcile on this change, how it starts reconciling, what the

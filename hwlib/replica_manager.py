@@ -92,7 +92,7 @@ class ReplicaManager:
         follower.in_flight = request
 
     def read_for_follower(self, leader: Replica, follower: Replica) -> None:
-        """fetchMessages for a follower (SPEC section 5, leader side): validate the last
+        """fetchMessages for a follower (``ReplicaManager.fetchMessages``, leader side): validate the last
         fetched epoch (kip595), record the fetch offset as the remote LEO, maybe expand the ISR
         and move the HW; answer with the records and the HW read *before* this fetch, or park
         an empty fetch."""

@@ -1,4 +1,4 @@
-"""Broker-internal checks (SPEC section 9): log divergence, committed truncation, strong ISR, HW regression, caches.
+"""Broker-internal checks: log divergence, committed truncation, strong ISR (TLA+'s StrongIsr), HW regression.
 
 Pairwise log comparisons are amortised: for each pair of replicas the checks remember the
 prefix already found equal and shorten it only when a truncation rewrote one of the logs. A
@@ -140,7 +140,7 @@ class ReplicationChecks:
             values.extend(log.values[start:leader.hw])
 
     def check_strong_isr(self, step: int) -> None:
-        """SPEC section 9: every online replica that believes it leads - the controller's
+        """The TLA+ specification's StrongIsr, for every online replica that believes it leads - the controller's
         leader or a stale one (a zombie) - has its log below its own HW on every member of the
         controller's ISR; and no ISR member lacks a record that was ever below the partition
         HW (a new leader's HW may be stale, so the first part alone misses an ISR join below a

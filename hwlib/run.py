@@ -114,7 +114,7 @@ class RunResult:
 
     @property
     def final(self) -> dict:
-        """The ``hwlib run --json`` shape of the final state (DESIGN.md), without anomalies."""
+        """The ``hwlib run --json`` shape of the final state, without anomalies."""
         if self._final is None:
             last = self.trace.snapshots[-1] if self.trace is not None else snapshot(self._cluster)
             self._final = final_state(last)

@@ -53,7 +53,7 @@ def snapshot(cluster: Cluster) -> dict:
 
 
 def final_state(snap: dict) -> dict:
-    """The ``hwlib run --json`` shape (DESIGN.md), without anomalies, from a snapshot."""
+    """The ``hwlib run --json`` shape (the README's "Use it from Python"), without anomalies, from a snapshot."""
     return {
         "leader": snap["leader"],
         "leader_epoch": snap["leader_epoch"],

@@ -120,7 +120,7 @@ def test_incremental_checker_matches_brute_force_on_random_schedules(protocol, u
                           unclean_leader_election=unclean), steps)
 
 
-DIVERGING = ["divergence", "seed001-msg-divergence", "data-loss", "kip101-undefined-epoch-truncation"]
+DIVERGING = ["divergence", "msg1-msg5-unclean-divergence", "data-loss", "kip101-undefined-epoch-truncation"]
 
 
 def test_incremental_checker_matches_brute_force_near_known_failures():

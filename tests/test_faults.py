@@ -15,7 +15,7 @@ REPLICAS = ("A", "B", "C")
 
 
 def test_builtin_profiles_load_and_generate_valid_schedules():
-    assert {"seeds-data-loss", "power-loss", "leader-moves", "zombies", "swarm"} <= set(builtin_profiles())
+    assert {"kip101-data-loss", "power-loss", "leader-moves", "zombies", "swarm"} <= set(builtin_profiles())
     for name in builtin_profiles():
         profile = load_profile(name)
         schedule = generate(profile, 5, REPLICAS)

@@ -68,7 +68,7 @@ def test_kip279_walk_back_costs_one_more_round_trip():
 
 @pytest.mark.parametrize(("name", "before", "after", "kind"), [
     ("fast-leader-failover", "kip101", "kip279", "log-divergence"),
-    ("seed001-msg-divergence", "kip101", "kip279", "log-divergence"),
+    ("msg1-msg5-unclean-divergence", "kip101", "kip279", "log-divergence"),
     ("data-loss", "hw", "kip101", "lost-write"),
     ("divergence", "hw", "kip101", "log-divergence"),
 ])

@@ -108,7 +108,7 @@ def assert_fixed_where_older_loses(protocol: str, older: str, names: list[str], 
 
 def test_kip101_keeps_what_hw_loses_near_the_seed_cases():
     """Crash elections, no power loss, near the seeds' data-loss cases."""
-    assert_fixed_where_older_loses("kip101", "hw", ["data-loss", "seed001-hw8-loss"], 400,
+    assert_fixed_where_older_loses("kip101", "hw", ["data-loss", "hw8-leo10-loss"], 400,
                                    power_loss=False, elect=False)
 
 

@@ -11,7 +11,7 @@ BUILTINS = sorted(hwlib.builtin_scenarios())
 
 def test_all_expected_builtins_ship():
     assert {"hw-update-one-record", "hw-update-two-records", "data-loss", "divergence",
-            "seed001-hw8-loss", "seed001-msg-divergence"} <= set(BUILTINS)
+            "hw8-leo10-loss", "msg1-msg5-unclean-divergence"} <= set(BUILTINS)
 
 
 @pytest.mark.parametrize("name", BUILTINS)
@@ -69,8 +69,8 @@ def test_divergence_under_kip101_converges():
     assert [a.value for a in by_kind(result, "lost-write")] == ["m2"]
 
 
-def test_seed001_hw8_variant_matches_the_seed():
-    result = hwlib.run_scenario("seed001-hw8-loss", protocol="hw")
+def test_the_hw8_leo10_example_loses_committed_offset_7():
+    result = hwlib.run_scenario("hw8-leo10-loss", protocol="hw")
     snap_before = result.trace.snapshots[16]                   # after the fetch that moved HW
     assert snap_before["replicas"]["A"]["leo"] == 10 and snap_before["partition_hw"] == 8
     assert snap_before["replicas"]["B"]["leo"] == 8 and snap_before["replicas"]["B"]["hw"] == 7
@@ -78,17 +78,17 @@ def test_seed001_hw8_variant_matches_the_seed():
     b = after_election["replicas"]["B"]
     assert (after_election["leader"], b["leo"], b["hw"]) == ("B", 7, 7)
     assert [a.value for a in by_kind(result, "lost-write")] == ["r7"]
-    assert not by_kind(hwlib.run_scenario("seed001-hw8-loss", protocol="kip101"), "lost-write")
+    assert not by_kind(hwlib.run_scenario("hw8-leo10-loss", protocol="kip101"), "lost-write")
 
 
-def test_seed001_msg_variant_final_logs():
-    result = hwlib.run_scenario("seed001-msg-divergence", protocol="hw")
+def test_the_msg1_msg5_example_ends_with_diverged_logs():
+    result = hwlib.run_scenario("msg1-msg5-unclean-divergence", protocol="hw")
     final = result.final["replicas"]
     assert [r[2] for r in final["A"]["log"]] == ["msg1", "msg2", "msg5"]
     assert [r[2] for r in final["B"]["log"]] == ["msg1", "msg2", "msg4"]
     # kip101 keeps a divergent suffix here (the KIP-279 case): B asked about epoch 1 and
     # leader A answered 3, the start of its epoch 2, though A's offset 2 is msg3 of epoch 0.
-    k = hwlib.run_scenario("seed001-msg-divergence", protocol="kip101")
+    k = hwlib.run_scenario("msg1-msg5-unclean-divergence", protocol="kip101")
     assert ("epoch_request", "B", 1, 3) in k.trace.events[15]
     (div,) = by_kind(k, "log-divergence")
     assert div.offset == 2

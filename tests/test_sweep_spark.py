@@ -19,7 +19,7 @@ from hwlib.sweep.driver import SweepDirError
 from .files import tree
 from .standalone import standalone_cluster
 
-SPEC = {"name": "t-data-loss", "seed": 1, "runs": 30, "profile": "seeds-data-loss",
+SPEC = {"name": "t-data-loss", "seed": 1, "runs": 30, "profile": "kip101-data-loss",
         "grid": {"protocol": ["hw", "kip101"], "replicas": [2], "acks": ["all"]}}
 
 
@@ -262,7 +262,7 @@ def test_resume_after_the_profile_file_was_edited_is_refused(tmp_path):
 def test_several_failing_cells_are_shrunk_as_spark_tasks(spark, tmp_path):
     """Two failing cells: the shrinks run on the executors and come back pickled (compiled
     frozen steps included); each reproducer replays its anomaly."""
-    spec = {"name": "t-two", "seed": 1, "runs": 30, "profile": "seeds-data-loss",
+    spec = {"name": "t-two", "seed": 1, "runs": 30, "profile": "kip101-data-loss",
             "grid": {"protocol": ["hw"], "replicas": [2], "acks": ["all", "1"]}}
     result = run_sweep(parse_spec(spec), tmp_path / "s", spark=spark, progress=False)
     assert len(result.shrunk) == 2

@@ -7,7 +7,7 @@ import pytest
 from hwlib.sweep import SweepSpecError, load_spec, parse_spec, plan
 from hwlib.sweep.runs import ddl, run_batch, run_one, schema
 
-SMALL = {"name": "t", "seed": 3, "runs": 7, "profile": "seeds-data-loss",
+SMALL = {"name": "t", "seed": 3, "runs": 7, "profile": "kip101-data-loss",
          "grid": {"protocol": ["hw", "kip101"], "replicas": [2, 3], "min_insync_replicas": [1, 3]}}
 
 

@@ -57,12 +57,12 @@ def test_trace_hash_is_the_same_in_other_processes():
     import sys
 
     code = ("import hwlib; print(hwlib.run_scenario('divergence').trace_hash, "
-            "hwlib.run_scenario('seed001-msg-divergence', record=False).trace_hash)")
+            "hwlib.run_scenario('msg1-msg5-unclean-divergence', record=False).trace_hash)")
     outputs = {
         subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                        env={**os.environ, "PYTHONHASHSEED": seed}).stdout
         for seed in ("0", "1", "12345")
     }
     here = f"{hwlib.run_scenario('divergence').trace_hash} " \
-           f"{hwlib.run_scenario('seed001-msg-divergence').trace_hash}\n"
+           f"{hwlib.run_scenario('msg1-msg5-unclean-divergence').trace_hash}\n"
     assert outputs == {here}

@@ -19,7 +19,7 @@ from hwlib.profiles import load_profile
 
 GOLDEN = Path(__file__).parent / "golden" / "trace_hashes.json"
 REPLICAS = ("A", "B", "C")
-PROFILES = ("seeds-data-loss", "leader-moves", "power-loss", "swarm", "zombies")
+PROFILES = ("kip101-data-loss", "leader-moves", "power-loss", "swarm", "zombies")
 RUNS = 420                                  # per profile: 2,100 runs
 
 
