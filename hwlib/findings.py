@@ -418,7 +418,7 @@ def short_answer(summary: pd.DataFrame) -> list[str]:
     in availability. Claims follow the same rules as the findings: "stopped" only where every
     later cell lost none with a 95% upper bound below ``CLAIM_BOUND``."""
     sweep = Sweep(summary, pd.DataFrame())
-    setting = f"acks=all with min.insync.replicas={DURABLE_MIN_ISR}"
+    setting = f"acks=all and min.insync.replicas={DURABLE_MIN_ISR}"
     scopes = []
     for key, rows in sweep.scopes():
         cells = sweep.by_protocol(sweep.setting(rows, DURABLE_ACKS, DURABLE_MIN_ISR))

@@ -150,7 +150,7 @@ def two_profiles(**unavailability):
 def test_the_short_answer_says_what_lost_what_stopped_it_and_what_it_cost():
     summary, _ = two_profiles(kip595=0.15, kip966=0.45)
     first, second, third = (fnd.plain(s) for s in fnd.short_answer(summary))
-    assert first == ("With acks=all with min.insync.replicas=2, acknowledged writes were lost by hw under every "
+    assert first == ("With acks=all and min.insync.replicas=2, acknowledged writes were lost by hw under every "
                      "fault profile; by kip101, kip279, kip320 and kip595 under power-loss (in up to 22.5% of a "
                      "cell's runs); kip966 lost none.")
     assert second == ("The losses stopped from kip101 (Kafka 0.11) on under kip101-data-loss and from kip966 "
@@ -173,4 +173,4 @@ def test_the_short_answer_follows_the_data_and_never_overclaims():
     # no cell at the durable setting: one sentence that says so
     summary, _ = tables({("hw", "all", 1): [True, False] * 10})
     answer = fnd.short_answer(summary)
-    assert len(answer) == 1 and "no cell at acks=all with min.insync.replicas=2" in answer[0]
+    assert len(answer) == 1 and "no cell at acks=all and min.insync.replicas=2" in answer[0]

@@ -13,7 +13,7 @@ import zipfile
 from pathlib import Path
 
 from ..errors import HwlibError
-from .runs import ddl, run_batch
+from .runs import anomaly_column, ddl, run_batch
 from .spec import SweepSpec
 
 
@@ -135,18 +135,20 @@ def summarize(spark, runs_paths: list[str], param_columns: list[str]):
     """Per-cell rates (with Wilson 95% intervals), unavailability, produce errors, HW-lag
     quantiles and fault coverage, as a pandas DataFrame sorted by cell. Columns: ``cell``, the
     ``param_columns``, then the measurements from ``runs`` on (readers rely on this layout)."""
+    from ..checks import SAFETY
     from ..faults import FAULT_KINDS
 
     spark.read.parquet(*runs_paths).createOrReplaceTempView("runs")
     params = ", ".join(f"`{c}`" for c in param_columns)
     coverage = ",\n  ".join(f"avg(CAST(fired_{k} AS DOUBLE)) AS fired_{k}" for k in FAULT_KINDS)
+    violations = " + ".join(anomaly_column(k) for k in SAFETY)       # a run with any safety violation
     base = f"""
 SELECT cell, {params},
   count(*) AS runs,
   sum(CASE WHEN lost > 0 THEN 1 ELSE 0 END) AS runs_lost,
   sum(CASE WHEN n_log_divergence > 0 THEN 1 ELSE 0 END) AS runs_diverged,
   sum(CASE WHEN duplicates > 0 THEN 1 ELSE 0 END) AS runs_duplicated,
-  sum(CASE WHEN anomalies - n_hw_regression > 0 THEN 1 ELSE 0 END) AS runs_violated,
+  sum(CASE WHEN {violations} > 0 THEN 1 ELSE 0 END) AS runs_violated,
   sum(acked) AS acked, sum(lost) AS lost,
   avg(CAST(steps_without_leader AS DOUBLE) / steps) AS unavailability,
   avg(CAST(produce_errors AS DOUBLE)) AS produce_errors_per_run,
