@@ -22,7 +22,7 @@ import time
 
 from hwlib import ENGINE, PROTOCOLS, ClusterConfig
 from hwlib.check import Bounds, explore
-from hwlib.check_parallel import cores
+from hwlib.util.cores import cores
 
 FAULTS = ("elect", "isolate", "isolate_unseen", "deliver")
 KINDS = ("strong-isr", "lost-write", "log-divergence", "committed-truncated")

@@ -1,9 +1,9 @@
 """hwlib: an exact, deterministic engine of one Kafka partition's replication, and tools around it."""
 
-from . import engine as _engine
+from . import compiled as _compiled
 
 #: the compiled (mypyc) or the interpreted engine, and why (set before any engine module loads)
-ENGINE = _engine.activate(__path__, __spec__.loader)
+ENGINE = _compiled.activate(__path__, __spec__.loader)
 
 from .checks import KINDS as ANOMALY_KINDS
 from .checks import Anomaly, AnomalyChecker
@@ -15,8 +15,7 @@ from .run import RunResult, run_scenario, run_steps
 from .scenario import Scenario, builtin_scenarios, load_scenario
 from .steps import Step, parse_step, parse_steps
 from .trace import Trace
-
-__version__ = "0.1.0"
+from .version import __version__
 
 __all__ = [
     "ANOMALY_KINDS", "ENGINE", "PROTOCOLS", "Anomaly", "AnomalyChecker", "Cluster", "ClusterConfig",

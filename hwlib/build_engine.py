@@ -18,7 +18,7 @@ import sys
 import time
 from pathlib import Path
 
-from .engine import COMPILED, PACKAGE, build_root, source_key
+from .compiled import COMPILED, PACKAGE, build_root, source_key
 
 MARKER = "hwlib-engine.json"
 

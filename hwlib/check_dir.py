@@ -24,10 +24,10 @@ from collections.abc import Callable
 from pathlib import Path
 
 from .check import Bounds, CheckError, CheckResult, Search, Violation
+from .compiled import source_key
 from .config import ClusterConfig
-from .engine import source_key
-from .files import OutputError, atomic_path, check_directory, write_text_atomically
 from .steps import parse_steps
+from .util.files import OutputError, atomic_path, check_directory, write_text_atomically
 
 MARKER = "check.json"
 FORMAT = 1

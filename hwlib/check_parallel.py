@@ -25,7 +25,6 @@ from __future__ import annotations
 import gc
 import heapq
 import multiprocessing
-import os
 import signal
 import traceback
 
@@ -34,12 +33,6 @@ from .config import ClusterConfig
 
 #: the frontier size from which a search is shared with workers (below it, one process is faster)
 SPLIT_AT = 2000
-
-
-def cores() -> int:
-    """The cores this process may run on (all of the machine's where that cannot be asked)."""
-    affinity = getattr(os, "sched_getaffinity", None)
-    return len(affinity(0)) if affinity is not None else os.cpu_count() or 1
 
 
 class WorkerError(RuntimeError):

@@ -29,7 +29,8 @@ class _Version(argparse.Action):
         super().__init__(option_strings, dest, nargs=0, **kwargs)
 
     def __call__(self, parser, namespace, values, option_string=None) -> None:
-        from . import ENGINE, __version__
+        from .compiled import ENGINE
+        from .version import __version__
 
         print(f"hwlib {__version__}, {ENGINE}")
         parser.exit(0)
@@ -85,7 +86,7 @@ def build_parser() -> argparse.ArgumentParser:
     swp.add_argument("--quiet", action="store_true", help="no progress bar")
     sub.add_parser("profiles", help="the built-in fault profiles and the actions they mix")
     from .check import DEFAULT_FAULTS, DEFAULT_KINDS, FAULTS, TLA_FAULTS
-    from .check_parallel import cores
+    from .util.cores import cores
 
     chk = sub.add_parser("check", help="exhaustive bounded model checking: verdicts, shortest counterexamples")
     chk.add_argument("--protocol", default="all", type=lambda v: v if v == "all" else _protocol(v),
@@ -294,8 +295,8 @@ def main(argv: list[str] | None = None) -> int:
                 if expect:
                     print(f"{'':<26} expected anomalies - {expect}")
         elif args.command == "shrink":
-            from .files import check_writable
             from .shrink import shrink_scenario
+            from .util.files import check_writable
 
             check_writable(args.out)
             shrunk, result = shrink_scenario(load_scenario(args.scenario), args.kind, args.protocol)
@@ -326,7 +327,7 @@ def main(argv: list[str] | None = None) -> int:
                 print(f"  {action:<{width}} {text}")
         elif args.command == "compare":
             from .compare import run_matrix, text_table, write_comparison
-            from .files import check_writable
+            from .util.files import check_writable
 
             if args.out is not None:
                 for suffix in (".txt", ".png"):
@@ -379,7 +380,7 @@ def _sweep(args) -> int:
     if args.runs:
         spec = spec.with_runs(args.runs)
     out = Path(args.out or Path("data") / "sweeps" / spec.name)
-    from .files import check_directory
+    from .util.files import check_directory
 
     check_directory(out, "out")         # before a line is printed or a JVM starts
     print(f"sweep {spec.name}: {len(spec.cells)} cells x {spec.runs} runs = {spec.total_runs} runs -> {out}"

@@ -7,9 +7,9 @@ import textwrap
 from pathlib import Path
 
 from .config import PROTOCOLS
-from .files import atomic_path, write_text_atomically
 from .run import RunResult, run_scenario
 from .scenario import Scenario
+from .util.files import atomic_path, write_text_atomically
 
 
 def run_matrix(scenarios: list[Scenario], protocols=PROTOCOLS) -> dict[tuple[str, str], RunResult]:

@@ -15,10 +15,10 @@ import ipywidgets as w
 
 from .config import PROTOCOLS
 from .errors import HwlibError
-from .paths import resolve, shown
 from .run import RunResult, run_steps
 from .scenario import Scenario, builtin_scenarios, load_scenario
 from .steps import Step
+from .util.paths import resolve, shown
 from .views import STYLE, first_difference, rendered_frames, stepper_html
 
 #: fork actions -> how they become a step (replica-less actions ignore the replica)

@@ -18,9 +18,9 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from .canonical import canonical_bytes
 from .profiles import ACTIONS, BASE_ACTIONS, FaultProfile
 from .steps import Step
+from .util.canonical import canonical_bytes
 
 
 def derive_seed(sweep_seed: int, schedule_cell: str, run: int) -> int:

@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from .errors import HwlibError
-from .files import is_file
-from .yamlfile import read_yaml
+from .util.files import is_file
+from .util.yamlfile import read_yaml
 
 
 class ProfileError(HwlibError, ValueError):

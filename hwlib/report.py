@@ -19,8 +19,8 @@ import yaml
 
 from .config import PROTOCOLS
 from .errors import HwlibError
-from .files import OutputError, check_directory, check_writable, write_text_atomically
-from .yamlfile import parse_yaml
+from .util.files import OutputError, check_directory, check_writable, write_text_atomically
+from .util.yamlfile import parse_yaml
 
 REPO = Path(__file__).resolve().parent.parent
 NOTEBOOK = REPO / "notebooks" / "10_fault_sweep_report.ipynb"

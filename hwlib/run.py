@@ -17,13 +17,13 @@ import functools
 import hashlib
 from typing import TYPE_CHECKING, Any
 
-from .canonical import canonical_bytes
 from .checks import Anomaly, AnomalyChecker
 from .cluster import Cluster
 from .config import ClusterConfig
 from .replica import LEADER
 from .scenario import Scenario, load_scenario
 from .trace import Trace, final_state, snapshot
+from .util.canonical import canonical_bytes
 
 if TYPE_CHECKING:
     from .steps import Step

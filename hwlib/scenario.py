@@ -13,9 +13,9 @@ import yaml
 from .checks import KINDS
 from .config import PROTOCOLS, ClusterConfig
 from .errors import HwlibError, ScenarioError, UnknownScenarioError
-from .files import is_file, write_text_atomically
 from .steps import Step, parse_steps
-from .yamlfile import read_yaml
+from .util.files import is_file, write_text_atomically
+from .util.yamlfile import read_yaml
 
 TOP_LEVEL_KEYS = ("name", "summary", "description", "config", "steps", "expect")
 

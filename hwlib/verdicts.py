@@ -18,9 +18,9 @@ from .check import FAULT_WORDS, Bounds, CheckError, CheckResult, explore
 from .check_dir import CheckDir
 from .checks import is_safety
 from .config import PROTOCOLS, ClusterConfig
-from .files import atomic_path, write_text_atomically
 from .run import run_steps
 from .scenario import Scenario
+from .util.files import atomic_path, write_text_atomically
 
 
 def parse_protocols(text: str | list[str] | tuple[str, ...]) -> list[str]:

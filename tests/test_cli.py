@@ -71,7 +71,7 @@ def test_errors_exit_2_with_one_line(tmp_path):
 def test_atomic_write_leaves_nothing_behind_on_failure(tmp_path):
     import pytest
 
-    from hwlib.files import atomic_path, write_text_atomically
+    from hwlib.util.files import atomic_path, write_text_atomically
 
     target = tmp_path / "sub" / "out.yaml"
     write_text_atomically(target, "old")

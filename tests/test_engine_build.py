@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 import hwlib
-from hwlib.engine import COMPILED, source_key
+from hwlib.compiled import COMPILED, source_key
 
 REPO = Path(__file__).resolve().parent.parent
 SAMPLE = {"name": "equality", "seed": 11, "runs": 40, "profile": "swarm",

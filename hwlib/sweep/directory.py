@@ -27,7 +27,7 @@ import shutil
 import socket
 from pathlib import Path
 
-from ..files import OutputError, check_directory, write_text_atomically
+from ..util.files import OutputError, check_directory, write_text_atomically
 from .spec import SweepSpecError
 
 TOOL = "hwlib sweep"

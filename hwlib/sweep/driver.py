@@ -29,13 +29,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from .. import ENGINE, __version__
+from .. import compiled
 from ..checks import SAFETY
 from ..faults import derive_seed, generate
-from ..files import atomic_path, write_text_atomically
 from ..run import HASH_VERSION, run_steps
 from ..scenario import Scenario
 from ..shrink import shrink
+from ..util.files import atomic_path, write_text_atomically
+from ..version import __version__
 from .directory import FORMAT, LOCK, TOOL, SweepDir, SweepDirError
 from .runs import anomaly_column, run_one, schema
 from .spec import SweepSpec
@@ -208,7 +209,7 @@ def _run(spec: SweepSpec, directory: SweepDir, chunks, done: set[int], spark, ow
     manifest = {
         "name": spec.name, "description": spec.description, "spec": spec.raw,
         "spec_hash": spec.spec_hash(), "hash_version": HASH_VERSION, "hwlib_version": __version__,
-        "engine": {"driver": str(ENGINE), "executors": result.engines},
+        "engine": {"driver": str(compiled.ENGINE), "executors": result.engines},
         "git_commit": _git_commit(),
         "spark_version": spark_version, "spark_master": master_url,
         "python_version": platform.python_version(), "pandas_version": pd.__version__,

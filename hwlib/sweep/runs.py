@@ -11,7 +11,7 @@ from collections import Counter
 
 import pandas as pd
 
-from .. import ENGINE
+from .. import compiled
 from ..checks import KINDS
 from ..faults import FAULT_KINDS, derive_seed, fired_faults, generate, schedule_hash
 from ..kafka_errors import (
@@ -86,7 +86,7 @@ def run_one(spec: SweepSpec, cell: Cell, run: int) -> dict:
     row = {"cell": cell.id, "run": run}
     row.update(cell.params)
     row.update({
-        "seed": seed, "steps": len(schedule.steps), "engine": ENGINE.kind,
+        "seed": seed, "steps": len(schedule.steps), "engine": compiled.ENGINE.kind,
         "schedule_hash": schedule_hash(schedule.steps),
         "trace_hash": result.trace_hash[:16], "faults_enabled": ",".join(schedule.enabled),
         "faults_fired": ",".join(fired),

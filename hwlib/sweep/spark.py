@@ -68,7 +68,7 @@ def _package_zip() -> str:
 def _engine_archive() -> str | None:
     """The compiled engine this process runs, as a tar.gz for ``spark.archives`` (executors
     of a remote cluster unpack it and select it with HWLIB_ENGINE_DIR), or None."""
-    from .. import ENGINE
+    from ..compiled import ENGINE
 
     if ENGINE.kind != "compiled":
         return None

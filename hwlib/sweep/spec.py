@@ -30,9 +30,9 @@ from pathlib import Path
 
 from ..config import ClusterConfig
 from ..errors import ConfigError, HwlibError
-from ..files import is_file
 from ..profiles import ACTIONS, FaultProfile, ProfileError, load_profile
-from ..yamlfile import read_yaml
+from ..util.files import is_file
+from ..util.yamlfile import read_yaml
 
 
 class SweepSpecError(HwlibError, ValueError):

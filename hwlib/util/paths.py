@@ -17,7 +17,7 @@ def project_root() -> Path:
     env = os.environ.get("HWLIB_ROOT")
     if env:
         return Path(env).resolve()
-    checkout = Path(__file__).resolve().parent.parent
+    checkout = Path(__file__).resolve().parents[2]
     if (checkout / "pyproject.toml").is_file() and (checkout / "data").is_dir():
         return checkout
     return Path.cwd().resolve()

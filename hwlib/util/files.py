@@ -7,7 +7,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from .errors import HwlibError
+from ..errors import HwlibError
 
 
 class OutputError(HwlibError, OSError):

@@ -1,12 +1,14 @@
-"""Which engine runs: the mypyc-compiled build of the engine when it matches these sources, else the interpreted one.
+"""Which engine runs: the mypyc build of the hot modules when it matches these sources, else the interpreted one.
 
 ``make setup`` compiles the modules in ``COMPILED`` with mypyc into
 ``build/engine/<key>/`` beside the package (``python -m hwlib.build_engine``), where the key
 hashes those modules' sources and the interpreter's extension suffix. At import, ``hwlib``
 calls ``activate``: when the build for the current key exists it goes first on the package's
-``__path__``, so ``import hwlib.cluster`` loads the compiled module; otherwise - no build, no
-compiler, or sources edited since the build - the ``.py`` files run, and ``ENGINE`` says why.
-A stale build can never shadow an edited source: its key no longer matches.
+``__path__``, and each subpackage holding compiled modules puts its part of the build first on
+its own ``__path__`` (``extend``), so ``import hwlib.engine.cluster`` loads the compiled module;
+otherwise - no build, no compiler, or sources edited since the build - the ``.py`` files run,
+and ``ENGINE`` says why. A stale build can never shadow an edited source: its key no longer
+matches.
 
 ``HWLIB_ENGINE=interpreted`` forces the interpreted engine, ``HWLIB_ENGINE=compiled`` makes a
 missing build an error; ``HWLIB_ENGINE_DIR`` points at a build root elsewhere (Spark
@@ -24,10 +26,11 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-#: the modules mypyc compiles: the engine, the checks and the run loop (hot in every sweep)
+#: the modules mypyc compiles, as paths in the package: the engine, the checks, the run loop,
+#: schedule generation and the model checker's search (hot in every sweep and every check)
 COMPILED = ("epoch_cache", "log", "replica", "controller", "kafka_errors", "channel", "metadata",
             "protocols", "partition", "replica_manager", "fetcher", "producer", "consumer", "cluster",
-            "replication_checks", "client_checks", "checks", "canonical", "run", "steps", "faults", "clock",
+            "replication_checks", "client_checks", "checks", "util/canonical", "run", "steps", "faults", "clock",
             "state", "check")
 
 PACKAGE = Path(__file__).resolve().parent
@@ -82,15 +85,29 @@ def _choose(package: str, read: Callable[[str], bytes] | None) -> tuple[Engine, 
     return Engine("interpreted", why), None
 
 
+#: the engine chosen by ``activate`` (None before), and its build
+ENGINE: Engine | None = None
+_BUILD: Path | None = None
+
+
 def activate(package_path: list[str], loader: object = None) -> Engine:
     """Put the matching compiled build, if any, in front of the package's sources (read with
     the package's ``loader``: a file system or a zip Spark ships to executors)."""
+    global ENGINE, _BUILD
     get_data = getattr(loader, "get_data", None)
     engine, build = _choose(package_path[0], get_data)   # as the loader spells it (a zip: "./x.zip/hwlib")
     if build is not None:
         package_path.insert(0, str(build / "hwlib"))
         _load_runtime(build)
+    ENGINE, _BUILD = engine, build
     return engine
+
+
+def extend(package_path: list[str], name: str) -> None:
+    """A subpackage (``name``, e.g. ``hwlib.engine``) with compiled modules puts its part of
+    the active build in front of its own sources."""
+    if _BUILD is not None:
+        package_path.insert(0, str(_BUILD.joinpath(*name.split("."))))
 
 
 def _load_runtime(build: Path) -> None:

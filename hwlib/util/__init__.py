@@ -1,0 +1,11 @@
+"""Small helpers below every layer, a module each: canonical bytes, safe output files, paths, strict YAML, cores.
+
+The facade names the modules rather than importing them, so the compiled hot path (which
+needs ``canonical`` only) does not load YAML or file handling it never uses.
+"""
+
+from .. import compiled
+
+compiled.extend(__path__, __name__)     # util.canonical is compiled
+
+__all__ = ["canonical", "cores", "files", "paths", "yamlfile"]
