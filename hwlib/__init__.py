@@ -7,13 +7,13 @@ ENGINE = _compiled.activate(__path__, __spec__.loader)
 
 from .checks import KINDS as ANOMALY_KINDS
 from .checks import Anomaly, AnomalyChecker
-from .cluster import Cluster
-from .config import PROTOCOLS, ClusterConfig
-from .epoch_cache import LeaderEpochCache
+from .engine.cluster import Cluster
+from .engine.config import PROTOCOLS, ClusterConfig
+from .engine.epoch_cache import LeaderEpochCache
+from .engine.steps import Step, parse_step, parse_steps
 from .errors import ConfigError, HwlibError, ScenarioError, UnknownScenarioError
 from .run import RunResult, run_scenario, run_steps
 from .scenario import Scenario, builtin_scenarios, load_scenario
-from .steps import Step, parse_step, parse_steps
 from .trace import Trace
 from .version import __version__
 

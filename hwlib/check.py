@@ -27,11 +27,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .checks import KINDS, AnomalyChecker
-from .cluster import Cluster
-from .config import ClusterConfig
+from .engine.cluster import Cluster
+from .engine.config import ClusterConfig
+from .engine.steps import Step, parse_steps
 from .errors import HwlibError
 from .state import skip_reason, state_key
-from .steps import Step, parse_steps
 
 
 class CheckError(HwlibError, ValueError):

@@ -25,8 +25,8 @@ from pathlib import Path
 
 from .check import Bounds, CheckError, CheckResult, Search, Violation
 from .compiled import source_key
-from .config import ClusterConfig
-from .steps import parse_steps
+from .engine.config import ClusterConfig
+from .engine.steps import parse_steps
 from .util.files import OutputError, atomic_path, check_directory, write_text_atomically
 
 MARKER = "check.json"

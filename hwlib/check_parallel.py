@@ -29,7 +29,7 @@ import signal
 import traceback
 
 from .check import Bounds, CheckError, Search, release_node
-from .config import ClusterConfig
+from .engine.config import ClusterConfig
 
 #: the frontier size from which a search is shared with workers (below it, one process is faster)
 SPLIT_AT = 2000

@@ -9,7 +9,7 @@ from .client_checks import ClientChecks
 from .replication_checks import ReplicationChecks
 
 if TYPE_CHECKING:
-    from .cluster import Cluster
+    from .engine.cluster import Cluster
 
 KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr", "hw-regression",
          "epoch-cache-order", "duplicate", "reordered", "inconsistent-offsets", "nonmonotonic-poll",

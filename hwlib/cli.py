@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from .checks import SAFETY
-from .config import PROTOCOLS
+from .engine.config import PROTOCOLS
 from .errors import HwlibError
 from .run import RunResult, run_scenario
 from .scenario import builtin_scenarios, load_scenario, scenario_table
@@ -172,7 +172,7 @@ def _check(args) -> int:
     from .check import DEFAULT_FAULTS, Bounds, CheckError, parse_faults, parse_kinds, profile_faults
     from .check_dir import CheckDir, settings
     from .checks import KINDS
-    from .config import ClusterConfig
+    from .engine.config import ClusterConfig
     from .verdicts import check_all, coverage_text, matrix_markdown, verdict, write_outputs
 
     bounds = Bounds(replicas=args.replicas, max_records=args.max_records, max_epoch=args.max_epoch,
@@ -304,7 +304,7 @@ def main(argv: list[str] | None = None) -> int:
             print(f"shrank {result.before} -> {len(shrunk.steps)} steps in {result.runs} runs; "
                   f"wrote {path}; `hwlib run {path}` shows {args.kind}")
         elif args.command == "protocols":
-            from .protocols import generations_table
+            from .engine.protocols import generations_table
 
             print(generations_table())
         elif args.command == "sweep":

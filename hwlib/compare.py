@@ -6,7 +6,7 @@ import os
 import textwrap
 from pathlib import Path
 
-from .config import PROTOCOLS
+from .engine.config import PROTOCOLS
 from .run import RunResult, run_scenario
 from .scenario import Scenario
 from .util.files import atomic_path, write_text_atomically

@@ -28,10 +28,10 @@ from pathlib import Path
 
 #: the modules mypyc compiles, as paths in the package: the engine, the checks, the run loop,
 #: schedule generation and the model checker's search (hot in every sweep and every check)
-COMPILED = ("epoch_cache", "log", "replica", "controller", "kafka_errors", "channel", "metadata",
-            "protocols", "partition", "replica_manager", "fetcher", "producer", "consumer", "cluster",
-            "replication_checks", "client_checks", "checks", "util/canonical", "run", "steps", "faults", "clock",
-            "state", "check")
+COMPILED = tuple(f"engine/{m}" for m in (
+    "epoch_cache", "log", "replica", "controller", "kafka_errors", "channel", "metadata", "protocols", "partition",
+    "replica_manager", "fetcher", "producer", "consumer", "cluster", "steps", "clock")) + (
+    "replication_checks", "client_checks", "checks", "util/canonical", "run", "faults", "state", "check")
 
 PACKAGE = Path(__file__).resolve().parent
 

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import ipywidgets as w
 
-from .config import PROTOCOLS
+from .engine.config import PROTOCOLS
+from .engine.steps import Step
 from .errors import HwlibError
 from .run import RunResult, run_steps
 from .scenario import Scenario, builtin_scenarios, load_scenario
-from .steps import Step
 from .util.paths import resolve, shown
 from .views import STYLE, first_difference, rendered_frames, stepper_html
 

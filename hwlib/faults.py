@@ -18,8 +18,8 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from .engine.steps import Step
 from .profiles import ACTIONS, BASE_ACTIONS, FaultProfile
-from .steps import Step
 from .util.canonical import canonical_bytes
 
 

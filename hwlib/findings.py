@@ -26,7 +26,7 @@ import pandas as pd
 from statsmodels.stats.contingency_tables import mcnemar
 from statsmodels.stats.proportion import proportion_confint
 
-from .config import PROTOCOLS
+from .engine.config import PROTOCOLS
 
 #: "lost none" is claimed when the Wilson 95% upper bound of the loss rate is below this
 CLAIM_BOUND = 0.01
@@ -406,7 +406,7 @@ def findings_html(findings: list[Finding]) -> str:
 
 def release(protocol: str) -> str:
     """``kip101 (Kafka 0.11)``: a generation with the Kafka release it models."""
-    from .protocols import get_protocol
+    from .engine.protocols import get_protocol
 
     return f"{protocol} (Kafka {get_protocol(protocol).kafka})"
 

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .cluster import Cluster
+from .engine.cluster import Cluster
+from .engine.replica import LEADER
 from .faults import derive_seed, generate
-from .replica import LEADER
 from .run import run_steps
 
 #: runs replayed per cell at most (the report's figure; the rest add nothing visible)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from .config import PROTOCOLS
+from .engine.config import PROTOCOLS
 from .errors import HwlibError
 from .util.files import OutputError, check_directory, check_writable, write_text_atomically
 from .util.yamlfile import parse_yaml

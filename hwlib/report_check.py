@@ -25,7 +25,7 @@ import pandas as pd
 from .check import FAULT_WORDS, Bounds, CheckResult, profile_faults, step_fault
 from .check_views import matrix_html
 from .checks import is_safety
-from .config import PROTOCOLS, ClusterConfig
+from .engine.config import PROTOCOLS, ClusterConfig
 from .errors import HwlibError
 from .findings import Finding, join
 from .run import run_steps

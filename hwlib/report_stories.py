@@ -51,7 +51,7 @@ def fixed_by(spec, runs, item: dict) -> str | None:
     """The first later generation that fixed a shown reproducer's kind: its cell at the same
     profile and settings had no run showing the kind, and this schedule does not show it
     either (so the step-through beside it shows the fix). None when no later generation did."""
-    from .config import PROTOCOLS
+    from .engine.config import PROTOCOLS
     from .run import run_steps
     from .sweep.runs import anomaly_column
 
@@ -73,7 +73,7 @@ def fixed_by(spec, runs, item: dict) -> str | None:
 def explain(result, item: dict) -> str:
     """One paragraph from the run's own events: what was acknowledged, which faults and
     elections followed, what each replica truncated, and what the checker found."""
-    from .events import describe
+    from .engine.events import describe
 
     trace = result.trace
     config = result.config

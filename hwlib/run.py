@@ -18,15 +18,15 @@ import hashlib
 from typing import TYPE_CHECKING, Any
 
 from .checks import Anomaly, AnomalyChecker
-from .cluster import Cluster
-from .config import ClusterConfig
-from .replica import LEADER
+from .engine.cluster import Cluster
+from .engine.config import ClusterConfig
+from .engine.replica import LEADER
 from .scenario import Scenario, load_scenario
 from .trace import Trace, final_state, snapshot
 from .util.canonical import canonical_bytes
 
 if TYPE_CHECKING:
-    from .steps import Step
+    from .engine.steps import Step
 
 #: the trace and schedule hashes' format (README "Trace hashes")
 HASH_VERSION = 2

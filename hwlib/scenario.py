@@ -11,9 +11,9 @@ from typing import Any
 import yaml
 
 from .checks import KINDS
-from .config import PROTOCOLS, ClusterConfig
+from .engine.config import PROTOCOLS, ClusterConfig
+from .engine.steps import Step, parse_steps
 from .errors import HwlibError, ScenarioError, UnknownScenarioError
-from .steps import Step, parse_steps
 from .util.files import is_file, write_text_atomically
 from .util.yamlfile import read_yaml
 

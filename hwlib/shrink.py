@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .checks import KINDS
-from .config import ClusterConfig
+from .engine.config import ClusterConfig
+from .engine.steps import Step
 from .errors import ScenarioError
 from .run import run_steps
 from .scenario import Scenario
-from .steps import Step
 
 
 @dataclass(frozen=True)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .kafka_errors import (
+from .engine.kafka_errors import (
     DIVERGING,
     FENCED_LEADER_EPOCH,
     NETWORK_EXCEPTION,
@@ -30,12 +30,12 @@ from .kafka_errors import (
     REQUEST_TIMED_OUT,
     UNKNOWN_LEADER_EPOCH,
 )
-from .producer import RETRY_SKIP
-from .replica import FETCHING, FOLLOWER, LEADER, OFFLINE, TRUNCATING
+from .engine.producer import RETRY_SKIP
+from .engine.replica import FETCHING, FOLLOWER, LEADER, OFFLINE, TRUNCATING
 
 if TYPE_CHECKING:
-    from .cluster import Cluster
-    from .steps import Step
+    from .engine.cluster import Cluster
+    from .engine.steps import Step
 
 #: every name a state holds, as a small integer (an unknown name is a bug: KeyError)
 _CODES: dict[str | None, int] = {name: i for i, name in enumerate((

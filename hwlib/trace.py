@@ -6,12 +6,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from .checks import Anomaly
-from .events import describe
-from .replica import LEADER
-from .steps import Step
+from .engine.events import describe
+from .engine.replica import LEADER
+from .engine.steps import Step
 
 if TYPE_CHECKING:
-    from .cluster import Cluster
+    from .engine.cluster import Cluster
 
 
 def snapshot(cluster: Cluster) -> dict:

@@ -17,7 +17,7 @@ from pathlib import Path
 from .check import FAULT_WORDS, Bounds, CheckError, CheckResult, explore
 from .check_dir import CheckDir
 from .checks import is_safety
-from .config import PROTOCOLS, ClusterConfig
+from .engine.config import PROTOCOLS, ClusterConfig
 from .run import run_steps
 from .scenario import Scenario
 from .util.files import atomic_path, write_text_atomically

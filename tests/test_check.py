@@ -332,7 +332,7 @@ def dump(obj, refs=None) -> object:
         return ["set", sorted(map(repr, obj))]
     if isinstance(obj, dict):
         return ["dict", [[dump(k, refs), dump(v, refs)] for k, v in obj.items()]]
-    if type(obj).__module__.startswith(("hwlib.config", "hwlib.protocols")) or callable(obj):
+    if type(obj).__module__.startswith(("hwlib.engine.config", "hwlib.engine.protocols")) or callable(obj):
         return f"shared {type(obj).__name__}"
     if id(obj) in refs:
         return ["ref", refs[id(obj)]]

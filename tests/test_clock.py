@@ -9,7 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hwlib import Cluster, ClusterConfig, Step
-from hwlib.clock import REPEAT_LIMIT
+from hwlib.engine.clock import REPEAT_LIMIT
 from hwlib.trace import snapshot
 
 from .strategies import schedules

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from hwlib import Cluster, ClusterConfig
-from hwlib.replica import NEVER_MS, TRUNCATING
+from hwlib.engine.replica import NEVER_MS, TRUNCATING
 
 
 def cluster(replicas=("A", "B", "C"), **kw) -> Cluster:
@@ -301,13 +301,13 @@ def test_steps_that_cannot_act_are_recorded_as_skips():
 
 def test_every_step_kind_has_a_cluster_call_and_every_event_a_description():
     import hwlib
-    from hwlib.events import _DESCRIBE, describe
-    from hwlib.steps import STEP_KINDS
+    from hwlib.engine.events import _DESCRIBE, describe
+    from hwlib.engine.steps import STEP_KINDS
 
     c = cluster(replicas=("A", "B"))
     for kind in STEP_KINDS:                     # each kind, in its simplest form, is carried out
         obj = {kind: {"value": "x"} if kind == "produce" else 5 if kind == "tick" else "B"
-               if kind in hwlib.steps.REPLICA_STEPS else {}}
+               if kind in hwlib.engine.steps.REPLICA_STEPS else {}}
         mark = len(c.events)
         c.apply(hwlib.parse_step(obj, 0, ("A", "B")))
         assert len(c.events) > mark, kind       # it acted or said why it could not

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from hwlib import LeaderEpochCache
-from hwlib.log import ReplicaLog
-from hwlib.protocols import get_protocol
+from hwlib.engine.log import ReplicaLog
+from hwlib.engine.protocols import get_protocol
 
 
 def test_assign_appends_and_ignores_same_epoch_later_offset():

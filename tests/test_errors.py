@@ -6,7 +6,7 @@ import pytest
 
 import hwlib
 from hwlib import ClusterConfig, ConfigError, ScenarioError, load_scenario, parse_step
-from hwlib.steps import STEP_KINDS
+from hwlib.engine.steps import STEP_KINDS
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [

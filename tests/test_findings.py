@@ -7,7 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-import hwlib.protocols
+import hwlib.engine.protocols
 from hwlib import findings as fnd
 from hwlib.faults import FAULT_KINDS
 from hwlib.report_tables import cell_table, coverage, paired_tests, sortable_html
@@ -154,7 +154,7 @@ def test_the_short_answer_says_what_lost_what_stopped_it_and_what_it_cost():
                      "fault profile; by kip101, kip279, kip320 and kip595 under power-loss (in up to 22.5% of a "
                      "cell's runs); kip966 lost none.")
     assert second == ("The losses stopped from kip101 (Kafka 0.11) on under kip101-data-loss and from kip966 "
-                      f"(Kafka {hwlib.protocols.GENERATIONS['kip966'].kafka}) on under power-loss.")
+                      f"(Kafka {hwlib.engine.protocols.GENERATIONS['kip966'].kafka}) on under power-loss.")
     assert third == ("Stopping them cost availability under power-loss, kip966 had no online leader in 45.0% of "
                      "steps against 15.0% under kip595; kip101 cost none (within one point).")
 

@@ -6,9 +6,9 @@ import pytest
 
 import hwlib
 from hwlib import Cluster, ClusterConfig
-from hwlib.log import ReplicaLog
-from hwlib.protocols import get_protocol
-from hwlib.replica import FETCHING, TRUNCATING
+from hwlib.engine.log import ReplicaLog
+from hwlib.engine.protocols import get_protocol
+from hwlib.engine.replica import FETCHING, TRUNCATING
 
 
 def log_with(*records: tuple[int, str]) -> ReplicaLog:

@@ -126,7 +126,7 @@ def test_each_counterexample_embeds_a_scenario_that_replays_beside_the_first_fix
     import html as html_lib
 
     import hwlib
-    from hwlib.config import PROTOCOLS
+    from hwlib.engine.config import PROTOCOLS
     from hwlib.sweep import parse_spec, read_runs
     from hwlib.sweep.runs import anomaly_column
 

@@ -27,7 +27,7 @@ import heapq
 
 from ..check import Bounds, Search, release_node
 from ..check_parallel import close_level, number_new
-from ..config import ClusterConfig
+from ..engine.config import ClusterConfig
 
 #: states per task, at least (fewer, larger tasks amortise Spark's ~0.1 s per task)
 MIN_STATES_PER_TASK = 500

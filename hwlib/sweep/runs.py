@@ -13,8 +13,7 @@ import pandas as pd
 
 from .. import compiled
 from ..checks import KINDS
-from ..faults import FAULT_KINDS, derive_seed, fired_faults, generate, schedule_hash
-from ..kafka_errors import (
+from ..engine.kafka_errors import (
     NETWORK_EXCEPTION,
     NOT_ENOUGH_REPLICAS,
     NOT_ENOUGH_REPLICAS_AFTER_APPEND,
@@ -22,6 +21,7 @@ from ..kafka_errors import (
     OUT_OF_ORDER_SEQUENCE_NUMBER,
     REQUEST_TIMED_OUT,
 )
+from ..faults import FAULT_KINDS, derive_seed, fired_faults, generate, schedule_hash
 from ..run import LagMeter, run_steps
 from .spec import Cell, SweepSpec
 

@@ -28,7 +28,7 @@ import os
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from ..config import ClusterConfig
+from ..engine.config import ClusterConfig
 from ..errors import ConfigError, HwlibError
 from ..profiles import ACTIONS, FaultProfile, ProfileError, load_profile
 from ..util.files import is_file

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .errors import ScenarioError
+from ..errors import ScenarioError
 from .replica import LEADER
 
 if TYPE_CHECKING:

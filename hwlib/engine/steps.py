@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import ScenarioError
 from .config import parse_acks
-from .errors import ScenarioError
 
 REPLICA_STEPS = ("fetch", "fetch_request", "fetch_response", "flush", "crash", "restart", "elect",
                  "isolate", "reconnect", "deliver")

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from typing import cast
 
+from ..errors import ScenarioError
 from .channel import ControllerChannel
 from .clock import Clock
 from .config import ClusterConfig
 from .consumer import Consumer
 from .controller import Controller
-from .errors import ScenarioError
 from .fetcher import ReplicaFetcher
 from .kafka_errors import NETWORK_EXCEPTION
 from .metadata import ClientMetadata
@@ -156,7 +156,7 @@ class Cluster:
 
     # ---------------------------------------------------------------------- step dispatch
     def apply(self, step: Step) -> None:
-        """Apply one parsed ``hwlib.steps.Step`` (the most frequent kinds first)."""
+        """Apply one parsed ``hwlib.engine.steps.Step`` (the most frequent kinds first)."""
         kind = step.kind
         replica = step.replica    # set for every replica step (parse_step checks)
         if kind == "fetch":

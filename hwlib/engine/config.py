@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass, fields
 
-from .errors import ConfigError
+from ..errors import ConfigError
 from .protocols import GENERATIONS
 
 PROTOCOLS = tuple(GENERATIONS)

@@ -7,8 +7,8 @@ leader answers to an OffsetsForLeaderEpoch request, and where the follower trunc
 
 from __future__ import annotations
 
+from ..errors import ConfigError
 from .epoch_cache import UNDEFINED_EPOCH, UNDEFINED_OFFSET
-from .errors import ConfigError
 from .log import ReplicaLog
 
 #: an OffsetsForLeaderEpoch answer: 0.11's end offset, or from 2.0 (epoch, end offset)
