@@ -5,8 +5,8 @@ from . import compiled as _compiled
 #: the compiled (mypyc) or the interpreted engine, and why (set before any engine module loads)
 ENGINE = _compiled.activate(__path__, __spec__.loader)
 
-from .checks import KINDS as ANOMALY_KINDS
-from .checks import Anomaly, AnomalyChecker
+from .anomalies.checker import KINDS as ANOMALY_KINDS
+from .anomalies.checker import Anomaly, AnomalyChecker
 from .engine.cluster import Cluster
 from .engine.config import PROTOCOLS, ClusterConfig
 from .engine.epoch_cache import LeaderEpochCache

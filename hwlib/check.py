@@ -26,7 +26,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .checks import KINDS, AnomalyChecker
+from .anomalies.checker import KINDS, AnomalyChecker
 from .engine.cluster import Cluster
 from .engine.config import ClusterConfig
 from .engine.steps import Step, parse_steps

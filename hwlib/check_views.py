@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import html
 
+from .anomalies.checker import EFFECT_NOTES, is_safety
 from .check import CheckResult
-from .checks import EFFECT_NOTES, is_safety
 from .run import run_steps
 from .scenario import Scenario
 from .verdicts import Verdict, cell_verdict, counterexample, coverage_text, short_coverage

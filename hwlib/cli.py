@@ -10,7 +10,7 @@ import sys
 import time
 from pathlib import Path
 
-from .checks import SAFETY
+from .anomalies.checker import SAFETY
 from .engine.config import PROTOCOLS
 from .errors import HwlibError
 from .run import RunResult, run_scenario
@@ -169,9 +169,9 @@ def _check_progress(protocol: str):
 def _check(args) -> int:
     """``hwlib check``: per generation its verdicts and each shortest counterexample's steps (or
     JSON), files with --out; with --fail-on-violation exit 1 when anything is violated."""
+    from .anomalies.checker import KINDS
     from .check import DEFAULT_FAULTS, Bounds, CheckError, parse_faults, parse_kinds, profile_faults
     from .check_dir import CheckDir, settings
-    from .checks import KINDS
     from .engine.config import ClusterConfig
     from .verdicts import check_all, coverage_text, matrix_markdown, verdict, write_outputs
 

@@ -31,7 +31,8 @@ from pathlib import Path
 COMPILED = tuple(f"engine/{m}" for m in (
     "epoch_cache", "log", "replica", "controller", "kafka_errors", "channel", "metadata", "protocols", "partition",
     "replica_manager", "fetcher", "producer", "consumer", "cluster", "steps", "clock")) + (
-    "replication_checks", "client_checks", "checks", "util/canonical", "run", "faults", "state", "check")
+    "anomalies/replication", "anomalies/clients", "anomalies/checker", "util/canonical", "run", "faults", "state",
+    "check")
 
 PACKAGE = Path(__file__).resolve().parent
 

@@ -22,9 +22,9 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from .anomalies.checker import is_safety
 from .check import FAULT_WORDS, Bounds, CheckResult, profile_faults, step_fault
 from .check_views import matrix_html
-from .checks import is_safety
 from .engine.config import PROTOCOLS, ClusterConfig
 from .errors import HwlibError
 from .findings import Finding, join

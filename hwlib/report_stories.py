@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .checks import SEVERITY
+from .anomalies.checker import SEVERITY
 from .scenario import load_scenario
 
 _STORY_EVENTS = ("ack", "crash", "restart", "leader", "truncate", "isr", "elr", "isolate", "reconnect",

@@ -17,7 +17,7 @@ import functools
 import hashlib
 from typing import TYPE_CHECKING, Any
 
-from .checks import Anomaly, AnomalyChecker
+from .anomalies.checker import Anomaly, AnomalyChecker
 from .engine.cluster import Cluster
 from .engine.config import ClusterConfig
 from .engine.replica import LEADER

@@ -10,7 +10,7 @@ from typing import Any
 
 import yaml
 
-from .checks import KINDS
+from .anomalies.checker import KINDS
 from .engine.config import PROTOCOLS, ClusterConfig
 from .engine.steps import Step, parse_steps
 from .errors import HwlibError, ScenarioError, UnknownScenarioError

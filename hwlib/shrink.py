@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .checks import KINDS
+from .anomalies.checker import KINDS
 from .engine.config import ClusterConfig
 from .engine.steps import Step
 from .errors import ScenarioError

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from .checks import Anomaly
+from .anomalies.checker import Anomaly
 from .engine.events import describe
 from .engine.replica import LEADER
 from .engine.steps import Step

@@ -14,9 +14,9 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from .anomalies.checker import is_safety
 from .check import FAULT_WORDS, Bounds, CheckError, CheckResult, explore
 from .check_dir import CheckDir
-from .checks import is_safety
 from .engine.config import PROTOCOLS, ClusterConfig
 from .run import run_steps
 from .scenario import Scenario

@@ -14,7 +14,7 @@ import html
 import itertools
 import json
 
-from .checks import EFFECT_NOTES, is_safety
+from .anomalies.checker import EFFECT_NOTES, is_safety
 from .run import RunResult
 
 #: epoch -> cell colour (cycled); readable on white, distinct in grey print

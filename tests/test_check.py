@@ -16,9 +16,9 @@ import pytest
 
 import hwlib
 from hwlib import Cluster, ClusterConfig, Step
+from hwlib.anomalies.checker import KINDS, AnomalyChecker
 from hwlib.check import DEFAULT_FAULTS, Bounds, CheckError, alphabet, explore, parse_faults, profile_faults
 from hwlib.check_views import matrix_html
-from hwlib.checks import KINDS, AnomalyChecker
 from hwlib.state import enabled_steps, skip_reason, state_key
 from hwlib.verdicts import verdict, write_outputs
 

@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from hwlib import PROTOCOLS, AnomalyChecker, Cluster, ClusterConfig
-from hwlib.replication_checks import _reconciled
+from hwlib.anomalies.replication import _reconciled
 
 from .strategies import mutated_scenarios, schedules
 

@@ -124,7 +124,7 @@ def test_without_a_c_compiler_setup_says_so_once_and_the_interpreted_engine_runs
 def test_the_engine_modules_are_the_hot_ones_and_exist():
     for name in COMPILED:
         assert (REPO / "hwlib" / f"{name}.py").is_file(), name
-    assert {"engine/cluster", "run", "checks", "faults"} <= set(COMPILED)
+    assert {"engine/cluster", "run", "anomalies/checker", "faults"} <= set(COMPILED)
     # validation, YAML and snapshots stay interpreted
     assert not {"engine/config", "profiles", "scenario", "trace"} & set(COMPILED)
 
@@ -138,7 +138,7 @@ def test_hwlib_version_names_the_engine():
 _PICKLES = """
 import pickle, hwlib
 from hwlib.check import Bounds
-from hwlib.checks import Anomaly
+from hwlib.anomalies import Anomaly
 from hwlib.faults import generate
 from hwlib.profiles import load_profile
 from hwlib.scenario import load_scenario

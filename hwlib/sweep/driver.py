@@ -30,7 +30,7 @@ from pathlib import Path
 import pandas as pd
 
 from .. import compiled
-from ..checks import SAFETY
+from ..anomalies.checker import SAFETY
 from ..faults import derive_seed, generate
 from ..run import HASH_VERSION, run_steps
 from ..scenario import Scenario

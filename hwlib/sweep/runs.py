@@ -12,7 +12,7 @@ from collections import Counter
 import pandas as pd
 
 from .. import compiled
-from ..checks import KINDS
+from ..anomalies.checker import KINDS
 from ..engine.kafka_errors import (
     NETWORK_EXCEPTION,
     NOT_ENOUGH_REPLICAS,

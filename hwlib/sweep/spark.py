@@ -135,7 +135,7 @@ def summarize(spark, runs_paths: list[str], param_columns: list[str]):
     """Per-cell rates (with Wilson 95% intervals), unavailability, produce errors, HW-lag
     quantiles and fault coverage, as a pandas DataFrame sorted by cell. Columns: ``cell``, the
     ``param_columns``, then the measurements from ``runs`` on (readers rely on this layout)."""
-    from ..checks import SAFETY
+    from ..anomalies.checker import SAFETY
     from ..faults import FAULT_KINDS
 
     spark.read.parquet(*runs_paths).createOrReplaceTempView("runs")

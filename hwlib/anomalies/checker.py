@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
-from .client_checks import ClientChecks
-from .replication_checks import ReplicationChecks
+from .clients import ClientChecks
+from .replication import ReplicationChecks
 
 if TYPE_CHECKING:
-    from .engine.cluster import Cluster
+    from ..engine.cluster import Cluster
 
 KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr", "hw-regression",
          "epoch-cache-order", "duplicate", "reordered", "inconsistent-offsets", "nonmonotonic-poll",

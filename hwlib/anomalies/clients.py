@@ -5,10 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .engine.replica import Replica
+from ..engine.replica import Replica
 
 if TYPE_CHECKING:
-    from .engine.cluster import Cluster
+    from ..engine.cluster import Cluster
 
 
 class ClientChecks:

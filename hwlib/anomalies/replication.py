@@ -11,11 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from .engine.log import ReplicaLog
-from .engine.replica import FETCHING, LEADER, Replica
+from ..engine.log import ReplicaLog
+from ..engine.replica import FETCHING, LEADER, Replica
 
 if TYPE_CHECKING:
-    from .engine.cluster import Cluster
+    from ..engine.cluster import Cluster
 
 
 class ReplicationChecks:
