@@ -12,8 +12,8 @@ from .engine.config import PROTOCOLS, ClusterConfig
 from .engine.epoch_cache import LeaderEpochCache
 from .engine.steps import Step, parse_step, parse_steps
 from .errors import ConfigError, HwlibError, ScenarioError, UnknownScenarioError
-from .run import RunResult, run_scenario, run_steps
-from .scenario import Scenario, builtin_scenarios, load_scenario
+from .run import RunResult, run_steps
+from .scenario import Scenario, builtin_scenarios, load_scenario, run_scenario
 from .trace import Trace
 from .version import __version__
 

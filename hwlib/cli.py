@@ -13,8 +13,8 @@ from pathlib import Path
 from .anomalies.checker import SAFETY
 from .engine.config import PROTOCOLS
 from .errors import HwlibError
-from .run import RunResult, run_scenario
-from .scenario import builtin_scenarios, load_scenario, scenario_table
+from .run import RunResult
+from .scenario import builtin_scenarios, load_scenario, run_scenario, scenario_table
 
 
 class _Parser(argparse.ArgumentParser):

@@ -7,8 +7,8 @@ import textwrap
 from pathlib import Path
 
 from .engine.config import PROTOCOLS
-from .run import RunResult, run_scenario
-from .scenario import Scenario
+from .run import RunResult
+from .scenario import Scenario, run_scenario
 from .util.files import atomic_path, write_text_atomically
 
 

@@ -21,7 +21,6 @@ from .anomalies.checker import Anomaly, AnomalyChecker
 from .engine.cluster import Cluster
 from .engine.config import ClusterConfig
 from .engine.replica import LEADER
-from .scenario import Scenario, load_scenario
 from .trace import Trace, final_state, snapshot
 from .util.canonical import canonical_bytes
 
@@ -188,13 +187,3 @@ def run_steps(config: ClusterConfig, steps, name: str = "run", record: bool = Tr
         step_events = [events[marks[i - 1] if i else 0:marks[i]] for i in range(len(marks))]
         trace = Trace(steps, snapshots, step_events, anomalies)
     return RunResult(name, config, steps, cluster, anomalies, digest, marks, trace)
-
-
-def run_scenario(scenario: Scenario | str, protocol: str | None = None,
-                 record: bool = True) -> RunResult:
-    """Run a scenario (object, built-in name or path), optionally under another protocol."""
-    if not isinstance(scenario, Scenario):
-        scenario = load_scenario(scenario)
-    if protocol is not None:
-        scenario = scenario.with_protocol(protocol)
-    return run_steps(scenario.config, scenario.steps, scenario.name, record)

@@ -1,4 +1,4 @@
-"""Scenario files: YAML (name, summary, description, config, steps, expect), built-ins by name, validation."""
+"""Scenario files: YAML (name, summary, description, config, steps, expect), built-ins by name, checked, and run."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from .anomalies.checker import KINDS
 from .engine.config import PROTOCOLS, ClusterConfig
 from .engine.steps import Step, parse_steps
 from .errors import HwlibError, ScenarioError, UnknownScenarioError
+from .run import RunResult, run_steps
 from .util.files import is_file, write_text_atomically
 from .util.yamlfile import read_yaml
 
@@ -138,3 +139,12 @@ def scenario_table() -> str:
         cells = [", ".join(SHORT_KINDS[k] for k in scenario.expect.get(p, ())) or "—" for p in PROTOCOLS]
         rows.append(f"| `{name}` | {scenario.summary} | " + " | ".join(cells) + " |")
     return "\n".join(rows)
+
+
+def run_scenario(scenario: Scenario | str, protocol: str | None = None, record: bool = True) -> RunResult:
+    """Run a scenario (object, built-in name or path), optionally under another protocol."""
+    if not isinstance(scenario, Scenario):
+        scenario = load_scenario(scenario)
+    if protocol is not None:
+        scenario = scenario.with_protocol(protocol)
+    return run_steps(scenario.config, scenario.steps, scenario.name, record)

@@ -374,6 +374,6 @@ class StepperView:
 
 def compare_view(scenario, protocols=("hw", "kip101"), start: int = 0) -> StepperView:
     """One scenario (name, path or object) under several protocols, side by side."""
-    from .run import run_scenario
+    from .scenario import run_scenario
 
     return StepperView([run_scenario(scenario, protocol=p) for p in protocols], start=start)
