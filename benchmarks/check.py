@@ -67,12 +67,11 @@ def main() -> None:
     print(f"  kip320  the same on {args.workers} workers: {shared.seconds:.1f} s, "
           f"{shared.states_per_second:,.0f} states/s ({alone.seconds / shared.seconds:.2f}x)")
     if args.master:
-        from hwlib.sweep.check_levels import SparkLevels
         from hwlib.sweep.spark import start_session
 
         spark = start_session(args.master, app_name="hwlib-check-bench")
         on_spark = explore(ClusterConfig(protocol="kip320", acks="all"), bounds, FAULTS, KINDS, exhaustive=True,
-                           levels=lambda search: SparkLevels(search, spark))
+                           spark=spark)
         assert (on_spark.distinct, on_spark.generated) == (alone.distinct, alone.generated)
         print(f"  kip320  the same on Spark {args.master}: {on_spark.seconds:.1f} s, "
               f"{on_spark.states_per_second:,.0f} states/s ({alone.seconds / on_spark.seconds:.2f}x)")

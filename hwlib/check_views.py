@@ -14,10 +14,9 @@ from __future__ import annotations
 import html
 
 from .anomalies.checker import EFFECT_NOTES, is_safety
-from .check import CheckResult
+from .check import CheckResult, Verdict, cell_verdict, counterexample, coverage_text, short_coverage
 from .run import run_steps
 from .scenario import Scenario
-from .verdicts import Verdict, cell_verdict, counterexample, coverage_text, short_coverage
 from .views import StepperView
 
 #: cell colours by verdict state (safety kinds); expected effects are always grey

@@ -85,7 +85,7 @@ def build_parser() -> argparse.ArgumentParser:
     swp.add_argument("--no-shrink", action="store_true", help="do not shrink failing cells")
     swp.add_argument("--quiet", action="store_true", help="no progress bar")
     sub.add_parser("profiles", help="the built-in fault profiles and the actions they mix")
-    from .check import DEFAULT_FAULTS, DEFAULT_KINDS, FAULTS, TLA_FAULTS
+    from .check.vocabulary import DEFAULT_FAULTS, DEFAULT_KINDS, FAULTS, TLA_FAULTS
     from .util.cores import cores
 
     chk = sub.add_parser("check", help="exhaustive bounded model checking: verdicts, shortest counterexamples")
@@ -169,11 +169,23 @@ def _check_progress(protocol: str):
 def _check(args) -> int:
     """``hwlib check``: per generation its verdicts and each shortest counterexample's steps (or
     JSON), files with --out; with --fail-on-violation exit 1 when anything is violated."""
-    from .anomalies.checker import KINDS
-    from .check import DEFAULT_FAULTS, Bounds, CheckError, parse_faults, parse_kinds, profile_faults
-    from .check_dir import CheckDir, settings
+    from .anomalies import KINDS
+    from .check import (
+        DEFAULT_FAULTS,
+        Bounds,
+        CheckDir,
+        CheckError,
+        check_all,
+        coverage_text,
+        matrix_markdown,
+        parse_faults,
+        parse_kinds,
+        profile_faults,
+        settings,
+        verdict,
+        write_outputs,
+    )
     from .engine.config import ClusterConfig
-    from .verdicts import check_all, coverage_text, matrix_markdown, verdict, write_outputs
 
     bounds = Bounds(replicas=args.replicas, max_records=args.max_records, max_epoch=args.max_epoch,
                     max_ticks=args.max_ticks, depth=args.depth, tick_ms=args.tick_ms, max_states=args.max_states)
@@ -191,7 +203,7 @@ def _check(args) -> int:
         raise CheckError("max-ticks: give --faults ... ,tick as well (ticks are a fault here)")
     kinds = KINDS if args.matrix else parse_kinds(args.kinds)
     protocols = list(PROTOCOLS) if args.protocol == "all" or args.matrix else [args.protocol]
-    config = ClusterConfig(replicas=tuple("ABCDE"[:bounds.replicas]), acks=args.acks,
+    config = ClusterConfig(replicas=bounds.replica_ids, acks=args.acks,
                            min_insync_replicas=args.min_insync_replicas,
                            unclean_leader_election=args.unclean_leader_election)
     if args.workers < 1:
@@ -201,7 +213,7 @@ def _check(args) -> int:
     if not args.checkpoint_every >= 0:
         raise CheckError(f"checkpoint-every: must be a number of seconds >= 0, got {args.checkpoint_every}")
     exhaustive = args.exhaustive or args.matrix
-    levels = None
+    spark = None
     if args.master is not None:
         from .sweep.spark import check_master
 
@@ -212,13 +224,11 @@ def _check(args) -> int:
         directory.open(args.resume)
     progress = None if args.quiet or args.json else _check_progress
     if args.master is not None:
-        from .sweep.check_levels import SparkLevels
         from .sweep.spark import start_session
 
         spark = start_session(args.master, app_name="hwlib-check")
-        levels = lambda search: SparkLevels(search, spark)  # noqa: E731
     results = check_all(config, protocols, bounds, faults, kinds, exhaustive, progress, directory, args.resume,
-                        args.checkpoint_every, args.workers, levels)
+                        args.checkpoint_every, args.workers, spark)
     if progress is not None:
         print(file=sys.stderr)
     written = write_outputs(directory.out, results, kinds) if directory is not None else []

@@ -31,8 +31,8 @@ from pathlib import Path
 COMPILED = tuple(f"engine/{m}" for m in (
     "epoch_cache", "log", "replica", "controller", "kafka_errors", "channel", "metadata", "protocols", "partition",
     "replica_manager", "fetcher", "producer", "consumer", "cluster", "steps", "clock")) + (
-    "anomalies/replication", "anomalies/clients", "anomalies/checker", "util/canonical", "run", "faults", "state",
-    "check")
+    "anomalies/replication", "anomalies/clients", "anomalies/checker", "util/canonical", "run", "faults",
+    "check/model", "check/search")
 
 PACKAGE = Path(__file__).resolve().parent
 

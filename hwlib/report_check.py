@@ -23,14 +23,23 @@ from dataclasses import dataclass, field
 import pandas as pd
 
 from .anomalies.checker import is_safety
-from .check import FAULT_WORDS, Bounds, CheckResult, profile_faults, step_fault
+from .check import (
+    FAULT_WORDS,
+    Bounds,
+    CheckResult,
+    Verdict,
+    cell_verdict,
+    check_all,
+    coverage_text,
+    profile_faults,
+    step_fault,
+)
 from .check_views import matrix_html
 from .engine.config import PROTOCOLS, ClusterConfig
 from .errors import HwlibError
 from .findings import Finding, join
 from .run import run_steps
 from .scenario import Scenario
-from .verdicts import Verdict, cell_verdict, check_all, coverage_text
 
 #: the kinds the report's check looks for: the broker-side safety properties
 KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr")

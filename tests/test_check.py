@@ -17,10 +17,20 @@ import pytest
 import hwlib
 from hwlib import Cluster, ClusterConfig, Step
 from hwlib.anomalies.checker import KINDS, AnomalyChecker
-from hwlib.check import DEFAULT_FAULTS, Bounds, CheckError, alphabet, explore, parse_faults, profile_faults
+from hwlib.check import (
+    DEFAULT_FAULTS,
+    Bounds,
+    CheckError,
+    alphabet,
+    enabled_steps,
+    explore,
+    parse_faults,
+    profile_faults,
+    state_key,
+    verdict,
+    write_outputs,
+)
 from hwlib.check_views import matrix_html
-from hwlib.state import enabled_steps, skip_reason, state_key
-from hwlib.verdicts import verdict, write_outputs
 
 REPO = Path(__file__).resolve().parent.parent
 NO_CRASHES = ("elect", "isolate", "isolate_unseen", "deliver")      # + produce and the fetch halves
@@ -199,9 +209,9 @@ def test_counterexamples_and_the_matrix_are_written_and_replay(tmp_path):
 def test_two_workers_find_exactly_what_one_process_finds(monkeypatch, protocol, exhaustive):
     """The frontier shared with worker processes (from 50 states on): the same state counts,
     violations and counterexample schedules, step for step."""
-    from hwlib import check_parallel
+    from hwlib.check import workers
 
-    monkeypatch.setattr(check_parallel, "SPLIT_AT", 50)
+    monkeypatch.setattr(workers, "SPLIT_AT", 50)
     alone = explore(config(protocol), Bounds(replicas=2), NO_CRASHES, exhaustive=exhaustive)
     shared = explore(config(protocol), Bounds(replicas=2), NO_CRASHES, exhaustive=exhaustive, workers=2)
     one, two = alone.as_dict(), shared.as_dict()
@@ -415,7 +425,7 @@ def test_state_keys_are_integers_equal_for_equal_states_and_stable_across_proces
 
     assert all(type(v) is int for v in flat(key))
     assert state_key(cluster.clone(), values) == key
-    code = ("import hwlib; from hwlib.state import state_key; "
+    code = ("import hwlib; from hwlib.check import state_key; "
             "c = hwlib.Cluster(hwlib.ClusterConfig(replicas=('A','B','C'), protocol='kip320', acks='all')); "
             "c.produce('m1'); c.fetch('B'); c.elect('B'); print(hash(state_key(c, {'m1': 1})))")
     hashes = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
@@ -437,4 +447,4 @@ def test_enabled_steps_are_exactly_the_steps_that_do_not_skip():
                     assert not (len(events) == 1 and events[0][0] == "skip"), candidate
                 else:
                     assert len(events) == 1 and events[0][0] == "skip", candidate
-                    assert events[0][3] == skip_reason(cluster, candidate)
+                    assert events[0][3] == cluster.skip_reason(candidate)

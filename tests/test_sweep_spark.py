@@ -275,24 +275,25 @@ def test_check_levels_on_spark_find_exactly_what_one_process_finds(monkeypatch, 
     """``hwlib check --master``: the frontier (from 50 states on) partitioned by fingerprint over
     Spark tasks, the visited set on the driver - the same state counts, violations and
     counterexample schedules as one process, step for step."""
-    from hwlib import check_parallel
-    from hwlib.check import Bounds, explore
-    from hwlib.sweep import check_levels
+    from hwlib.check import Bounds, explore, spark_levels, workers
 
     from .test_check import NO_CRASHES, config
 
-    monkeypatch.setattr(check_parallel, "SPLIT_AT", 50)
-    monkeypatch.setattr(check_levels, "MIN_STATES_PER_TASK", 40)
+    monkeypatch.setattr(workers, "SPLIT_AT", 50)
+    monkeypatch.setattr(spark_levels, "MIN_STATES_PER_TASK", 40)
     jobs = []
 
-    class Counted(check_levels.SparkLevels):
+    class Counted(spark_levels.SparkLevels):
+        def __init__(self, search, session):
+            super().__init__(search, session, partitions=6)
+
         def next_level(self):
             jobs.append(len(self.search.remote))
             return super().next_level()
 
+    monkeypatch.setattr(spark_levels, "SparkLevels", Counted)
     alone = explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True)
-    on_spark = explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True,
-                       levels=lambda search: Counted(search, spark, partitions=6))
+    on_spark = explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True, spark=spark)
     one, many = alone.as_dict(), on_spark.as_dict()
     del one["seconds"], many["seconds"]
     assert one == many and one["complete"] and one["violations"] and one["distinct"] > 10 * 50

@@ -23,7 +23,7 @@ from .fetcher import ReplicaFetcher
 from .kafka_errors import NETWORK_EXCEPTION
 from .metadata import ClientMetadata
 from .partition import Partition
-from .producer import Producer, ProduceRequest
+from .producer import RETRY_SKIP, Producer, ProduceRequest
 from .protocols import get_protocol
 from .replica import FETCHING, FOLLOWER, LEADER, OFFLINE, Replica
 from .replica_manager import ReplicaManager
@@ -196,6 +196,25 @@ class Cluster:
         else:
             raise ScenarioError(f"step: unknown kind {kind!r}; allowed: {', '.join(STEP_KINDS)}")
 
+    def skip_reason(self, step: Step) -> str | None:
+        """Why ``step`` would do nothing in this state - the reason its ``skip`` event would
+        give, asked of the same functions the step methods use - or None when it acts (the
+        guard beside the effect, as a TLA+ action keeps them; the model checker asks it)."""
+        kind = step.kind
+        if kind in ("produce", "tick", "consume", "commit", "consumer_crash", "controller_failover"):
+            return None
+        if kind == "retry":
+            return None if self.producer.retrying else RETRY_SKIP
+        replica = self.replica(str(step.replica))
+        fetcher = self.fetcher
+        if kind == "fetch_request":
+            return fetcher.request_skip(replica)
+        if kind == "fetch_response":
+            return fetcher.response_skip(replica)
+        if kind == "fetch":      # a whole round, or the response of the request in flight
+            return fetcher.request_skip(replica) if replica.in_flight is None else fetcher.response_skip(replica)
+        return self.fault_skip(kind, replica)
+
     def skip(self, step: str, replica: str | None, reason: str) -> None:
         self.events.append(("skip", step, replica, reason))
 
@@ -258,8 +277,8 @@ class Cluster:
     # ----------------------------------------------------------------- faults and restarts
     def fault_skip(self, kind: str, replica: Replica) -> str | None:
         """Why the fault step ``kind`` on ``replica`` would change nothing - the reason its
-        ``skip`` event gives - or None when it acts. The step methods and the model checker's
-        ``enabled_steps`` both ask this, so they cannot disagree."""
+        ``skip`` event gives - or None when it acts. The step methods and ``skip_reason`` both
+        ask this, so the model checker and the steps cannot disagree."""
         if kind == "restart":
             return "replica is already online" if replica.online else None
         if not replica.online:

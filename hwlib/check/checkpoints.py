@@ -23,11 +23,12 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from .check import Bounds, CheckError, CheckResult, Search, Violation
-from .compiled import source_key
-from .engine.config import ClusterConfig
-from .engine.steps import parse_steps
-from .util.files import OutputError, atomic_path, check_directory, write_text_atomically
+from ..compiled import source_key
+from ..engine.config import ClusterConfig
+from ..util.files import OutputError, atomic_path, check_directory, write_text_atomically
+from .model import Bounds
+from .search import CheckResult, Search, Violation
+from .vocabulary import CheckError
 
 MARKER = "check.json"
 FORMAT = 1
@@ -44,6 +45,8 @@ def settings(config: ClusterConfig, protocols: list[str], bounds: Bounds, faults
 
 
 class CheckDir:
+    """The directory of one check: opened (validated, marked), checkpointed, resumed, finished."""
+
     def __init__(self, out: str | Path, check: dict) -> None:
         self.out = Path(out)
         self.check = check
@@ -116,8 +119,7 @@ class CheckDir:
             result = CheckResult(protocol, config, bounds, faults, complete=data["complete"],
                                  distinct=data["distinct"], generated=data["generated"], depth=data["depth"],
                                  seconds=data["seconds"])
-            result.violations = {k: Violation(k, v["depth"], parse_steps(v["steps"]), v["detail"])
-                                 for k, v in data["violations"].items()}
+            result.violations = {k: Violation.from_dict(k, v) for k, v in data["violations"].items()}
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise CheckError(f"resume: {path} is damaged ({exc}); run without --resume to start over") from None
         return result

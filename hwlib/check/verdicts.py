@@ -1,11 +1,11 @@
 """Model-checking verdicts per generation and anomaly kind (violated at depth d, or holds), and the files for them.
 
-``check_all`` runs ``check.explore`` for each generation; ``write_outputs`` writes the
+``check_all`` runs ``explore`` for each generation; ``write_outputs`` writes the
 shortest counterexample of each (generation, kind) as a scenario (``expect:`` from replaying
 it under that generation, which must show the kind: the search and ``hwlib run`` agree, or
 this fails), ``matrix.json`` (one object per generation: the CLI's ``--json`` lines),
 ``matrix.parquet`` (one row per generation x kind) and ``matrix.md``, into a directory
-``check_dir`` has opened.
+``checkpoints.CheckDir`` has opened.
 """
 
 from __future__ import annotations
@@ -14,13 +14,16 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from .anomalies.checker import is_safety
-from .check import FAULT_WORDS, Bounds, CheckError, CheckResult, explore
-from .check_dir import CheckDir
-from .engine.config import PROTOCOLS, ClusterConfig
-from .run import run_steps
-from .scenario import Scenario
-from .util.files import atomic_path, write_text_atomically
+from ..anomalies import is_safety
+from ..engine.config import PROTOCOLS, ClusterConfig
+from ..run import run_steps
+from ..scenario import Scenario
+from ..util.files import atomic_path, write_text_atomically
+from .checkpoints import CheckDir
+from .explore import explore
+from .model import Bounds
+from .search import CheckResult
+from .vocabulary import FAULT_WORDS, CheckError
 
 
 def parse_protocols(text: str | list[str] | tuple[str, ...]) -> list[str]:
@@ -39,8 +42,8 @@ def parse_protocols(text: str | list[str] | tuple[str, ...]) -> list[str]:
 def check_all(config: ClusterConfig, protocols: list[str], bounds: Bounds, faults: tuple[str, ...],
               kinds: tuple[str, ...], exhaustive: bool = False, progress=None, directory: CheckDir | None = None,
               resume: bool = False, checkpoint_every: float = 10.0, workers: int = 1,
-              levels=None) -> list[CheckResult]:
-    """``explore`` per generation (on ``workers`` processes, or what ``levels`` builds: a
+              spark=None) -> list[CheckResult]:
+    """``explore`` per generation (on ``workers`` processes, or as Spark jobs on ``spark``: a
     Spark cluster); with ``directory``, each search checkpoints there and each finished
     generation is recorded, and ``resume`` goes on from what it holds."""
     results = []
@@ -49,16 +52,16 @@ def check_all(config: ClusterConfig, protocols: list[str], bounds: Bounds, fault
         if directory is None:
             results.append(explore(generation, bounds, faults, kinds, exhaustive,
                                    None if progress is None else progress(protocol), workers=workers,
-                                   levels=levels))
+                                   spark=spark))
             continue
-        result = directory.finished(protocol, generation.replace(replicas=list("ABCDE"[:bounds.replicas])),
+        result = directory.finished(protocol, generation.replace(replicas=list(bounds.replica_ids)),
                                     bounds, faults) if resume else None
         if result is None:
             result = explore(generation, bounds, faults, kinds, exhaustive,
                              None if progress is None else progress(protocol),
                              level_done=directory.checkpointer(protocol, checkpoint_every),
                              restore=directory.saved_search(protocol) if resume else None, workers=workers,
-                             levels=levels)
+                             spark=spark)
             directory.done(result)
         results.append(result)
     return results

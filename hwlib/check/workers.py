@@ -4,13 +4,13 @@ Once the frontier is large enough to share (``SPLIT_AT`` states), it is dealt ro
 the workers, each rebuilding its states by replaying their schedules (``Search.replay``,
 fingerprint-verified). Then, per level:
 
-1. every worker expands its states (``Search.successors``: the same judging and
-   fingerprinting as one process), drops what it has seen - a copy of the visited set as of
-   the last level, plus its own new states of this level - and sends the rest as (parent
-   state, step index, fingerprint), in that order;
-2. this process merges the workers' lists in (parent state, step index) order, keeps the
-   first state of each new fingerprint, numbers the kept states exactly as a one-process
-   search would, and merges the first violation per kind the same way;
+1. every worker expands its states with ``Search.expand`` (the loop one process runs),
+   dropping what it has seen - a copy of the visited set as of the last level, plus its own
+   new states of this level - and sends the rest as (parent state, step index, fingerprint),
+   in that order;
+2. this process merges the workers' lists with ``Search.merge_level`` (the merge one process
+   runs): the first state of each new fingerprint kept, numbered as one process would, and
+   the first violation per kind merged the same way;
 3. each worker keeps its states that were numbered and drops the others (a duplicate that
    another worker met first).
 
@@ -23,13 +23,14 @@ closes and they exit.
 from __future__ import annotations
 
 import gc
-import heapq
 import multiprocessing
 import signal
 import traceback
 
-from .check import Bounds, CheckError, Search, release_node
-from .engine.config import ClusterConfig
+from ..engine.config import ClusterConfig
+from .model import Bounds
+from .search import Search, release_node
+from .vocabulary import CheckError
 
 #: the frontier size from which a search is shared with workers (below it, one process is faster)
 SPLIT_AT = 2000
@@ -90,11 +91,11 @@ class Coordinator:
             pipe.send(("expand", self.new_keys, search.depth, known))
         replies = [self._answer(pipe) for pipe in self.pipes]
         numbers = [[-1] * len(candidates) for candidates, _, _ in replies]
-        streams = [_tagged(candidates, w) for w, (candidates, _, _) in enumerate(replies)]
-        kept = number_new(search, heapq.merge(*streams))
+        tagged = [([(parent, step, key, w, position) for position, (parent, step, key) in enumerate(candidates)],
+                   found, generated) for w, (candidates, found, generated) in enumerate(replies)]
+        kept = search.merge_level(tagged)
         for number, _, (w, position) in kept:
             numbers[w][position] = number
-        close_level(search, replies)
         for pipe, mine in zip(self.pipes, numbers, strict=True):
             pipe.send(("keep", mine))
         for pipe in self.pipes:
@@ -116,39 +117,6 @@ class Coordinator:
                 process.join()
         for pipe in self.pipes:
             pipe.close()
-
-
-def number_new(search: Search, merged) -> list[tuple[int, int, tuple]]:
-    """Numbers the states of ``merged`` - (parent state, step index, fingerprint, *tag) in
-    (parent, step) order - whose fingerprint is new, as one process would; returns
-    (number, fingerprint, tag) for each."""
-    seen, parents = search.seen, search.parents
-    kept = []
-    for parent, step, key, *tag in merged:
-        if key in seen:
-            continue
-        seen.add(key)
-        parents.append((parent, step))
-        kept.append((len(parents) - 1, key, tuple(tag)))
-    return kept
-
-
-def close_level(search: Search, replies) -> None:
-    """Counts the replies' transitions and closes the level with the first violation per kind
-    among them (``replies``: (candidates, first violation per kind, transitions) each)."""
-    found: dict[str, tuple[int, int, int, str]] = {}
-    for _, level_found, generated in replies:
-        search.result.generated += generated
-        for kind, first in level_found.items():
-            if kind not in found or first[:3] < found[kind][:3]:
-                found[kind] = first
-    search.close_level(found)
-
-
-def _tagged(candidates: list[tuple[int, int, int]], worker: int):
-    """A worker's candidates as (parent, step, fingerprint, worker, position), in its order."""
-    for position, (parent, step, key) in enumerate(candidates):
-        yield parent, step, key, worker, position
 
 
 def _work(pipe, config: dict, bounds: dict, faults: tuple[str, ...], kinds: tuple[str, ...], exhaustive: bool,
@@ -183,19 +151,9 @@ def _work(pipe, config: dict, bounds: dict, faults: tuple[str, ...], kinds: tupl
                 search.depth = depth
                 search.known = set(known)
                 search.result.generated = 0
-                level: set[int] = set()
-                candidates = []
-                pending = []
-                for node in search.frontier:
-                    for child in search.successors(node, depth):
-                        if child.key in search.seen or child.key in level:
-                            release_node(child)
-                            continue
-                        level.add(child.key)
-                        pending.append(child)
-                        candidates.append((child.parent, child.step, child.key))
-                    release_node(node)
+                pending = list(search.expand(search.frontier, depth, search.seen))
                 search.frontier = []
+                candidates = [(child.parent, child.step, child.key) for child in pending]
                 pipe.send(("ok", (candidates, search.level_found, search.result.generated)))
                 search.level_found = {}
             elif command == "keep":

@@ -1,4 +1,4 @@
-"""A cluster's state as the model checker sees it: a canonical tuple of integers, and which steps can act in it.
+"""The model the checker searches: bounds, the alphabet of steps, which can act, the canonical state and fingerprint.
 
 ``state_key`` covers everything that decides the cluster's future - every replica (log,
 HW and its checkpoint, role, what it knows of the leader, its fetcher, the leader-side view
@@ -11,14 +11,16 @@ count from now. So two runs that differ only in when they got somewhere share on
 
 Everything is an integer (replicas by index, record values by the checker's numbering,
 names by a fixed code table), so Python's ``hash`` of a key is the same in every process: a
-fingerprint that a resumed or distributed search can share.
+fingerprint that a resumed or distributed search can share. Which steps can act is asked of
+the engine (``Cluster.skip_reason``), where each step keeps its guard beside its effect.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from .engine.kafka_errors import (
+from ..engine.kafka_errors import (
     DIVERGING,
     FENCED_LEADER_EPOCH,
     NETWORK_EXCEPTION,
@@ -30,12 +32,13 @@ from .engine.kafka_errors import (
     REQUEST_TIMED_OUT,
     UNKNOWN_LEADER_EPOCH,
 )
-from .engine.producer import RETRY_SKIP
-from .engine.replica import FETCHING, FOLLOWER, LEADER, OFFLINE, TRUNCATING
+from ..engine.replica import FETCHING, FOLLOWER, LEADER, OFFLINE, TRUNCATING
+from ..engine.steps import Step
+from .vocabulary import CheckError
 
 if TYPE_CHECKING:
-    from .engine.cluster import Cluster
-    from .engine.steps import Step
+    from ..anomalies import AnomalyChecker
+    from ..engine.cluster import Cluster
 
 #: every name a state holds, as a small integer (an unknown name is a bug: KeyError)
 _CODES: dict[str | None, int] = {name: i for i, name in enumerate((
@@ -146,25 +149,106 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) ->
     return (tuple(replicas), controller, channel, metadata, clients, reader, clock)
 
 
-def skip_reason(cluster: Cluster, step: Step) -> str | None:
-    """Why ``step`` would do nothing in this state - the reason its ``skip`` event would give,
-    asked of the same functions the step methods use - or None when it acts."""
-    kind = step.kind
-    if kind in ("produce", "tick", "consume", "commit", "consumer_crash", "controller_failover"):
-        return None
-    if kind == "retry":
-        return None if cluster.producer.retrying else RETRY_SKIP
-    replica = cluster.replica(str(step.replica))
-    fetcher = cluster.fetcher
-    if kind == "fetch_request":
-        return fetcher.request_skip(replica)
-    if kind == "fetch_response":
-        return fetcher.response_skip(replica)
-    if kind == "fetch":      # a whole round, or the response of the request in flight
-        return fetcher.request_skip(replica) if replica.in_flight is None else fetcher.response_skip(replica)
-    return cluster.fault_skip(kind, replica)
+@dataclass(frozen=True)
+class Bounds:
+    """How far a search may go: replicas, records produced, leader epoch, ticks, depth, states."""
+
+    replicas: int = 2
+    max_records: int = 2
+    max_epoch: int = 2
+    max_ticks: int = 0
+    #: None: until the frontier is empty
+    depth: int | None = None
+    #: how much time one ``tick`` step passes (default: 1.5 x replica.lag.time.max.ms + 1, so a
+    #: tick always runs an ISR check that finds a silent follower lagging)
+    tick_ms: int | None = None
+    #: stop after the level at which this many distinct states are known (None: no limit); a
+    #: search stopped so is not complete, and its verdicts say how deep it went
+    max_states: int | None = None
+
+    @property
+    def replica_ids(self) -> tuple[str, ...]:
+        """The replicas' names: A, B, C ... in assignment order."""
+        return tuple("ABCDE"[:self.replicas])
+
+    def as_dict(self) -> dict:
+        return {name: getattr(self, name) for name in ("replicas", "max_records", "max_epoch", "max_ticks",
+                                                       "depth", "tick_ms", "max_states")}
+
+    def __reduce__(self):
+        """By the constructor (see ``Step.__reduce__``)."""
+        return (Bounds, (self.replicas, self.max_records, self.max_epoch, self.max_ticks, self.depth, self.tick_ms,
+                         self.max_states))
+
+    def __post_init__(self) -> None:
+        for name, low in (("replicas", 1), ("max_records", 0), ("max_epoch", 0), ("max_ticks", 0)):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise CheckError(f"{name.replace('_', '-')}: must be an integer >= {low}, got {value!r}")
+        if self.replicas > 5:
+            raise CheckError(f"replicas: at most 5 (the state space explodes beyond), got {self.replicas}")
+        for name in ("depth", "tick_ms", "max_states"):
+            value = getattr(self, name)
+            if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+                raise CheckError(f"{name.replace('_', '-')}: must be an integer >= 1, got {value!r}")
+
+
+def alphabet(replicas: tuple[str, ...], faults: tuple[str, ...], tick_ms: int) -> list[Step]:
+    """Every step the search tries, in a fixed order (a produce is a placeholder: the search
+    gives each produce the next value, m1, m2, ...)."""
+    steps = [Step("produce", value="")]
+    for kind in ("fetch", "fetch_request", "fetch_response"):
+        steps += [Step(kind, replica=r) for r in replicas]
+    for r in replicas:
+        if "elect" in faults:
+            steps.append(Step("elect", replica=r))
+        if "isolate" in faults:
+            steps.append(Step("isolate", replica=r))
+        if "isolate_unseen" in faults:
+            steps.append(Step("isolate", replica=r, detected=False))
+        if "isolate" in faults or "isolate_unseen" in faults:
+            steps.append(Step("reconnect", replica=r))
+        if "deliver" in faults:
+            steps.append(Step("deliver", replica=r))
+        if "crash" in faults:
+            steps.append(Step("crash", replica=r))
+        if "quick_restart" in faults:
+            steps.append(Step("crash", replica=r, detected=False))
+        if "power_loss" in faults:
+            steps.append(Step("crash", replica=r, lose_unflushed=True))
+        if "power_loss_unseen" in faults:
+            steps.append(Step("crash", replica=r, lose_unflushed=True, detected=False))
+        if {"crash", "quick_restart", "power_loss", "power_loss_unseen"} & set(faults):
+            steps.append(Step("restart", replica=r))
+        if "flush" in faults:
+            steps.append(Step("flush", replica=r))
+        if "stale_produce" in faults:
+            steps.append(Step("produce", value="", replica=r))
+    if "lost_ack" in faults:
+        steps += [Step("produce", value="", lose_ack=True), Step("retry")]
+    if "controller_failover" in faults:
+        steps.append(Step("controller_failover"))
+    if "consume" in faults:
+        steps.append(Step("consume"))
+    if "consumer_crash" in faults:
+        steps.append(Step("consumer_crash"))
+    if "tick" in faults:
+        steps.append(Step("tick", ms=tick_ms))
+    return steps
 
 
 def enabled_steps(cluster: Cluster, alphabet: list[Step]) -> list[Step]:
-    """The steps of ``alphabet`` that would act in this state."""
-    return [step for step in alphabet if skip_reason(cluster, step) is None]
+    """The steps of ``alphabet`` that would act in this state (the engine's guards)."""
+    return [step for step in alphabet if cluster.skip_reason(step) is None]
+
+
+def numbered(produce: Step, records: int) -> Step:
+    """A produce of the alphabet as the ``records``-th record: value m1, m2, ..."""
+    return Step("produce", value=f"m{records}", replica=produce.replica, lose_ack=produce.lose_ack)
+
+
+def fingerprint(cluster: Cluster, checker: AnomalyChecker, values: dict[str, int], ticks: int,
+                reduced: bool = True) -> int:
+    """Python's hash of integers only (the state, the checks' memory, the ticks passed): the
+    same in every process and either engine."""
+    return hash((state_key(cluster, values, reduced), checker.state_key(values), ticks))

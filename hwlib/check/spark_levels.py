@@ -5,29 +5,25 @@ Per level:
 1. the frontier - each state as (number, fingerprint, schedule) - is split into partitions by
    fingerprint; one Spark task per partition rebuilds its states by replaying their schedules
    (``Search.replay``, fingerprint-verified, so an executor running another engine fails
-   loudly instead of searching another model), expands them (``Search.successors``: the same
-   judging and fingerprinting as one process) and returns the successors it has not already
-   returned, as (parent state, step index, fingerprint) in that order, with the first
-   violation per kind it met;
-2. the driver merges the tasks' lists in (parent state, step index) order, drops the
-   fingerprints it has seen, numbers the kept states exactly as a one-process search would,
-   and merges the violations the same way.
+   loudly instead of searching another model), expands them with ``Search.expand`` (the loop
+   one process runs) and returns the successors it has not already returned, as (parent
+   state, step index, fingerprint) in that order, with the first violation per kind it met;
+2. the driver merges them with ``Search.merge_level`` (the merge one process runs): the
+   fingerprints it has seen dropped, the kept states numbered as one process would.
 
 So state counts, violations and their schedules equal a one-process search's, on any cluster.
 Tasks are stateless (a frontier state is rebuilt from its schedule, a few steps), so a lost
 executor costs a retried task, not the search; the visited set and the parent table stay on
-the driver, as in ``check_parallel``. What limits the bound is the driver's memory for the
+the driver, as with ``workers``. What limits the bound is the driver's memory for the
 visited set (8 bytes a state plus Python's set overhead, ~60 bytes) and the frontier's
 schedules shipped each level.
 """
 
 from __future__ import annotations
 
-import heapq
-
-from ..check import Bounds, Search, release_node
-from ..check_parallel import close_level, number_new
 from ..engine.config import ClusterConfig
+from .model import Bounds
+from .search import Search, release_node
 
 #: states per task, at least (fewer, larger tasks amortise Spark's ~0.1 s per task)
 MIN_STATES_PER_TASK = 500
@@ -40,22 +36,17 @@ def _expand(setup: tuple, depth: int, known: list[str], items: list[tuple[int, i
     search = Search(ClusterConfig.from_dict(config), Bounds(**bounds), tuple(faults), tuple(kinds), exhaustive,
                     reduced)
     search.known = set(known)
-    level: set[int] = set()
+    nodes = (search.replay(index, indices, key) for index, key, indices in sorted(items))
     candidates = []
-    for index, key, indices in sorted(items):
-        node = search.replay(index, indices, key)
-        for child in search.successors(node, depth):
-            if child.key not in level:
-                level.add(child.key)
-                candidates.append((child.parent, child.step, child.key))
-            release_node(child)
-        release_node(node)
+    for child in search.expand(nodes, depth, set()):
+        candidates.append((child.parent, child.step, child.key))
+        release_node(child)
     return candidates, search.level_found, search.result.generated
 
 
 class SparkLevels:
     """Runs the levels of ``search`` as Spark jobs from its current frontier on (the same
-    ``next_level`` / ``close`` as ``check_parallel.Coordinator``)."""
+    ``next_level`` / ``close`` as ``workers.Coordinator``)."""
 
     def __init__(self, search: Search, spark, partitions: int | None = None) -> None:
         self.search = search
@@ -82,8 +73,7 @@ class SparkLevels:
         setup, depth, known = self.setup, search.depth, list(search.result.violations)
         replies = self.context.parallelize(parts, len(parts)).map(
             lambda items: _expand(setup, depth, known, items)).collect()
-        kept = number_new(search, heapq.merge(*(candidates for candidates, _, _ in replies)))
-        close_level(search, replies)
+        kept = search.merge_level(replies)
         search.remote = [(number, key) for number, key, _ in kept]
         return True
 

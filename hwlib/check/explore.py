@@ -1,0 +1,85 @@
+"""The model checker's entry point: one generation's search, level after level, on the runner its size calls for.
+
+``explore`` is the only place that knows every runner: the levels run in this process
+(``Search.next_level``) until the frontier reaches ``workers.SPLIT_AT`` states, then on worker
+processes (``workers.Coordinator``) or, given a Spark master, as Spark jobs
+(``spark_levels.SparkLevels``). Every runner expands and merges with the search's own
+``expand`` / ``merge_level``, so the result is the same on each.
+"""
+
+from __future__ import annotations
+
+import gc
+import time
+from collections.abc import Callable
+from typing import Any
+
+from ..anomalies import KINDS
+from ..engine.config import ClusterConfig
+from .model import Bounds
+from .search import CheckResult, Search
+from .vocabulary import DEFAULT_FAULTS, CheckError, check_kinds
+
+
+def explore(config: ClusterConfig, bounds: Bounds | None = None, faults: tuple[str, ...] = DEFAULT_FAULTS,
+            kinds: tuple[str, ...] = KINDS, exhaustive: bool = False,
+            progress: Callable[[int, int, int], None] | None = None,
+            level_done: Callable[[Search], None] | None = None, restore: dict | None = None,
+            workers: int = 1, spark: Any = None, reduced: bool = True) -> CheckResult:
+    """Breadth-first search from the initial state of ``config`` (its replicas are the
+    bounds' count). Stops when every kind in ``kinds`` was found (unless ``exhaustive``),
+    the frontier is empty (complete), or a bound is reached. ``level_done`` is called after
+    each level (a checkpoint writer); ``restore`` is a ``Search.snapshot()`` to go on from;
+    with ``workers`` > 1 a frontier of ``workers.SPLIT_AT`` states or more is shared with that
+    many processes, and with ``spark`` (a SparkSession) its levels run as Spark jobs instead
+    (same result either way). ``reduced=False`` fingerprints the whole state
+    (``model.state_key``: the equivalence tests of its reductions)."""
+    check_kinds(kinds)
+    bounds = bounds or Bounds()
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise CheckError(f"workers: must be an integer >= 1, got {workers!r}")
+    search = Search(config, bounds, faults, kinds, exhaustive, reduced)
+    started = time.perf_counter()
+    collecting = gc.isenabled()
+    gc.disable()                # nothing cyclic is left behind (see Search): no collector needed
+    runner: Any = None          # worker processes or Spark, once the frontier is shared
+    try:
+        if restore is None:
+            search.start()
+        else:
+            search.restore(restore)
+        earlier = search.result.seconds
+        while True:
+            if runner is None and (workers > 1 or spark is not None):
+                runner = _shared(search, workers, spark)
+            if not (search.next_level() if runner is None else runner.next_level()):
+                break
+            search.result.seconds = earlier + time.perf_counter() - started
+            if progress is not None:
+                progress(search.depth, len(search.seen), search.result.generated)
+            if level_done is not None:
+                level_done(search)
+        search.finish()
+        search.result.seconds = earlier + time.perf_counter() - started
+    finally:
+        if runner is not None:
+            runner.close()
+        search.drop_frontier()      # freed here, not left to the collector (seconds on a big frontier)
+        if collecting:
+            gc.enable()
+    return search.result
+
+
+def _shared(search: Search, workers: int, spark: Any):
+    """The runner that takes the search over once its frontier is large enough, else None."""
+    from .workers import SPLIT_AT
+
+    if search.frontier_size() < SPLIT_AT:
+        return None
+    if spark is not None:
+        from .spark_levels import SparkLevels
+
+        return SparkLevels(search, spark)
+    from .workers import Coordinator
+
+    return Coordinator(search, workers)

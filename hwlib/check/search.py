@@ -1,0 +1,382 @@
+"""The search: breadth-first over every schedule within bounds, one level at a time, the same for every runner.
+
+From the initial cluster it applies every step of the alphabet that can act (the engine's
+guard says so) to a clone, judges the new state with a clone of the run's own
+``AnomalyChecker`` (the same checks a sweep makes, and the run-end checks as if the schedule
+ended there), and keeps it when its fingerprint (``model.fingerprint``) is new. Breadth
+first: the first state that shows an anomaly kind ends the shortest schedule that shows it.
+``expand`` is the one expansion loop and ``merge_level`` the one level merge: the in-process
+level (``next_level``), the worker processes and the Spark tasks all use them, so each runner
+finds the same states, numbered alike.
+
+Bounds: records produced (``max_records``), the controller's leader epoch (``max_epoch``:
+states beyond it are cut), ``tick`` steps (``max_ticks``), the depth and the states known
+(``max_states``). Within them a search that empties its frontier is *complete*: what it did
+not find cannot happen there. No symmetry reduction: assignment order makes the first replica
+the initial leader and decides every clean election, so replicas are never interchangeable.
+"""
+
+from __future__ import annotations
+
+import heapq
+from array import array
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from ..anomalies import AnomalyChecker
+from ..engine.cluster import Cluster
+from ..engine.config import ClusterConfig
+from ..engine.steps import Step, parse_steps
+from .model import Bounds, alphabet, fingerprint, numbered
+from .vocabulary import CheckError
+
+
+@dataclass
+class Violation:
+    """A kind's shortest counterexample: the depth it was found at, its schedule, what the
+    checker said. ``to_dict`` / ``from_dict`` are its one written form (results, checkpoints)."""
+
+    kind: str
+    depth: int
+    steps: list[Step]
+    detail: str
+
+    def to_dict(self) -> dict:
+        return {"depth": self.depth, "steps": [s.to_obj() for s in self.steps], "detail": self.detail}
+
+    @classmethod
+    def from_dict(cls, kind: str, data: dict) -> Violation:
+        return cls(kind, data["depth"], parse_steps(data["steps"]), data["detail"])
+
+
+@dataclass
+class CheckResult:
+    """One generation's search: its settings, how it ended, its state counts, its violations."""
+
+    protocol: str
+    config: ClusterConfig
+    bounds: Bounds
+    faults: tuple[str, ...]
+    complete: bool = False
+    distinct: int = 0
+    generated: int = 0
+    depth: int = 0
+    seconds: float = 0.0
+    violations: dict[str, Violation] = field(default_factory=dict)
+
+    @property
+    def states_per_second(self) -> float:
+        return self.generated / self.seconds if self.seconds else 0.0
+
+    @property
+    def ending(self) -> str:
+        """How the search ended: ``complete``, or why it stopped before."""
+        if self.complete:
+            return "complete"
+        if self.stopped_by_budget:
+            return f"not complete: stopped at {self.bounds.max_states:,} states"
+        if self.bounds.depth is not None and self.depth >= self.bounds.depth:
+            return f"not complete: depth bound {self.bounds.depth} reached"
+        return "not complete: stopped once every kind was found"
+
+    @property
+    def stopped_by_budget(self) -> bool:
+        """The search ended at its ``max_states`` bound, not complete."""
+        limit = self.bounds.max_states
+        return not self.complete and limit is not None and self.distinct >= limit
+
+    def as_dict(self) -> dict:
+        return {"protocol": self.protocol, "complete": self.complete, "distinct": self.distinct,
+                "generated": self.generated, "depth": self.depth, "seconds": round(self.seconds, 3),
+                "violations": {k: v.to_dict() for k, v in self.violations.items()}}
+
+
+class _Node:
+    """A frontier state: its cluster and checker, the records produced and ticks passed on the
+    way, its number (-1 until it is kept), fingerprint, parent and the step index from it."""
+    __slots__ = ("cluster", "checker", "records", "ticks", "index", "key", "parent", "step")
+
+    def __init__(self, cluster: Cluster, checker: AnomalyChecker, records: int, ticks: int, index: int,
+                 key: int, parent: int = -1, step: int = -1) -> None:
+        self.cluster = cluster
+        self.checker = checker
+        self.records = records
+        self.ticks = ticks
+        self.index = index
+        self.key = key
+        self.parent = parent
+        self.step = step
+
+
+def _anomalies_here(checker: AnomalyChecker, depth: int) -> list:
+    """What a run ending in this state reports at its last step: the checks of the step,
+    then the run-end checks (lost-write, duplicates, order, unseen), undone afterwards."""
+    found = list(checker.anomalies)
+    mark = len(checker.anomalies)
+    checker.finish(depth)
+    found += checker.anomalies[mark:]
+    del checker.anomalies[:]
+    return found
+
+
+class Search:
+    """The search itself, a level at a time. A cluster and its checker hold reference cycles
+    (each part refers to the whole), so every state that is dropped - a duplicate, one past
+    the epoch bound, a frontier state once expanded - is ``release``d: freed at once. So the
+    cycle collector has nothing to do; left on, it would spend most of the time re-scanning
+    the frontier.
+
+    What it keeps besides the frontier is small and plain: the fingerprints seen and, per
+    state, its parent and the step that led to it - enough to write a checkpoint and to
+    rebuild any state by replaying its schedule (``restore``)."""
+
+    def __init__(self, config: ClusterConfig, bounds: Bounds, faults: tuple[str, ...], kinds: tuple[str, ...],
+                 exhaustive: bool, reduced: bool = True) -> None:
+        replicas = bounds.replica_ids
+        self.config = config.replace(replicas=list(replicas))
+        self.bounds = bounds
+        self.steps = alphabet(replicas, faults, bounds.tick_ms or self.config.replica_lag_time_max_ms * 3 // 2 + 1)
+        self.values = {f"m{i}": i for i in range(1, bounds.max_records + 1)}
+        self.kinds = kinds
+        self.exhaustive = exhaustive
+        self.reduced = reduced
+        self.result = CheckResult(self.config.protocol, self.config, bounds, faults)
+        self.seen: set[int] = set()
+        self.parents: list[tuple[int, int]] = []      # per state: (parent state, step index)
+        self.frontier: list[_Node] = []
+        self.depth = 0
+        #: this level's first transition per kind not found before: kind -> (parent state,
+        #: step index, position among the transition's anomalies, detail)
+        self.level_found: dict[str, tuple[int, int, int, str]] = {}
+        #: the kinds found at earlier levels
+        self.known: set[str] = set()
+        #: when another runner holds the frontier (worker processes, Spark): its (number, fingerprint)s
+        self.remote: list[tuple[int, int]] | None = None
+
+    def _root(self) -> tuple[Cluster, AnomalyChecker]:
+        root = Cluster(self.config)
+        checker = AnomalyChecker(root)
+        checker.observe(0)
+        del checker.anomalies[:]
+        return root, checker
+
+    def start(self) -> None:
+        root, checker = self._root()
+        key = fingerprint(root, checker, self.values, 0, self.reduced)
+        self.seen = {key}
+        self.parents = [(-1, -1)]
+        self.frontier = [_Node(root, checker, 0, 0, 0, key)]
+
+    def more(self) -> bool:
+        """Whether another level is to be expanded (and, if so, the depth moves on)."""
+        if not self.frontier_size():
+            return False
+        if self.bounds.depth is not None and self.depth >= self.bounds.depth:
+            return False
+        if self.bounds.max_states is not None and len(self.seen) >= self.bounds.max_states:
+            return False
+        if set(self.kinds) <= set(self.result.violations) and not self.exhaustive:
+            return False
+        self.depth += 1
+        self.result.depth = self.depth
+        return True
+
+    def frontier_size(self) -> int:
+        return len(self.frontier) if self.remote is None else len(self.remote)
+
+    def successors(self, node: _Node, depth: int) -> list[_Node]:
+        """Every state one enabled step of the alphabet leads to from ``node`` within the
+        bounds, judged - the first transition of the level that shows a kind not found yet is
+        noted in ``level_found`` - and fingerprinted; not yet numbered (index -1)."""
+        bounds, result, values = self.bounds, self.result, self.values
+        found = self.level_found
+        out: list[_Node] = []
+        for index, step in enumerate(self.steps):
+            records, ticks = node.records, node.ticks
+            if step.kind == "produce":
+                if records >= bounds.max_records:
+                    continue
+                records += 1
+                step = numbered(step, records)
+            elif step.kind == "tick":
+                if ticks >= bounds.max_ticks:
+                    continue
+                ticks += 1
+            elif node.cluster.skip_reason(step) is not None:
+                continue
+            cluster = node.cluster.clone()
+            watch = AnomalyChecker(cluster, node.checker)
+            cluster.apply(step)
+            result.generated += 1
+            if cluster.controller.leader_epoch > bounds.max_epoch:
+                _drop(cluster, watch)
+                continue
+            watch.observe(depth)
+            # every transition is judged, a duplicate's too: what a step reports depends on
+            # where it came from, not only on the state it reaches
+            for order, anomaly in enumerate(_anomalies_here(watch, depth)):
+                kind = anomaly.kind
+                if kind in self.kinds and kind not in self.known and kind not in found:
+                    found[kind] = (node.index, index, order, anomaly.detail)
+            key = fingerprint(cluster, watch, values, ticks, self.reduced)
+            out.append(_Node(cluster, watch, records, ticks, -1, key, node.index, index))
+        return out
+
+    def expand(self, nodes: Iterable[_Node], depth: int, seen: set[int]) -> Iterator[_Node]:
+        """The one expansion loop (every runner uses it): each node's successors in
+        (node, step) order, except those whose fingerprint is in ``seen`` or met before in this
+        call (released at once); each node is released once expanded."""
+        level: set[int] = set()
+        for node in nodes:
+            for child in self.successors(node, depth):
+                if child.key in seen or child.key in level:
+                    release_node(child)
+                    continue
+                level.add(child.key)
+                yield child
+            release_node(node)
+
+    def merge_level(self, replies: list[tuple[list[tuple], dict, int]]) -> list[tuple[int, int, tuple]]:
+        """The one level merge (every runner uses it). ``replies``: per part of the frontier,
+        its candidates - (parent state, step index, fingerprint, *tag), in (parent, step)
+        order -, its first transition per kind not found before, and the transitions it made
+        beyond those this search counted. The candidates whose fingerprint is new are numbered
+        in (parent, step) order, as one process would number them, and the level is closed with
+        the first violation per kind; returns (number, fingerprint, tag) of each kept one."""
+        seen, parents = self.seen, self.parents
+        kept = []
+        for parent, step, key, *tag in heapq.merge(*(candidates for candidates, _, _ in replies)):
+            if key in seen:
+                continue
+            seen.add(key)
+            parents.append((parent, step))
+            kept.append((len(parents) - 1, key, tuple(tag)))
+        found: dict[str, tuple[int, int, int, str]] = {}
+        for _, level_found, generated in replies:
+            self.result.generated += generated
+            for kind, first in level_found.items():
+                if kind not in found or first[:3] < found[kind][:3]:
+                    found[kind] = first
+        self.close_level(found)
+        return kept
+
+    def next_level(self) -> bool:
+        """Expands the frontier by one level in this process; False when the search is over."""
+        if not self.more():
+            return False
+        children = list(self.expand(self.frontier, self.depth, self.seen))
+        self.frontier = []
+        candidates = [(child.parent, child.step, child.key, position) for position, child in enumerate(children)]
+        kept = self.merge_level([(candidates, self.level_found, 0)])
+        for number, _, (position,) in kept:
+            children[position].index = number
+        self.frontier = children            # every child is new: expand dropped what was seen
+        return True
+
+    def close_level(self, found: dict[str, tuple[int, int, int, str]]) -> None:
+        """Records the level's first transition per kind (``found``: kind -> parent state,
+        step index, position among the transition's anomalies, detail) as its violation, in
+        the order a sequential search meets them."""
+        for kind, (parent, index, _, detail) in sorted(found.items(), key=lambda item: item[1][:3]):
+            if kind not in self.result.violations:
+                path = self.path(parent)
+                self.result.violations[kind] = Violation(kind, self.depth, path + self.steps_of([index], path),
+                                                         detail)
+        self.known = set(self.result.violations)
+        self.level_found = {}
+
+    def drop_frontier(self) -> None:
+        for node in self.frontier:
+            release_node(node)
+        self.frontier = []
+
+    def finish(self) -> None:
+        self.result.complete = not self.frontier_size()
+        self.result.distinct = len(self.seen)
+
+    def indices(self, state: int) -> list[int]:
+        """The step indices from the initial state to ``state``."""
+        out = []
+        while self.parents[state][0] >= 0:
+            parent, index = self.parents[state]
+            out.append(index)
+            state = parent
+        out.reverse()
+        return out
+
+    def path(self, state: int) -> list[Step]:
+        """The schedule from the initial state to ``state`` (produces numbered in order)."""
+        return self.steps_of(self.indices(state))
+
+    def steps_of(self, indices: list[int], before: list[Step] | None = None) -> list[Step]:
+        """The steps of ``indices`` following the schedule ``before``: each produce gives the
+        next value, m1, m2, ..."""
+        records = sum(1 for step in before or () if step.kind == "produce")
+        out = []
+        for index in indices:
+            step = self.steps[index]
+            if step.kind == "produce":
+                records += 1
+                step = numbered(step, records)
+            out.append(step)
+        return out
+
+    def frontier_ids(self) -> list[tuple[int, int]]:
+        """The frontier's states as (number, fingerprint)."""
+        return [(n.index, n.key) for n in self.frontier] if self.remote is None else list(self.remote)
+
+    def snapshot(self) -> dict:
+        """Everything but the frontier's clusters, in plain values (a checkpoint's content)."""
+        flat = [x for pair in self.parents for x in pair]
+        return {"depth": self.depth, "generated": self.result.generated, "seconds": self.result.seconds,
+                "seen": array("q", self.seen), "parents": array("q", flat),
+                "frontier": array("q", [index for index, _ in self.frontier_ids()]),
+                "frontier_keys": array("q", [key for _, key in self.frontier_ids()]),
+                "violations": {k: v.to_dict() for k, v in self.result.violations.items()}}
+
+    def restore(self, snapshot: dict) -> None:
+        """Goes on from ``snapshot``: each frontier state is rebuilt by replaying its schedule
+        from the initial state, exactly as the search made it, and must have the fingerprint
+        it had (else the checkpoint belongs to another engine: CheckError)."""
+        self.depth = snapshot["depth"]
+        self.result.generated = snapshot["generated"]
+        self.result.seconds = snapshot["seconds"]
+        self.result.depth = self.depth
+        self.seen = set(snapshot["seen"])
+        flat = snapshot["parents"]
+        self.parents = [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
+        self.result.violations = {k: Violation.from_dict(k, v) for k, v in snapshot["violations"].items()}
+        self.known = set(self.result.violations)
+        self.frontier = [self._replay(index, key)
+                         for index, key in zip(snapshot["frontier"], snapshot["frontier_keys"], strict=True)]
+
+    def _replay(self, index: int, key: int) -> _Node:
+        return self.replay(index, self.indices(index), key)
+
+    def replay(self, index: int, indices: list[int], key: int) -> _Node:
+        """State ``index`` rebuilt by running its schedule (step ``indices``) from the initial
+        state as the search did; it must have fingerprint ``key`` (else CheckError)."""
+        cluster, checker = self._root()
+        records = ticks = 0
+        for depth, step in enumerate(self.steps_of(indices), 1):
+            if step.kind == "produce":
+                records += 1
+            elif step.kind == "tick":
+                ticks += 1
+            cluster.apply(step)
+            checker.observe(depth)
+            _anomalies_here(checker, depth)
+        if fingerprint(cluster, checker, self.values, ticks, self.reduced) != key:
+            raise CheckError(f"resume: the checkpoint's state {index} does not replay to the same state; "
+                             f"it was written by another version of hwlib's engine")
+        return _Node(cluster, checker, records, ticks, index, key)
+
+
+def _drop(cluster: Cluster, checker: AnomalyChecker) -> None:
+    checker.release()
+    cluster.release()
+
+
+def release_node(node: _Node) -> None:
+    """Frees a state at once (see ``Search``)."""
+    _drop(node.cluster, node.checker)

@@ -1,0 +1,118 @@
+"""The model checker's vocabulary: the faults it searches and their words, the defaults, a profile's faults, parsing.
+
+Light on purpose: the command line reads its defaults from here without loading a search.
+"""
+
+from __future__ import annotations
+
+from ..anomalies import KINDS
+from ..engine.steps import Step
+from ..errors import HwlibError
+
+
+class CheckError(HwlibError, ValueError):
+    """Bad bounds or fault names."""
+
+
+#: fault names for ``--faults`` -> what they add to the alphabet (besides produce and fetches);
+#: together they can fire every action of a fault profile (``profile_faults``)
+FAULTS = {
+    "elect": "the controller moves leadership to a replica (clean: ISR members only)",
+    "isolate": "the controller loses a broker and its session expires; reconnect later",
+    "isolate_unseen": "the controller loses a broker whose session holds; reconnect later",
+    "deliver": "a cut-off broker applies its oldest queued LeaderAndIsr request",
+    "controller_failover": "a new controller: queued requests dropped, current state only",
+    "crash": "a process crash the controller notices; restart later",
+    "quick_restart": "a crash the controller does not notice; restart later",
+    "power_loss": "a crash that loses the unflushed log, noticed by the controller; restart later",
+    "power_loss_unseen": "a power loss the controller does not notice (back within the session); restart later",
+    "flush": "a replica flushes its log and HW checkpoint",
+    "tick": "time passes (tick_ms): ISR expiry, timeouts, checkpoints",
+    "lost_ack": "a produce whose acknowledgement is lost; the producer may retry it",
+    "stale_produce": "a produce sent to one broker, as a client with stale metadata sends it",
+    "consume": "the consumer polls the leader",
+    "consumer_crash": "the consumer dies; a new one resumes from the committed offset",
+}
+#: each fault in plain words, for the line that says what a verdict covers (a noticed and an
+#: unnoticed variant share theirs: ``verdicts.coverage_text`` says which of them it covers)
+FAULT_WORDS = {
+    "elect": "leader moves", "isolate": "isolation", "isolate_unseen": "isolation",
+    "deliver": "late LeaderAndIsr delivery", "controller_failover": "controller failovers",
+    "crash": "crashes", "quick_restart": "quick restarts", "power_loss": "power loss",
+    "power_loss_unseen": "power loss", "flush": "flushes", "tick": "time passing",
+    "lost_ack": "lost acknowledgements", "stale_produce": "produces to a stale leader",
+    "consume": "consumer polls", "consumer_crash": "consumer crashes",
+}
+#: the faults of the TLA+ specification of Kafka replication (hachikuji/kafka-specification):
+#: leader moves, isolation and late LeaderAndIsr delivery, no crashes - for comparisons with TLC
+TLA_FAULTS = ("elect", "isolate", "isolate_unseen", "deliver")
+#: what ``--faults`` means when not given: the TLA+ set plus process crashes and quick restarts
+#: (KIP-101's lost write needs a quick restart)
+DEFAULT_FAULTS = TLA_FAULTS + ("crash", "quick_restart")
+#: the anomaly kinds ``--kinds`` means when not given: the broker-side safety properties
+DEFAULT_KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr")
+
+
+def profile_faults(profile) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """The faults that can fire every step a fault profile (``profiles.FaultProfile``) can
+    draw, and the profile's actions none of them covers (none today). Produces, replication
+    rounds, fetches and split fetches are the alphabet's produce and fetch halves."""
+    faults: list[str] = []
+    for action, weight in profile.weights.items():
+        if weight <= 0 or action in ("produce", "replication_round", "fetch", "fetch_split"):
+            continue
+        if action == "leader_move":
+            faults.append("elect")
+        elif action == "power_loss":
+            if profile.power_loss_detected > 0:
+                faults.append("power_loss")
+            if profile.power_loss_detected < 1:
+                faults.append("power_loss_unseen")
+        elif action == "isolate":
+            if profile.isolate_detected > 0:
+                faults.append("isolate")
+            if profile.isolate_detected < 1:
+                faults.append("isolate_unseen")
+        else:
+            faults.append(action)
+    uncovered = tuple(f for f in faults if f not in FAULTS)
+    return tuple(f for f in FAULTS if f in faults), uncovered
+
+
+def parse_faults(text: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    names = [f.strip() for f in (text.split(",") if isinstance(text, str) else text) if f.strip()]
+    for name in names:
+        if name not in FAULTS:
+            raise CheckError(f"faults: {name!r} is not a fault; allowed: {', '.join(FAULTS)}")
+    return tuple(dict.fromkeys(names))
+
+
+def check_kinds(kinds: list[str] | tuple[str, ...]) -> None:
+    for kind in kinds:
+        if kind not in KINDS:
+            raise CheckError(f"kinds: {kind!r} is not an anomaly kind; allowed: {', '.join(KINDS)}")
+
+
+def parse_kinds(text: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
+    """``lost-write,strong-isr`` (or a list) -> the anomaly kinds, each checked."""
+    names = [k.strip() for k in (text.split(",") if isinstance(text, str) else text) if k.strip()]
+    if not names:
+        raise CheckError(f"kinds: name at least one of {', '.join(KINDS)}")
+    check_kinds(names)
+    return tuple(dict.fromkeys(names))
+
+
+def step_fault(step: Step) -> str | None:
+    """The fault under whose name ``alphabet`` holds ``step``; None for what every alphabet
+    has (produce, the fetch halves) and for a fault's follow-up (restart, reconnect, retry)."""
+    kind = step.kind
+    if kind == "crash":
+        name = "power_loss" if step.lose_unflushed else "crash" if step.detected else "quick_restart"
+        return name + "_unseen" if step.lose_unflushed and not step.detected else name
+    if kind == "isolate":
+        return "isolate" if step.detected else "isolate_unseen"
+    if kind == "produce":
+        return "lost_ack" if step.lose_ack else "stale_produce" if step.replica is not None else None
+    if kind in ("elect", "deliver", "controller_failover", "flush", "tick", "consume", "consumer_crash"):
+        return kind
+    return None
