@@ -336,8 +336,8 @@ def main(argv: list[str] | None = None) -> int:
             for action, text in ACTION_HELP.items():
                 print(f"  {action:<{width}} {text}")
         elif args.command == "compare":
-            from .compare import run_matrix, text_table, write_comparison
             from .util.files import check_writable
+            from .views.compare import run_matrix, text_table, write_comparison
 
             if args.out is not None:
                 for suffix in (".txt", ".png"):
@@ -364,7 +364,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _report(args) -> int:
-    from .report import parse_param, render
+    from .report.document import parse_param, render
 
     params = dict(parse_param(p) for p in args.param)
     if args.sweep:

@@ -30,7 +30,7 @@ from hwlib.check import (
     verdict,
     write_outputs,
 )
-from hwlib.check_views import matrix_html
+from hwlib.views.model_check import matrix_html
 
 REPO = Path(__file__).resolve().parent.parent
 NO_CRASHES = ("elect", "isolate", "isolate_unseen", "deliver")      # + produce and the fetch halves

@@ -8,9 +8,9 @@ import pandas as pd
 import pytest
 
 import hwlib.engine.protocols
-from hwlib import findings as fnd
 from hwlib.faults import FAULT_KINDS
-from hwlib.report_tables import cell_table, coverage, paired_tests, sortable_html
+from hwlib.report import findings as fnd
+from hwlib.report.tables import cell_table, coverage, paired_tests, sortable_html
 
 
 def tables(losses: dict[tuple, list[bool]], profile="leader-moves", unavailability=None):

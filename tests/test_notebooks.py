@@ -19,7 +19,7 @@ import nbformat
 import pytest
 
 import hwlib
-from hwlib.notebooks import execute, export_html
+from hwlib.views.notebooks import execute, export_html
 
 from .browser import ARTIFACTS, offline_page
 

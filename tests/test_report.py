@@ -13,7 +13,7 @@ import nbformat
 import papermill
 import pytest
 
-from hwlib.report import NOTEBOOK, PARAMETERS, ReportParameterError, parse_param, render, validate
+from hwlib.report.document import NOTEBOOK, PARAMETERS, ReportParameterError, parse_param, render, validate
 
 from .browser import ARTIFACTS, offline_page
 from .files import tree
@@ -169,7 +169,7 @@ def test_each_counterexample_embeds_a_scenario_that_replays_beside_the_first_fix
 
 
 def test_every_number_in_the_findings_is_the_summarys(rendered):
-    from hwlib import findings as fnd
+    from hwlib.report import findings as fnd
     from hwlib.sweep import read_summary
 
     out, paths = rendered

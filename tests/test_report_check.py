@@ -7,7 +7,7 @@ import pytest
 
 from hwlib.check import FAULTS, Bounds, CheckResult, profile_faults, step_fault
 from hwlib.profiles import ACTIONS, FaultProfile, load_profile
-from hwlib.report_check import CONFIG, ProfileCheck, ReportConsistencyError, beyond, findings, reconcile
+from hwlib.report.model_check import CONFIG, ProfileCheck, ReportConsistencyError, beyond, findings, reconcile
 from hwlib.sweep import parse_spec
 from hwlib.sweep.runs import run_batch
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import re
 
 import hwlib
-from hwlib.explorer import FORKS, Explorer
-from hwlib.views import compare_view, first_difference, frames, lag_series, render_frame, stepper_html
+from hwlib.views.explorer import FORKS, Explorer
+from hwlib.views.stepper import compare_view, first_difference, frames, lag_series, render_frame, stepper_html
 
 
 def test_frames_follow_the_trace_and_anomalies_appear_when_found():
@@ -122,7 +122,7 @@ def test_explorer_saves_against_the_project_root_and_refuses_a_missing_folder(tm
 def test_lag_chart_keeps_negative_lag_inside_its_axes():
     """A follower's HW ahead of the partition HW (after a leader change) is a negative lag:
     the axis reaches down to it and every point stays inside the chart."""
-    from hwlib.views import lag_svg
+    from hwlib.views.stepper import lag_svg
 
     svg = lag_svg({"leader": [0, 1, -2, None, 3], "B": [0, 0, -1, 1, 2]}, 2, width=520, height=120)
     ys = [float(point.split(",")[1]) for points in re.findall(r'points="([^"]+)"', svg) for point in points.split()]

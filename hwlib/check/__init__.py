@@ -9,8 +9,8 @@ from .. import compiled
 compiled.extend(__path__, __name__)     # model and search are compiled
 
 from .checkpoints import CheckDir, settings  # noqa: E402  (after the build is on the path)
-from .explore import explore  # noqa: E402
 from .model import Bounds, alphabet, enabled_steps, fingerprint, state_key  # noqa: E402
+from .runners import explore  # noqa: E402
 from .search import CheckResult, Search, Violation  # noqa: E402
 from .verdicts import (  # noqa: E402
     Verdict,

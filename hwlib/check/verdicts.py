@@ -20,8 +20,8 @@ from ..run import run_steps
 from ..scenario import Scenario
 from ..util.files import atomic_path, write_text_atomically
 from .checkpoints import CheckDir
-from .explore import explore
 from .model import Bounds
+from .runners import explore
 from .search import CheckResult
 from .vocabulary import FAULT_WORDS, CheckError
 

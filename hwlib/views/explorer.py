@@ -13,13 +13,13 @@ from pathlib import Path
 
 import ipywidgets as w
 
-from .engine.config import PROTOCOLS
-from .engine.steps import Step
-from .errors import HwlibError
-from .run import RunResult, run_steps
-from .scenario import Scenario, builtin_scenarios, load_scenario
-from .util.paths import resolve, shown
-from .views import STYLE, first_difference, rendered_frames, stepper_html
+from ..engine.config import PROTOCOLS
+from ..engine.steps import Step
+from ..errors import HwlibError
+from ..run import RunResult, run_steps
+from ..scenario import Scenario, builtin_scenarios, load_scenario
+from ..util.paths import resolve, shown
+from .stepper import STYLE, first_difference, rendered_frames, stepper_html
 
 #: fork actions -> how they become a step (replica-less actions ignore the replica)
 FORKS = {

@@ -11,8 +11,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from .anomalies.checker import SEVERITY
-from .scenario import load_scenario
+from ..anomalies.checker import SEVERITY
+from ..scenario import load_scenario
 
 _STORY_EVENTS = ("ack", "crash", "restart", "leader", "truncate", "isr", "elr", "isolate", "reconnect",
                  "refused", "diverging", "epoch_request", "bounced", "detected", "produce_error",
@@ -51,9 +51,9 @@ def fixed_by(spec, runs, item: dict) -> str | None:
     """The first later generation that fixed a shown reproducer's kind: its cell at the same
     profile and settings had no run showing the kind, and this schedule does not show it
     either (so the step-through beside it shows the fix). None when no later generation did."""
-    from .engine.config import PROTOCOLS
-    from .run import run_steps
-    from .sweep.runs import anomaly_column
+    from ..engine.config import PROTOCOLS
+    from ..run import run_steps
+    from ..sweep.runs import anomaly_column
 
     scenario, kind = item["scenario"], item["kind"]
     cell = next(c for c in spec.cells if c.id == item["cell"])
@@ -73,7 +73,7 @@ def fixed_by(spec, runs, item: dict) -> str | None:
 def explain(result, item: dict) -> str:
     """One paragraph from the run's own events: what was acknowledged, which faults and
     elections followed, what each replica truncated, and what the checker found."""
-    from .engine.events import describe
+    from ..engine.events import describe
 
     trace = result.trace
     config = result.config

@@ -17,12 +17,12 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from .engine.config import PROTOCOLS
-from .errors import HwlibError
-from .util.files import OutputError, check_directory, check_writable, write_text_atomically
-from .util.yamlfile import parse_yaml
+from ..engine.config import PROTOCOLS
+from ..errors import HwlibError
+from ..util.files import OutputError, check_directory, check_writable, write_text_atomically
+from ..util.yamlfile import parse_yaml
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 NOTEBOOK = REPO / "notebooks" / "10_fault_sweep_report.ipynb"
 
 #: the notebook's parameters and their defaults (a test holds the notebook's cell to these)
@@ -91,7 +91,7 @@ def validate(params: dict) -> dict:
             raise ReportParameterError(f"parameter sweep_dir: {manifest} is not a sweep's manifest ({exc})") from None
         if not isinstance(data, dict) or not {"name", "cells", "rows", "spec"} <= set(data):
             raise ReportParameterError(f"parameter sweep_dir: {manifest} is not a sweep's manifest")
-        from .sweep import SweepSpecError, parse_spec
+        from ..sweep import SweepSpecError, parse_spec
 
         try:
             parse_spec(data["spec"])
@@ -105,9 +105,9 @@ def precheck(params: dict) -> dict:
     """``validate``, then what the notebook would find out only after starting: the spec (and
     grid, runs) resolve, the master URL is one Spark takes, ``sweep_out`` is free or holds a
     sweep ``overwrite`` may replace. One line naming the parameter; nothing is written."""
-    from .sweep.directory import SweepDir
-    from .sweep.spark import SparkSetupError, check_master
-    from .sweep.spec import SweepSpecError
+    from ..sweep.directory import SweepDir
+    from ..sweep.spark import SparkSetupError, check_master
+    from ..sweep.spec import SweepSpecError
 
     out = validate(params)
     if out["sweep_dir"] is not None:
@@ -138,7 +138,7 @@ def precheck(params: dict) -> dict:
 
 def resolve_spec(params: dict):
     """The sweep spec the parameters describe (spec file/name, inline grid, runs)."""
-    from .sweep import load_spec, parse_spec
+    from ..sweep import load_spec, parse_spec
 
     spec = load_spec(params["spec"])
     if params["grid"] is not None or params["runs"] is not None:
@@ -227,7 +227,7 @@ def render(params: dict, out_html, progress: bool = True) -> dict:
     the paths."""
     import papermill
 
-    from .notebooks import export_html
+    from ..views.notebooks import export_html
 
     params = precheck(params)
     out_html = Path(out_html)

@@ -13,7 +13,7 @@ import re
 
 import pandas as pd
 
-from .faults import FAULT_KINDS
+from ..faults import FAULT_KINDS
 from .findings import ALPHA, Sweep, interval, param_columns
 
 #: one sorter for every table on the page, installed once (tables carry class hwl-sortable)
@@ -159,7 +159,7 @@ def profile_table(spec, max_runs: int = 500) -> str:
     """Every fault profile of ``spec``: what it models, how long a run is, each action it draws
     with its weight and share of the draws, and how often each fired per run (mean, min-max,
     over the schedules of the sweep's first ``max_runs`` runs of a cell with that profile)."""
-    from .faults import derive_seed, generate
+    from ..faults import derive_seed, generate
     rows = []
     for name, profile in spec.profiles().items():
         cell = next(c for c in spec.cells if c.profile.name == name)

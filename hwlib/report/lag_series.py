@@ -22,10 +22,10 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .engine.cluster import Cluster
-from .engine.replica import LEADER
-from .faults import derive_seed, generate
-from .run import run_steps
+from ..engine.cluster import Cluster
+from ..engine.replica import LEADER
+from ..faults import derive_seed, generate
+from ..run import run_steps
 
 #: runs replayed per cell at most (the report's figure; the rest add nothing visible)
 MAX_RUNS_PER_CELL = 200

@@ -18,20 +18,14 @@ p < ``ALPHA``.
 from __future__ import annotations
 
 import html
-import math
 import re
 from dataclasses import dataclass, field
 
 import pandas as pd
-from statsmodels.stats.contingency_tables import mcnemar
-from statsmodels.stats.proportion import proportion_confint
 
-from .engine.config import PROTOCOLS
+from ..engine.config import PROTOCOLS
+from .statistics import ALPHA, CLAIM_BOUND, paired_test, runs_needed, wilson
 
-#: "lost none" is claimed when the Wilson 95% upper bound of the loss rate is below this
-CLAIM_BOUND = 0.01
-#: significance level of the paired tests
-ALPHA = 0.05
 #: the durable setting the findings are about
 DURABLE_ACKS = "all"
 DURABLE_MIN_ISR = 2
@@ -60,33 +54,6 @@ class Finding:
 def plain(text: str) -> str:
     """The sentence without its markup (for the metrics JSON)."""
     return html.unescape(re.sub(r"<[^>]+>", "", text))
-
-
-def wilson(k: int, n: int) -> tuple[float, float]:
-    """The Wilson score 95% interval of ``k`` successes in ``n`` runs (statsmodels; the same
-    interval the sweep's summary stores per cell)."""
-    lo, hi = proportion_confint(k, n, alpha=ALPHA, method="wilson")
-    return float(lo), float(hi)
-
-
-def runs_needed(limit: float = CLAIM_BOUND) -> int:
-    """The fewest runs with no loss whose Wilson 95% upper bound is below ``limit``."""
-    z2 = 1.959963984540054 ** 2
-    n = max(1, math.floor(z2 * (1 - limit) / limit) - 1)
-    while wilson(0, n)[1] >= limit:
-        n += 1
-    return n
-
-
-def paired_test(a: pd.Series, b: pd.Series) -> dict:
-    """McNemar's exact test on two boolean outcomes of the same runs (index-aligned): ``a_only``
-    runs where only ``a`` happened, ``b_only`` where only ``b`` did, the two-sided p-value
-    (the binomial test of the discordant runs against 1/2; 1.0 when there are none)."""
-    a, b = a.astype(bool), b.astype(bool)
-    both, a_only = int((a & b).sum()), int((a & ~b).sum())
-    b_only, neither = int((~a & b).sum()), int((~a & ~b).sum())
-    p = 1.0 if a_only + b_only == 0 else float(mcnemar([[both, a_only], [b_only, neither]], exact=True).pvalue)
-    return {"runs": len(a), "a_only": a_only, "b_only": b_only, "p": p}
 
 
 def percent(value: float) -> str:
@@ -406,7 +373,7 @@ def findings_html(findings: list[Finding]) -> str:
 
 def release(protocol: str) -> str:
     """``kip101 (Kafka 0.11)``: a generation with the Kafka release it models."""
-    from .engine.protocols import get_protocol
+    from ..engine.protocols import get_protocol
 
     return f"{protocol} (Kafka {get_protocol(protocol).kafka})"
 

@@ -13,11 +13,11 @@ from __future__ import annotations
 
 import html
 
-from .anomalies.checker import EFFECT_NOTES, is_safety
-from .check import CheckResult, Verdict, cell_verdict, counterexample, coverage_text, short_coverage
-from .run import run_steps
-from .scenario import Scenario
-from .views import StepperView
+from ..anomalies.checker import EFFECT_NOTES, is_safety
+from ..check import CheckResult, Verdict, cell_verdict, counterexample, coverage_text, short_coverage
+from ..run import run_steps
+from ..scenario import Scenario
+from .stepper import StepperView
 
 #: cell colours by verdict state (safety kinds); expected effects are always grey
 _COLOURS = {"violated": "#fbd5d5", "holds": "#d7f2dc", "partial": "#fdf0c4", "beyond": "#fde0c2",

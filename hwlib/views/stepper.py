@@ -14,8 +14,8 @@ import html
 import itertools
 import json
 
-from .anomalies.checker import EFFECT_NOTES, is_safety
-from .run import RunResult
+from ..anomalies.checker import EFFECT_NOTES, is_safety
+from ..run import RunResult
 
 #: epoch -> cell colour (cycled); readable on white, distinct in grey print
 EPOCH_COLOURS = ("#cfe2f3", "#fce5cd", "#d9ead3", "#ead1dc", "#fff2cc", "#d0e0e3", "#f4cccc", "#d9d2e9")
@@ -374,6 +374,6 @@ class StepperView:
 
 def compare_view(scenario, protocols=("hw", "kip101"), start: int = 0) -> StepperView:
     """One scenario (name, path or object) under several protocols, side by side."""
-    from .scenario import run_scenario
+    from ..scenario import run_scenario
 
     return StepperView([run_scenario(scenario, protocol=p) for p in protocols], start=start)

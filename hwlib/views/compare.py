@@ -6,10 +6,10 @@ import os
 import textwrap
 from pathlib import Path
 
-from .engine.config import PROTOCOLS
-from .run import RunResult
-from .scenario import Scenario, run_scenario
-from .util.files import atomic_path, write_text_atomically
+from ..engine.config import PROTOCOLS
+from ..run import RunResult
+from ..scenario import Scenario, run_scenario
+from ..util.files import atomic_path, write_text_atomically
 
 
 def run_matrix(scenarios: list[Scenario], protocols=PROTOCOLS) -> dict[tuple[str, str], RunResult]:

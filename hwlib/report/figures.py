@@ -10,7 +10,7 @@ import math
 
 import pandas as pd
 
-from .engine.config import PROTOCOLS
+from ..engine.config import PROTOCOLS
 from .findings import DURABLE_ACKS, DURABLE_MIN_ISR, Sweep, plain
 
 

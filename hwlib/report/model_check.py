@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .anomalies.checker import is_safety
-from .check import (
+from ..anomalies.checker import is_safety
+from ..check import (
     FAULT_WORDS,
     Bounds,
     CheckResult,
@@ -34,12 +34,12 @@ from .check import (
     profile_faults,
     step_fault,
 )
-from .check_views import matrix_html
-from .engine.config import PROTOCOLS, ClusterConfig
-from .errors import HwlibError
+from ..engine.config import PROTOCOLS, ClusterConfig
+from ..errors import HwlibError
+from ..run import run_steps
+from ..scenario import Scenario
+from ..views.model_check import matrix_html
 from .findings import Finding, join
-from .run import run_steps
-from .scenario import Scenario
 
 #: the kinds the report's check looks for: the broker-side safety properties
 KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr")
@@ -116,7 +116,7 @@ def run(spec, kinds: tuple[str, ...] = KINDS, workers: int = 1, max_states: int 
 def witnesses(spec, runs: pd.DataFrame, kinds: tuple[str, ...] = KINDS) -> dict[tuple[str, str, str], Witness]:
     """(profile, protocol, kind) -> the sweep's first run showing ``kind`` at acks=all with
     unclean election off, from the run table."""
-    from .sweep.runs import anomaly_column
+    from ..sweep.runs import anomaly_column
 
     cells = {cell.id: cell for cell in spec.cells}
     comparable = runs[(runs["acks"].astype(str) == "all") & ~runs["unclean_leader_election"].astype(bool)]
@@ -166,7 +166,7 @@ def reconcile(checks: list[ProfileCheck], spec, runs: pd.DataFrame, kinds: tuple
     """Where the sweep shows a kind the check says holds: the sweep's run, shrunk, measured
     against the check's bounds - the cell then says what the bounds lack; a run that fits them
     is a contradiction (ReportConsistencyError)."""
-    from .sweep.driver import shrink_run
+    from ..sweep.driver import shrink_run
 
     seen = witnesses(spec, runs, kinds)
     for check in checks:
