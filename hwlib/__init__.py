@@ -1,16 +1,13 @@
-"""hwlib: an exact, deterministic engine of one Kafka partition's replication, and tools around it."""
+"""hwlib: an exact, deterministic engine of one Kafka partition's replication, and tools around it: the facade."""
 
 from . import compiled as _compiled
 
 #: the compiled (mypyc) or the interpreted engine, and why (set before any engine module loads)
 ENGINE = _compiled.activate(__path__, __spec__.loader)
 
-from .anomalies.checker import KINDS as ANOMALY_KINDS
-from .anomalies.checker import Anomaly, AnomalyChecker
-from .engine.cluster import Cluster
-from .engine.config import PROTOCOLS, ClusterConfig
-from .engine.epoch_cache import LeaderEpochCache
-from .engine.steps import Step, parse_step, parse_steps
+from .anomalies import KINDS as ANOMALY_KINDS
+from .anomalies import Anomaly, AnomalyChecker
+from .engine import PROTOCOLS, Cluster, ClusterConfig, LeaderEpochCache, Step, parse_step, parse_steps
 from .errors import ConfigError, HwlibError, ScenarioError, UnknownScenarioError
 from .run import RunResult, run_steps
 from .scenario import Scenario, builtin_scenarios, load_scenario, run_scenario
