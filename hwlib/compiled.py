@@ -30,7 +30,8 @@ from pathlib import Path
 #: schedule generation and the model checker's search (hot in every sweep and every check)
 COMPILED = tuple(f"engine/{m}" for m in (
     "epoch_cache", "log", "replica", "controller", "kafka_errors", "channel", "metadata", "protocols", "partition",
-    "replica_manager", "fetcher", "producer", "consumer", "cluster", "steps", "clock")) + (
+    "replica_manager", "fetcher", "produce_request", "producer", "consumer", "cluster", "steps", "clock",
+    "logical_time", "delayed")) + (
     "anomalies/replication", "anomalies/clients", "anomalies/checker", "util/canonical", "run", "faults",
     "check/model", "check/search")
 

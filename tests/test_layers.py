@@ -129,3 +129,25 @@ def test_each_facade_offers_exactly_its_all(name):
     held = {n for n, v in vars(facade).items() if not n.startswith("_") and not isinstance(v, types.ModuleType)
             and n != "annotations"}
     assert held <= set(facade.__all__), sorted(held - set(facade.__all__))
+
+
+def test_no_engine_part_holds_the_whole_cluster():
+    """Each part was given the collaborators it calls (Kafka's shape): no object refers to the
+    cluster - not the clock, the fetcher, the replica manager, the partition, the channel, the
+    purgatories or the clients. A probe that does hold it is found, so the search can fail."""
+    import gc
+    import types
+
+    import hwlib
+
+    cluster = hwlib.Cluster(hwlib.ClusterConfig(replicas=("A", "B", "C"), protocol="kip320"))
+    for step in hwlib.parse_steps([{"produce": "m1"}, {"fetch_request": "B"}, {"fetch": "C"}, {"tick": 45001}]):
+        cluster.apply(step)
+    frames_and_cells = (types.FrameType, types.CellType)
+
+    def holders() -> list:
+        return [o for o in gc.get_referrers(cluster) if not isinstance(o, frames_and_cells)]
+
+    assert holders() == []
+    probe = {"held": cluster}
+    assert [id(o) for o in holders()] == [id(probe)]

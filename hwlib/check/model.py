@@ -131,15 +131,15 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) ->
                     for r in cluster.replicas)
     metadata = (tuple((rid(leader), epoch) for leader, epoch in cluster.metadata.known.values())
                 if cluster.metadata.stale else ())
-    producer = cluster.producer
+    producer, waiting = cluster.producer, cluster.delayed.produces
     position = {id(request): i for i, request in enumerate(producer.produces)}
-    pending = set(map(id, producer.pending))
+    pending = set(map(id, waiting))
     live = pending | set(map(id, producer.retrying)) | set(map(id, producer.queued))
     requests = tuple((values[p.value], codes[p.acks], p.offset, rid(p.leader), p.epoch, codes[p.status],
                       p.deadline - now if id(p) in pending else 0, p.seq, p.attempts, int(p.lose_ack), rid(p.to))
                      if not reduced or id(p) in live else (values[p.value],)
                      for p in producer.produces)
-    clients = (requests, tuple(position[id(p)] for p in producer.pending),
+    clients = (requests, tuple(position[id(p)] for p in waiting),
                tuple(position[id(p)] for p in producer.retrying), tuple(position[id(p)] for p in producer.queued),
                tuple(values[v] for v in producer.acked), producer.next_seq)
     consumer = cluster.consumer

@@ -15,51 +15,82 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .controller import LeaderAndIsr
+from .controller import Controller, LeaderAndIsr, membership_events
 from .kafka_errors import NOT_LEADER_OR_FOLLOWER
 
 if TYPE_CHECKING:
-    from .cluster import Cluster
+    from .delayed import DelayedOperations
     from .replica import Replica
+    from .replica_manager import ReplicaManager
 
 
 class ControllerChannel:
-    """The requests each broker has not received yet, oldest first, and their delivery."""
+    """The requests each broker has not received yet, oldest first, and their delivery to the
+    broker's ``ReplicaManager``; an old leader's waiting produces fail in its purgatory. It
+    also carries the controller's handling of a broker that fails or (re-)registers
+    (``KafkaController.onBrokerFailure`` / ``onBrokerStartup``): the decision is the
+    controller's, what reaches the brokers is the channel's."""
 
-    def __init__(self, cluster: Cluster, source: ControllerChannel | None = None) -> None:
-        self.cluster = cluster
-        self.events = cluster.events
+    def __init__(self, controller: Controller, events: list, replicas: list[Replica], replica_manager: ReplicaManager,
+                 delayed: DelayedOperations, source: ControllerChannel | None = None) -> None:
+        self.controller = controller
+        self.events = events
+        self.replicas = replicas
+        self.by_id = {r.id: r for r in replicas}
+        self.replica_manager = replica_manager
+        self.delayed = delayed
         self.queues: dict[str, list[LeaderAndIsr]] = (
-            {r.id: [] for r in cluster.replicas} if source is None
+            {r.id: [] for r in replicas} if source is None
             else {broker: list(queue) for broker, queue in source.queues.items()})   # requests never change
 
     def send_leader_and_isr(self, old_leader: str | None) -> None:
         """The controller sends its new (leader, epoch, ISR) to every broker, the new leader
         first; once it took over, the old leader's pending produces fail (the producer's
         retries go to the new one)."""
-        cluster = self.cluster
-        request = cluster.controller.leader_and_isr()
+        request = self.controller.leader_and_isr()
         new_leader = request.leader
         self.events.append(("leader", old_leader, new_leader, request.epoch))
         if new_leader is not None:
-            self.send(cluster.by_id[new_leader], request)
-        if old_leader is not None and old_leader != new_leader and not cluster.by_id[old_leader].isolated:
-            cluster.producer.fail_pending(old_leader, NOT_LEADER_OR_FOLLOWER)
-        for r in cluster.replicas:
+            self.send(self.by_id[new_leader], request)
+        if old_leader is not None and old_leader != new_leader and not self.by_id[old_leader].isolated:
+            self.delayed.fail(old_leader, NOT_LEADER_OR_FOLLOWER)
+        for r in self.replicas:
             if r.id != new_leader:
                 self.send(r, request)
+
+    def on_broker_failure(self, replica: Replica) -> None:
+        """The controller handles a failed broker: its channel and queue go (removeBroker);
+        a changed leader or ISR is sent to the others."""
+        ctl = self.controller
+        self.drop(replica.id)
+        old_leader, old_isr, old_elr = ctl.leader, ctl.isr, ctl.elr
+        if ctl.on_broker_failure(replica.id):
+            self.events.extend(membership_events(ctl, old_isr, old_elr, f"controller: {replica.id} failed"))
+            self.send_leader_and_isr(old_leader)
+
+    def on_broker_startup(self, replica: Replica, unclean_shutdown: bool) -> None:
+        """A broker (re-)registers: elect if the partition has no leader, else send it the
+        current state."""
+        ctl = self.controller
+        old_leader, old_isr, old_elr = ctl.leader, ctl.isr, ctl.elr
+        elected = ctl.on_broker_startup(replica.id, unclean_shutdown)
+        self.events.extend(membership_events(ctl, old_isr, old_elr, f"election of {ctl.leader}"))
+        if elected:
+            self.send_leader_and_isr(old_leader)
+        else:
+            self.send(replica, ctl.leader_and_isr())
 
     def send(self, r: Replica, request: LeaderAndIsr) -> None:
         """Nothing for a broker the controller believes dead (no channel) or that is down (a
         restart learns the current state); queued while the broker cannot be reached;
         otherwise handled at once."""
-        if not r.online or r.id in self.cluster.controller.dead:
+        if not r.online or r.id in self.controller.dead:
             return
         if r.isolated:
             self.queues[r.id].append(request)
             self.events.append(("leader_and_isr_queued", r.id, request.epoch, request.leader))
             return
-        self.cluster.replica_manager.become_leader_or_follower(r, request)
+        self.replica_manager.become_leader_or_follower(r, request)
 
     def deliver(self, r: Replica, count: int | None = None) -> int:
         """The broker applies its ``count`` oldest queued requests (all with None), in order;
@@ -68,7 +99,7 @@ class ControllerChannel:
         n = len(queue) if count is None else min(count, len(queue))
         taken, queue[:n] = queue[:n], []
         for request in taken:
-            self.cluster.replica_manager.become_leader_or_follower(r, request, queued=True)
+            self.replica_manager.become_leader_or_follower(r, request, queued=True)
         return n
 
     def drop(self, broker: str) -> int:
@@ -83,8 +114,8 @@ class ControllerChannel:
         state queued (reachable ones have it already)."""
         dropped = sum(self.drop(r) for r in self.queues)
         self.events.append(("controller_failover", dropped))
-        request = self.cluster.controller.leader_and_isr()
-        for r in self.cluster.replicas:
+        request = self.controller.leader_and_isr()
+        for r in self.replicas:
             if r.isolated:
                 self.send(r, request)
 

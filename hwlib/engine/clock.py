@@ -1,4 +1,4 @@
-"""Logical time: a tick runs what falls due in time order (request and session timeouts, ISR checks, checkpoints)."""
+"""The clock: a tick moves logical time and runs what falls due in order (timeouts, ISR checks, HW checkpoints)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,13 @@ from ..errors import ScenarioError
 from .replica import LEADER
 
 if TYPE_CHECKING:
-    from .cluster import Cluster
+    from .channel import ControllerChannel
+    from .config import ClusterConfig
+    from .controller import Controller
+    from .delayed import DelayedOperations
+    from .logical_time import Time
+    from .partition import Partition
+    from .replica import Replica
 
 
 #: identical refused ISR writes a long tick writes out one by one; beyond, once with a count
@@ -16,13 +22,23 @@ REPEAT_LIMIT = 1000
 
 
 class Clock:
-    """The partition's logical clock (milliseconds; it moves only in ``tick`` steps) and the
-    periodic tasks it drives: the ISR shrink check every ``replica.lag.time.max.ms / 2`` and
-    the HW checkpoint every ``replica.high.watermark.checkpoint.interval.ms``."""
+    """What moves the time (``tick`` steps) and the periodic tasks it drives: the ISR shrink
+    check every ``replica.lag.time.max.ms / 2`` and the HW checkpoint every
+    ``replica.high.watermark.checkpoint.interval.ms``, besides the one-off timeouts: parked
+    fetches and waiting produces (``delayed``), a session that lapses after an unnoticed crash
+    (the controller's failure handling, through the ``channel``), the ISR shrink of every
+    broker that believes it leads (``partition``), the replicas' HW checkpoints."""
 
-    def __init__(self, cluster: Cluster, source: Clock | None = None) -> None:
-        self.cluster = cluster
-        config = cluster.config
+    def __init__(self, config: ClusterConfig, events: list, time: Time, replicas: list[Replica],
+                 controller: Controller, partition: Partition, delayed: DelayedOperations,
+                 channel: ControllerChannel, source: Clock | None = None) -> None:
+        self.events = events
+        self.time = time
+        self.replicas = replicas
+        self.controller = controller
+        self.partition = partition
+        self.delayed = delayed
+        self.channel = channel
         self.lag = config.replica_lag_time_max_ms
         self.session_timeout = config.session_timeout_ms
         self.checkpoint_interval = config.replica_high_watermark_checkpoint_interval_ms
@@ -42,8 +58,8 @@ class Clock:
         ``REPEAT_LIMIT`` identical refusals are written once with a ``repeated`` count."""
         if ms < 0:
             raise ScenarioError(f"tick: milliseconds must be >= 0, got {ms}")
-        cluster = self.cluster
-        target = cluster.now + ms
+        events, time = self.events, self.time
+        target = time.now + ms
         idle_isr = idle_checkpoint = False
         refusals: list[tuple] = []
         while True:
@@ -54,18 +70,18 @@ class Clock:
                 self._skip_to(target, refusals)
                 break
             ran_isr, ran_checkpoint = self.next_isr_check <= due, self.next_checkpoint <= due
-            cluster.now = due
-            mark = len(cluster.events)
+            time.now = due
+            mark = len(events)
             self.run_due(due)
-            new = cluster.events[mark:]
+            new = events[mark:]
             if all(event[0] == "isr_refused" for event in new) and due >= self.settled_at():
                 if ran_isr:
                     idle_isr, refusals = True, list(new)
                 idle_checkpoint = idle_checkpoint or ran_checkpoint
             else:
                 idle_isr = idle_checkpoint = False
-        cluster.now = target
-        cluster.events.append(("time", target))
+        time.now = target
+        events.append(("time", target))
 
     def _skip_to(self, target: int, refusals: list[tuple]) -> None:
         """The periodic runs up to ``target`` in one go (see ``tick``)."""
@@ -78,17 +94,17 @@ class Clock:
         if refusals and checks:
             if checks <= REPEAT_LIMIT:
                 for _ in range(checks):
-                    self.cluster.events.extend(refusals)
+                    self.events.extend(refusals)
             else:
-                self.cluster.events.extend(refusals)
-                self.cluster.events.append(("repeated", checks - 1, len(refusals)))
+                self.events.extend(refusals)
+                self.events.append(("repeated", checks - 1, len(refusals)))
 
     def settled_at(self) -> int:
         """From when no ISR check can decide differently as time passes: every follower in a
         leader's ISR has been out of contact longer than the lag by then (a caught-up one
         never leaves)."""
         latest = -1
-        for r in self.cluster.replicas:
+        for r in self.replicas:
             if r.online and r.role == LEADER:
                 for rid in r.isr:
                     if rid != r.id:
@@ -97,15 +113,14 @@ class Clock:
 
     def next_one_off(self) -> int:
         """The earliest request or session timeout (no periodic task), or a time beyond any."""
-        cluster = self.cluster
         earliest = 1 << 126
-        dead = cluster.controller.dead
-        for r in cluster.replicas:
+        dead = self.controller.dead
+        for r in self.replicas:
             for request in r.purgatory:
                 earliest = min(earliest, request.deadline)
             if not r.online and r.crashed_at_ms is not None and r.id not in dead:
                 earliest = min(earliest, r.crashed_at_ms + self.session_timeout)
-        for produce in cluster.producer.pending:
+        for produce in self.delayed.produces:
             earliest = min(earliest, produce.deadline)
         return earliest
 
@@ -113,24 +128,22 @@ class Clock:
         return min(self.next_isr_check, self.next_checkpoint, self.next_one_off())
 
     def run_due(self, now: int) -> None:
-        cluster = self.cluster
-        for r in cluster.replicas:
-            for request in [q for q in r.purgatory if q.deadline <= now]:
-                cluster.replica_manager.expire(request)
-        cluster.producer.time_out(now)
-        for r in cluster.replicas:
-            if (not r.online and r.crashed_at_ms is not None and r.id not in cluster.controller.dead
+        replicas, events = self.replicas, self.events
+        self.delayed.expire_due(replicas, now)
+        self.delayed.time_out(now)
+        for r in replicas:
+            if (not r.online and r.crashed_at_ms is not None and r.id not in self.controller.dead
                     and r.crashed_at_ms + self.session_timeout <= now):
-                cluster.events.append(("detected", r.id))
-                cluster.on_broker_failure(r)
+                events.append(("detected", r.id))
+                self.channel.on_broker_failure(r)
         if self.next_isr_check <= now:
             self.next_isr_check += self.lag // 2
-            for r in cluster.replicas:   # every broker that believes it leads (zombies too)
+            for r in replicas:   # every broker that believes it leads (zombies too)
                 if r.online and r.role == LEADER:
-                    cluster.partition.maybe_shrink_isr(r)
+                    self.partition.maybe_shrink_isr(r)
         if self.next_checkpoint <= now:
             self.next_checkpoint += self.checkpoint_interval
-            for r in cluster.replicas:
+            for r in replicas:
                 if r.online and r.hw_checkpoint != r.hw:
                     r.hw_checkpoint = r.hw
-                    cluster.events.append(("checkpoint", r.id, r.hw))
+                    events.append(("checkpoint", r.id, r.hw))

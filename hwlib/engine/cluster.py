@@ -1,12 +1,16 @@
-"""The partition's brokers as one system: owns their parts, dispatches steps, injects faults, moves time.
+"""The partition's brokers as one system: the wiring of their parts, the network hop of a fetch, the fault steps.
 
-Kafka's concerns live where Kafka keeps them: the controller's decisions in ``controller``
-and its channel to the brokers in ``channel``; each broker's ``ReplicaManager``
-(``replica_manager``), the leader side of its ``Partition`` (``partition``) and its fetcher
-thread (``fetcher``); the clients in ``producer``, ``consumer`` and ``metadata``. This module
-wires them, applies the fault steps (crash, restart, isolation, leader moves, failover) and
-runs what falls due as logical time passes. Every step is total: a step that cannot act (a
-fetch from an offline replica, say) records a ``skip`` event and changes nothing.
+Kafka's concerns live where Kafka keeps them, each part given the few collaborators it
+calls (Kafka 2.7's shape): the controller's decisions in ``controller`` and its channel to the
+brokers in ``channel``; each broker's ``ReplicaManager`` (``replica_manager``: LeaderAndIsr,
+fetches, appends, and it drives the fetcher on a role change), the leader side of its
+``Partition`` (``partition``), its fetcher (``fetcher``) and its purgatories (``delayed``);
+the clients in ``producer``, ``consumer`` and ``metadata``; time in ``clock`` (``Time`` owns
+``now``, ``Clock`` runs the periodic tasks). No part holds the whole cluster. It applies the
+fault steps (crash, restart, isolation, leader moves, failover) and carries a follower's fetch
+to the broker it believes leads - the network hop - and back.
+Every step is total: a step that cannot act (a fetch from an offline replica, say) records a
+``skip`` event and changes nothing; ``skip_reason`` says so beforehand.
 """
 
 from __future__ import annotations
@@ -19,37 +23,44 @@ from .clock import Clock
 from .config import ClusterConfig
 from .consumer import Consumer
 from .controller import Controller
+from .delayed import DelayedOperations
+from .events import skip
 from .fetcher import ReplicaFetcher
 from .kafka_errors import NETWORK_EXCEPTION
+from .logical_time import Time
 from .metadata import ClientMetadata
 from .partition import Partition
-from .producer import RETRY_SKIP, Producer, ProduceRequest
+from .produce_request import ProduceRequest
+from .producer import RETRY_SKIP, Producer
 from .protocols import get_protocol
-from .replica import FETCHING, FOLLOWER, LEADER, OFFLINE, Replica
+from .replica import FETCHING, FOLLOWER, LEADER, OFFLINE, InFlight, Replica
 from .replica_manager import ReplicaManager
 from .steps import STEP_KINDS, Step
 
 __all__ = ["Cluster", "ProduceRequest"]
+
 
 class Cluster:
     """One partition: ``config.replicas`` in assignment order; the first leads epoch 0 at start,
     all logs empty, ISR = all replicas, the leader's remote LEOs known to be 0."""
 
     #: the parts ``release`` lets go of (mypyc needs deletable attributes named)
-    __deletable__ = ("clock", "channel", "partition", "replica_manager", "fetcher", "producer", "consumer")
+    __deletable__ = ("clock", "channel", "partition", "replica_manager", "fetcher", "producer", "consumer",
+                     "delayed")
 
     def __init__(self, config: ClusterConfig, source: Cluster | None = None) -> None:
         """A fresh partition, or with ``source`` a complete, independent copy of one (the model
         checker branches from it): every replica, request in flight, queued LeaderAndIsr,
         produce request, the clients and the clock; the events start empty."""
         self.config = config
-        self.protocol = get_protocol(config.protocol)
+        self.protocol = protocol = get_protocol(config.protocol)
         self.events: list[tuple] = []
+        events = self.events
         if source is None:
-            self.now = 0
+            self.time = Time(0)
             self.replicas = [Replica(rid, i) for i, rid in enumerate(config.replicas)]
             self.controller = Controller(config.replicas, config.unclean_leader_election,
-                                         elr=self.protocol.eligible_leader_replicas,
+                                         elr=protocol.eligible_leader_replicas,
                                          min_insync_replicas=config.min_insync_replicas)
             first = self.replicas[0].id              # leads epoch 0; every replica knows it
             self.controller.leader = self.controller.last_known_leader = first
@@ -57,19 +68,26 @@ class Cluster:
                 r.leader_id = first
                 r.leader_epoch = 0
         else:
-            self.now = source.now
+            self.time = Time(source.time.now)
             self.replicas = [r.copy() for r in source.replicas]
             self.controller = source.controller.copy()
         self.by_id = {r.id: r for r in self.replicas}
-        self.clock: Clock = Clock(self, None if source is None else source.clock)
-        self.channel: ControllerChannel = ControllerChannel(self, None if source is None else source.channel)
-        self.metadata: ClientMetadata = ClientMetadata(self.controller, self.events, config.client_metadata == "stale",
-                                       None if source is None else source.metadata)
-        self.partition = Partition(self)
-        self.replica_manager = ReplicaManager(self)
-        self.fetcher = ReplicaFetcher(self)
-        self.producer: Producer = Producer(self, None if source is None else source.producer)
-        self.consumer: Consumer = Consumer(self, None if source is None else source.consumer)
+        self.delayed = DelayedOperations(config, events, self.time)
+        self.partition = Partition(config, protocol, events, self.time, self.controller, self.replicas, self.delayed)
+        self.fetcher = ReplicaFetcher(config, protocol, events, self.by_id, self.delayed)
+        self.replica_manager = ReplicaManager(config, protocol, events, self.partition, self.fetcher, self.delayed)
+        self.channel: ControllerChannel = ControllerChannel(self.controller, events, self.replicas,
+                                                            self.replica_manager, self.delayed,
+                                                            None if source is None else source.channel)
+        self.metadata: ClientMetadata = ClientMetadata(self.controller, events, config.client_metadata == "stale",
+                                                       None if source is None else source.metadata)
+        self.producer: Producer = Producer(config, events, self.metadata, self.by_id, self.replica_manager,
+                                           None if source is None else source.producer)
+        self.delayed.client = self.producer          # the declared cycle (see ``delayed``)
+        self.consumer: Consumer = Consumer(config, protocol, events, self.time, self.metadata, self.by_id,
+                                           None if source is None else source.consumer)
+        self.clock: Clock = Clock(config, events, self.time, self.replicas, self.controller, self.partition,
+                                  self.delayed, self.channel, None if source is None else source.clock)
         if source is None:
             self.partition.make_leader(self.replicas[0], self.controller.leader_and_isr(), is_new_leader=True,
                                        initial=True)
@@ -78,7 +96,8 @@ class Cluster:
 
     def _copy_requests(self, source: Cluster) -> None:
         """Requests in flight refer to two replicas, and a parked one is also in its leader's
-        purgatory: copy each once, between the copies of its replicas."""
+        purgatory: copy each once, between the copies of its replicas; the produces waiting in
+        purgatory are the producer's copies of them."""
         by_id = self.by_id
         for old, new in zip(source.replicas, self.replicas, strict=True):
             request = old.in_flight
@@ -89,21 +108,30 @@ class Cluster:
                 copy = by_id[parked.follower.id].in_flight
                 assert copy is not None and parked is parked.follower.in_flight   # purgatory holds in-flight fetches
                 new.purgatory.append(copy)
+        if source.delayed.produces:
+            copies = {id(old): new for old, new in zip(source.producer.produces, self.producer.produces, strict=True)}
+            self.delayed.produces = [copies[id(request)] for request in source.delayed.produces]
 
     def clone(self) -> Cluster:
         """A complete, independent copy (see ``__init__``)."""
         return Cluster(self.config, self)
 
     def release(self) -> None:
-        """Break the reference cycles of a cluster that is done with (each part refers back to
-        the whole, a request in flight to its replicas), so it is freed at once instead of by
+        """Break the reference cycles of a cluster that is done with (the purgatory refers to
+        the producer, a request in flight to its replicas), so it is freed at once instead of by
         the cycle collector: the model checker drops most of the clones it makes. The cluster
         cannot run steps afterwards."""
         for r in self.replicas:
             r.in_flight = None
             r.purgatory.clear()
+        self.delayed.release()
         del self.clock, self.channel, self.partition, self.replica_manager, self.fetcher
-        del self.producer, self.consumer
+        del self.producer, self.consumer, self.delayed
+
+    @property
+    def now(self) -> int:
+        """The logical time (``time.now``)."""
+        return self.time.now
 
     # ---------------------------------------------------------------------------- reading
     def replica(self, replica_id: str) -> Replica:
@@ -160,13 +188,13 @@ class Cluster:
         kind = step.kind
         replica = step.replica    # set for every replica step (parse_step checks)
         if kind == "fetch":
-            self.fetcher.fetch(cast(str, replica))
+            self.fetch(cast(str, replica))
         elif kind == "produce":
-            self.producer.produce(cast(str, step.value), step.acks, step.lose_ack, step.replica)
+            self.produce(cast(str, step.value), step.acks, step.lose_ack, step.replica)
         elif kind == "fetch_request":
-            self.fetcher.fetch_request(cast(str, replica))
+            self.fetch_request(cast(str, replica))
         elif kind == "fetch_response":
-            self.fetcher.fetch_response(cast(str, replica))
+            self.fetch_response(cast(str, replica))
         elif kind == "tick":
             self.clock.tick(step.ms)
         elif kind == "crash":
@@ -186,7 +214,7 @@ class Cluster:
         elif kind == "controller_failover":
             self.controller_failover()
         elif kind == "consume":
-            self.consumer.consume(step.replica)
+            self.consume(step.replica)
         elif kind == "commit":
             self.consumer.commit()
         elif kind == "consumer_crash":
@@ -216,26 +244,54 @@ class Cluster:
         return self.fault_skip(kind, replica)
 
     def skip(self, step: str, replica: str | None, reason: str) -> None:
-        self.events.append(("skip", step, replica, reason))
+        skip(self.events, step, replica, reason)
 
     # the client and replication steps, by the part that carries them out
     def produce(self, value: str, acks: str | None = None, lose_ack: bool = False,
                 to: str | None = None) -> ProduceRequest:
+        if to is not None:
+            self.replica(to)
         return self.producer.produce(value, acks, lose_ack, to)
 
     def retry(self) -> None:
         self.producer.retry()
 
     def fetch(self, replica_id: str) -> None:
-        self.fetcher.fetch(replica_id)
+        """One whole round; if a request is already in flight, this delivers it instead."""
+        follower = self.replica(replica_id)
+        if follower.in_flight is None:
+            self._fetch_request(follower)
+        if follower.in_flight is not None:
+            self._fetch_response(follower)
 
     def fetch_request(self, replica_id: str) -> None:
-        self.fetcher.fetch_request(replica_id)
+        """The follower's request travels to the broker it believes leads and is handled there."""
+        self._fetch_request(self.replica(replica_id))
 
     def fetch_response(self, replica_id: str) -> None:
-        self.fetcher.fetch_response(replica_id)
+        """The follower's in-flight response travels back (a parked fetch first times out)."""
+        self._fetch_response(self.replica(replica_id))
+
+    def _fetch_request(self, follower: Replica) -> None:
+        reason = self.fetcher.request_skip(follower)
+        if reason is not None:
+            return self.skip("fetch_request", follower.id, reason)
+        self.replica_manager.fetch_messages(self.by_id[cast(str, follower.leader_id)], follower)
+        return None
+
+    def _fetch_response(self, follower: Replica) -> None:
+        reason = self.fetcher.response_skip(follower)
+        if reason is not None:
+            return self.skip("fetch_response", follower.id, reason)
+        request = cast(InFlight, follower.in_flight)
+        if request.parked:              # the leader answers a parked fetch when its wait ends
+            self.delayed.expire(request)
+        self.fetcher.handle_response(follower, request)
+        return None
 
     def consume(self, broker: str | None = None) -> list[tuple[int, int, str]]:
+        if broker is not None:
+            self.replica(broker)
         return self.consumer.consume(broker)
 
     def commit(self) -> None:
@@ -243,36 +299,6 @@ class Cluster:
 
     def consumer_crash(self) -> None:
         self.consumer.crash()
-
-    # ------------------------------------------------------------------------- controller
-    def note_membership(self, old_isr: tuple[str, ...], old_elr: tuple[str, ...], reason: str) -> None:
-        """Events for whatever changed in the ISR and (kip966) the ELR."""
-        ctl = self.controller
-        if ctl.isr != old_isr:
-            self.events.append(("isr", old_isr, ctl.isr, reason))
-        if ctl.elr != old_elr:
-            self.events.append(("elr", old_elr, ctl.elr))
-
-    def on_broker_failure(self, replica: Replica) -> None:
-        """The controller handles a failed broker: its channel and queue go (removeBroker)."""
-        ctl = self.controller
-        self.channel.drop(replica.id)
-        old_leader, old_isr, old_elr = ctl.leader, ctl.isr, ctl.elr
-        if ctl.on_broker_failure(replica.id):
-            self.note_membership(old_isr, old_elr, f"controller: {replica.id} failed")
-            self.channel.send_leader_and_isr(old_leader)
-
-    def on_broker_startup(self, replica: Replica, unclean_shutdown: bool) -> None:
-        """A broker (re-)registers: elect if the partition has no leader, else send it the
-        current state (onBrokerStartup)."""
-        ctl = self.controller
-        old_leader, old_isr, old_elr = ctl.leader, ctl.isr, ctl.elr
-        elected = ctl.on_broker_startup(replica.id, unclean_shutdown)
-        self.note_membership(old_isr, old_elr, f"election of {ctl.leader}")
-        if elected:
-            self.channel.send_leader_and_isr(old_leader)
-        else:
-            self.channel.send(replica, ctl.leader_and_isr())
 
     # ----------------------------------------------------------------- faults and restarts
     def fault_skip(self, kind: str, replica: Replica) -> str | None:
@@ -332,11 +358,11 @@ class Cluster:
         if lose_unflushed:
             lost = replica.log.truncate_to(replica.log.flushed)
         replica.hw = min(replica.hw_checkpoint, replica.leo)
-        replica.crashed_at_ms = self.now
+        replica.crashed_at_ms = self.time.now
         replica.unclean_shutdown = lose_unflushed
         self.events.append(("crash", replica_id, lost, detected))
         if detected:
-            self.on_broker_failure(replica)
+            self.channel.on_broker_failure(replica)
         return None
 
     def restart(self, replica_id: str) -> None:
@@ -369,9 +395,9 @@ class Cluster:
         if self.protocol.notices_restarts and replica_id not in ctl.dead:
             # the broker re-registers: the controller sees the bounce (failure, then startup)
             self.events.append(("bounced", replica_id))
-            self.on_broker_failure(replica)
+            self.channel.on_broker_failure(replica)
         if replica_id in ctl.dead:
-            self.on_broker_startup(replica, unclean)
+            self.channel.on_broker_startup(replica, unclean)
         else:
             self.channel.send(replica, ctl.leader_and_isr())
         return None
@@ -403,7 +429,7 @@ class Cluster:
         replica.isolated = True
         self.events.append(("isolate", replica_id, detected))
         if detected:
-            self.on_broker_failure(replica)
+            self.channel.on_broker_failure(replica)
         return None
 
     def reconnect(self, replica_id: str) -> None:
@@ -416,7 +442,7 @@ class Cluster:
         replica.isolated = False
         self.events.append(("reconnect", replica_id))
         if replica_id in self.controller.dead:
-            self.on_broker_startup(replica, unclean_shutdown=False)
+            self.channel.on_broker_startup(replica, unclean_shutdown=False)
         else:
             self.channel.deliver(replica)
         return None

@@ -10,18 +10,29 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .events import skip
 from .kafka_errors import FENCED_LEADER_EPOCH, NETWORK_EXCEPTION, NOT_LEADER_OR_FOLLOWER, UNKNOWN_LEADER_EPOCH
 from .replica import LEADER, Replica
 
 if TYPE_CHECKING:
-    from .cluster import Cluster
+    from .config import ClusterConfig
+    from .logical_time import Time
+    from .metadata import ClientMetadata
+    from .protocols import Protocol
 
 
 class Consumer:
-    def __init__(self, cluster: Cluster, source: Consumer | None = None) -> None:
-        self.cluster = cluster
-        self.events = cluster.events
-        self.config = cluster.config
+    """The client: its position, commits and sessions. It picks a broker by its ``metadata``
+    and reads from it (``brokers``) as that broker answers a fetch."""
+
+    def __init__(self, config: ClusterConfig, protocol: Protocol, events: list, time: Time, metadata: ClientMetadata,
+                 brokers: dict[str, Replica], source: Consumer | None = None) -> None:
+        self.config = config
+        self.protocol = protocol
+        self.events = events
+        self.time = time
+        self.metadata = metadata
+        self.brokers = brokers
         self.position = 0
         self.committed_offset = 0
         self.last_commit_ms = 0
@@ -40,19 +51,15 @@ class Consumer:
         to that broker's HW, carrying the leader epoch its metadata holds. With auto-commit,
         a poll first commits the position once the interval has passed; a position beyond
         the broker's log end is OFFSET_OUT_OF_RANGE and is reset."""
-        cluster = self.cluster
-        known, epoch = cluster.metadata.view("consumer")
-        leader: Replica | None
-        if broker is not None:
-            leader = cluster.replica(broker)
-        else:
-            leader = cluster.by_id[known] if known is not None else None
+        known, epoch = self.metadata.view("consumer")
+        target = broker if broker is not None else known
+        leader = self.brokers[target] if target is not None else None
         error = self.fetch_error(leader, epoch)
         if error is not None or leader is None:
-            cluster.metadata.on_error("consumer", error or NOT_LEADER_OR_FOLLOWER)
+            self.metadata.on_error("consumer", error or NOT_LEADER_OR_FOLLOWER)
             return []
         config = self.config
-        if config.enable_auto_commit and cluster.now - self.last_commit_ms >= config.auto_commit_interval_ms:
+        if config.enable_auto_commit and self.time.now - self.last_commit_ms >= config.auto_commit_interval_ms:
             self.commit()
         start = self.position
         if start > leader.leo:
@@ -69,34 +76,34 @@ class Consumer:
         """What a broker answers the consumer's fetch before reading (recorded as a skip):
         nobody to ask, a broker down or not leading, and - consumers of Kafka >= 2.3 (the
         client side of KIP-320: kip595 on) - a leader epoch other than the broker's."""
-        skip = self.cluster.skip
+        events = self.events
         if leader is None:
-            skip("consume", None, "no online leader")
+            skip(events, "consume", None, "no online leader")
             return NOT_LEADER_OR_FOLLOWER
-        current = leader.id == self.cluster.controller.leader
+        current = leader.id == self.metadata.controller.leader
         if not leader.online:
             if current:
-                skip("consume", None, "no online leader")
+                skip(events, "consume", None, "no online leader")
             else:
-                skip("consume", leader.id, "the broker is down (NETWORK_EXCEPTION)")
+                skip(events, "consume", leader.id, "the broker is down (NETWORK_EXCEPTION)")
             return NETWORK_EXCEPTION
         if leader.role != LEADER:
             if current:   # elected, but its LeaderAndIsr has not arrived
-                skip("consume", None, f"{leader.id} does not know yet that it leads (NOT_LEADER_OR_FOLLOWER)")
+                skip(events, "consume", None, f"{leader.id} does not know yet that it leads (NOT_LEADER_OR_FOLLOWER)")
             else:
-                skip("consume", leader.id, "the broker does not lead (NOT_LEADER_OR_FOLLOWER)")
+                skip(events, "consume", leader.id, "the broker does not lead (NOT_LEADER_OR_FOLLOWER)")
             return NOT_LEADER_OR_FOLLOWER
-        if self.cluster.protocol.fences_consumer_fetches and epoch != leader.leader_epoch:
+        if self.protocol.fences_consumer_fetches and epoch != leader.leader_epoch:
             code = FENCED_LEADER_EPOCH if epoch < leader.leader_epoch else UNKNOWN_LEADER_EPOCH
-            skip("consume", leader.id, f"the fetch carries epoch {epoch}, the broker is in epoch "
-                                       f"{leader.leader_epoch} ({code})")
+            skip(events, "consume", leader.id, f"the fetch carries epoch {epoch}, the broker is in epoch "
+                                               f"{leader.leader_epoch} ({code})")
             return code
         return None
 
     def commit(self) -> None:
         """The consumer commits its position (as commitSync does)."""
         self.committed_offset = self.position
-        self.last_commit_ms = self.cluster.now
+        self.last_commit_ms = self.time.now
         self.events.append(("commit", self.committed_offset))
 
     def crash(self) -> None:

@@ -144,3 +144,15 @@ class Controller:
     def move_leadership(self, replica_id: str) -> None:
         self._set_leader(replica_id)
         self.leader_epoch += 1
+
+
+def membership_events(controller: Controller, old_isr: tuple[str, ...], old_elr: tuple[str, ...],
+                      reason: str) -> list[tuple]:
+    """The events for whatever changed in the controller's ISR and (kip966) ELR since
+    ``old_isr`` / ``old_elr`` (Kafka 2.7's ISR change listener hears of the same)."""
+    out: list[tuple] = []
+    if controller.isr != old_isr:
+        out.append(("isr", old_isr, controller.isr, reason))
+    if controller.elr != old_elr:
+        out.append(("elr", old_elr, controller.elr))
+    return out

@@ -132,6 +132,11 @@ _DESCRIBE: dict[str, Callable[..., str]] = {
 }
 
 
+def skip(events: list[Event], step: str, replica: str | None, reason: str) -> None:
+    """A step that could not act says why."""
+    events.append(("skip", step, replica, reason))
+
+
 def describe(event: Event) -> str:
     """One line for an event, e.g. ``("truncate", "B", 2, 1, "truncate to HW")`` ->
     ``B truncates to 1 (LEO 2 -> 1; truncate to HW)``."""

@@ -8,28 +8,29 @@ OFFSET_OUT_OF_RANGE, or a refusal.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from .kafka_errors import DIVERGING, OFFSET_OUT_OF_RANGE, REFUSED
 from .replica import FETCHING, LEADER, TRUNCATING, InFlight, Replica
 
 if TYPE_CHECKING:
-    from .cluster import Cluster
+    from .config import ClusterConfig
+    from .delayed import DelayedOperations
+    from .protocols import Protocol
 
 
 class ReplicaFetcher:
-    def __init__(self, cluster: Cluster) -> None:
-        self.cluster = cluster
-        self.events = cluster.events
-        self.protocol = cluster.protocol
+    """Each follower's fetcher: whether it can send, and what it does with the response. The
+    request itself travels through the cluster (the network hop) to the broker it believes
+    leads; ``brokers`` says only whether that broker is up, as a connection would."""
 
-    def fetch(self, replica_id: str) -> None:
-        """One whole round; if a request is already in flight, this delivers it instead."""
-        follower = self.cluster.replica(replica_id)
-        if follower.in_flight is None:
-            self.fetch_request(replica_id)
-        if follower.in_flight is not None:
-            self.fetch_response(replica_id)
+    def __init__(self, config: ClusterConfig, protocol: Protocol, events: list, brokers: dict[str, Replica],
+                 delayed: DelayedOperations) -> None:
+        self.protocol = protocol
+        self.events = events
+        self.brokers = brokers
+        self.delayed = delayed
+        self.flush_interval = config.log_flush_interval_messages
 
     def request_skip(self, follower: Replica) -> str | None:
         """Why the follower sends no request now (its ``skip`` reason), or None."""
@@ -41,9 +42,8 @@ class ReplicaFetcher:
             return "a request is already in flight"
         if follower.leader_id is None:
             return "the partition has no leader"
-        leader = self.cluster.by_id[follower.leader_id]
-        if not leader.online:
-            return f"leader {leader.id} is offline"
+        if not self.brokers[follower.leader_id].online:
+            return f"leader {follower.leader_id} is offline"
         return None
 
     def response_skip(self, follower: Replica) -> str | None:
@@ -54,31 +54,14 @@ class ReplicaFetcher:
             return "no request in flight"
         return None
 
-    def fetch_request(self, replica_id: str) -> None:
-        """The follower's request reaches the leader and is handled there."""
-        cluster = self.cluster
-        follower = cluster.replica(replica_id)
-        reason = self.request_skip(follower)
-        if reason is not None:
-            return cluster.skip("fetch_request", replica_id, reason)
-        cluster.replica_manager.fetch_messages(leader=cluster.by_id[cast(str, follower.leader_id)], follower=follower)
-        return None
-
-    def fetch_response(self, replica_id: str) -> None:
-        """Deliver the follower's in-flight response (a parked fetch first times out)."""
-        cluster = self.cluster
-        follower = cluster.replica(replica_id)
-        reason = self.response_skip(follower)
-        if reason is not None:
-            return cluster.skip("fetch_response", replica_id, reason)
-        request = cast(InFlight, follower.in_flight)
-        if request.parked:
-            cluster.replica_manager.expire(request)
+    def handle_response(self, follower: Replica, request: InFlight) -> None:
+        """The follower's response arrives (``processFetchRequest``): a refusal, an
+        OffsetsForLeaderEpoch answer, a diverging epoch, OFFSET_OUT_OF_RANGE, or records."""
         follower.in_flight = None
         if request.error in REFUSED:
             # the fetcher backs off and tries again; it learns the new state only from the
             # controller (FENCED) or once the leader has learned it (UNKNOWN)
-            self.events.append(("refused", replica_id, request.leader.id, request.error, request.asked_epoch,
+            self.events.append(("refused", follower.id, request.leader.id, request.error, request.asked_epoch,
                                 request.leader.leader_epoch))
         elif request.kind == "epoch":
             self.process_epoch_response(follower, request)
@@ -88,7 +71,6 @@ class ReplicaFetcher:
             self.handle_offset_out_of_range(follower, request)
         else:
             self.process_fetch_response(follower, request)
-        return None
 
     def process_fetch_response(self, follower: Replica, request: InFlight) -> None:
         """Append the records, then HW = min(leader HW, own LEO)."""
@@ -100,7 +82,7 @@ class ReplicaFetcher:
             start = len(log.values)
             log.append_as_follower(request.epochs, request.values, request.seqs)
             self.events.append(("replicate", follower.id, start, len(log.values)))
-            self.cluster.partition.maybe_flush(follower)
+            log.flush_if_due(self.flush_interval)
         new_hw = request.hw if request.hw < len(log.values) else len(log.values)
         if new_hw != follower.hw:
             self.events.append(("hw", follower.id, follower.hw, new_hw, False))
@@ -149,9 +131,9 @@ class ReplicaFetcher:
             replica.hw = replica.leo
 
     def drop_in_flight(self, replica: Replica) -> None:
-        """The fetcher for this replica stops: its outstanding request is forgotten."""
+        """The fetcher for this replica stops: its outstanding request is forgotten (a parked
+        one leaves the leader's purgatory)."""
         request = replica.in_flight
         if request is not None:
-            if request.parked and request in request.leader.purgatory:
-                request.leader.purgatory.remove(request)
+            self.delayed.cancel(request)
             replica.in_flight = None

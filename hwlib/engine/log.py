@@ -48,7 +48,7 @@ class ReplicaLog:
         """Leader append with the leader's epoch; returns the record's offset."""
         offset = len(self.values)
         cache = self.cache
-        if cache._epochs[-1:] != [epoch]:
+        if cache.latest_epoch != epoch:
             cache.assign(epoch, offset)
         self.epochs.append(epoch)
         self.values.append(value)
@@ -68,7 +68,7 @@ class ReplicaLog:
         """Append a fetched batch; the cache gets an entry wherever the record epoch changes."""
         cache = self.cache
         base = len(self.values)
-        last = cache._epochs[-1] if cache._epochs else None
+        last = cache.latest_epoch
         for i, epoch in enumerate(epochs):
             if epoch != last:
                 cache.assign(epoch, base + i)
@@ -96,3 +96,8 @@ class ReplicaLog:
 
     def flush(self) -> None:
         self.flushed = len(self.values)
+
+    def flush_if_due(self, interval: int | None) -> None:
+        """log.flush.interval.messages: flush once ``interval`` records are unflushed (None: never)."""
+        if interval is not None and len(self.values) - self.flushed >= interval:
+            self.flushed = len(self.values)

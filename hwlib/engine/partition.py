@@ -10,22 +10,34 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from .controller import LeaderAndIsr
+from .controller import Controller, LeaderAndIsr, membership_events
 from .kafka_errors import NOT_LEADER_OR_FOLLOWER, OUT_OF_ORDER_SEQUENCE_NUMBER
 from .replica import FETCHING, FOLLOWER, LEADER, NEVER_MS, RemoteReplica, Replica
 
 if TYPE_CHECKING:
-    from .cluster import Cluster
+    from .config import ClusterConfig
+    from .delayed import DelayedOperations
+    from .logical_time import Time
+    from .protocols import Protocol
 
 
 class Partition:
-    def __init__(self, cluster: Cluster) -> None:
-        self.cluster = cluster
-        self.events = cluster.events
-        self.config = cluster.config
-        self.protocol = cluster.protocol
-        self.controller = cluster.controller
-        self.lag = cluster.config.replica_lag_time_max_ms
+    """The partition's leader-side rules, for whichever broker's replica a call names. Its
+    collaborators: the controller (ISR writes - Kafka 2.7's AlterIsr target), the time, the
+    replicas (a leader keeps a view of each follower) and the purgatories (``DelayedOperations``:
+    an append wakes parked fetches, a higher HW completes waiting produces)."""
+
+    def __init__(self, config: ClusterConfig, protocol: Protocol, events: list, time: Time, controller: Controller,
+                 replicas: list[Replica], delayed: DelayedOperations) -> None:
+        self.config = config
+        self.protocol = protocol
+        self.events = events
+        self.time = time
+        self.controller = controller
+        self.replicas = replicas
+        self.delayed = delayed
+        self.lag = config.replica_lag_time_max_ms
+        self.flush_interval = config.log_flush_interval_messages
 
     # ------------------------------------------------------------------------------ roles
     def make_leader(self, replica: Replica, request: LeaderAndIsr, is_new_leader: bool,
@@ -42,15 +54,14 @@ class Partition:
         replica.isr = request.isr
         replica.awaiting_leader = False
         replica.fetch_state = FETCHING
-        self.cluster.fetcher.drop_in_flight(replica)
         replica.leader_epoch_start = self.protocol.on_become_leader(replica.log, request.epoch)
         leo = replica.leo
-        now = self.cluster.now
+        now = self.time.now
         isr = replica.isr
         if is_new_leader:
             replica.purgatory.clear()
             replica.remotes = {}
-        for r in self.cluster.replicas:
+        for r in self.replicas:
             if r is replica:
                 continue
             caught_up = now if r.id in isr else NEVER_MS
@@ -65,7 +76,8 @@ class Partition:
 
     def make_follower(self, replica: Replica, request: LeaderAndIsr) -> None:
         """Partition.makeFollower when the leader changed (or, kip320+, the epoch): follow the
-        request's leader in its epoch, forget the cached ISR, reconcile."""
+        request's leader in its epoch, forget the cached ISR (the replica manager then restarts
+        the fetcher, which reconciles)."""
         if replica.role == LEADER:
             self.stop_leading(replica, NOT_LEADER_OR_FOLLOWER)
         replica.role = FOLLOWER
@@ -73,17 +85,13 @@ class Partition:
         replica.leader_epoch = request.epoch
         replica.isr = ()
         replica.awaiting_leader = False
-        fetcher = self.cluster.fetcher
-        fetcher.drop_in_flight(replica)
-        fetcher.begin_reconciliation(replica)
 
     def stop_leading(self, replica: Replica, code: str) -> None:
         """The replica is no longer leader (demoted, or down): its pending produces fail with
         ``code``, every request addressed to it is gone (parked or answered), and it forgets
         its followers."""
-        cluster = self.cluster
-        cluster.producer.fail_pending(replica.id, code)
-        for r in cluster.replicas:
+        self.delayed.fail(replica.id, code)
+        for r in self.replicas:
             if r.in_flight is not None and r.in_flight.leader is replica:
                 r.in_flight = None
         replica.purgatory.clear()
@@ -94,7 +102,7 @@ class Partition:
                                     leader_leo: int) -> None:
         """Remote LEO := fetch offset; caught-up time as in Kafka's Replica.updateFetchState."""
         remote = leader.remotes[follower_id]
-        now = self.cluster.now
+        now = self.time.now
         if fetch_offset >= leader_leo:
             if now > remote.last_caught_up_ms:
                 remote.last_caught_up_ms = now
@@ -118,7 +126,7 @@ class Partition:
     def maybe_shrink_isr(self, leader: Replica) -> None:
         """Drop followers not caught up for longer than replica.lag.time.max.ms."""
         leader_leo = leader.leo
-        now, lag = self.cluster.now, self.lag
+        now, lag = self.time.now, self.lag
         out = [rid for rid in leader.isr
                if rid != leader.id
                and leader.remotes[rid].leo != leader_leo
@@ -140,7 +148,7 @@ class Partition:
         old_isr, old_elr = ctl.isr, ctl.elr
         ctl.set_isr(new_isr)
         leader.isr = ctl.isr
-        self.cluster.note_membership(old_isr, old_elr, reason)
+        self.events.extend(membership_events(ctl, old_isr, old_elr, reason))
         return True
 
     # -------------------------------------------------------------------------- the HW
@@ -151,7 +159,7 @@ class Partition:
         if self.protocol.strict_min_isr and len(isr) < self.config.min_insync_replicas:
             return False
         new_hw = len(leader.log.values)
-        horizon = self.cluster.now - self.lag
+        horizon = self.time.now - self.lag
         dead = self.controller.dead if self.protocol.hw_counts_only_live_followers else ()
         for rid, remote in leader.remotes.items():
             if remote.leo < new_hw and (rid in isr or (remote.last_caught_up_ms >= horizon and rid not in dead)):
@@ -160,9 +168,8 @@ class Partition:
             return False
         self.events.append(("hw", leader.id, leader.hw, new_hw, True))
         leader.hw = new_hw
-        producer = self.cluster.producer
-        if producer.pending:
-            producer.complete_delayed(leader)
+        if self.delayed.produces:
+            self.delayed.complete(leader)
         return True
 
     # ------------------------------------------------------------------------- appends
@@ -184,14 +191,8 @@ class Partition:
         epoch = leader.leader_epoch
         offset = log.append(epoch, value, seq)
         self.events.append(("append", leader.id, offset, epoch, value))
-        self.maybe_flush(leader)
+        leader.log.flush_if_due(self.flush_interval)
         if leader.purgatory:
-            self.cluster.replica_manager.wake_parked_fetches(leader)
+            self.delayed.wake(leader)
         self.maybe_increment_leader_hw(leader)
         return offset, None
-
-    def maybe_flush(self, replica: Replica) -> None:
-        """log.flush.interval.messages: flush once that many records are unflushed."""
-        interval = self.config.log_flush_interval_messages
-        if interval is not None and replica.leo - replica.log.flushed >= interval:
-            replica.log.flush()

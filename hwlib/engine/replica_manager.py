@@ -1,9 +1,11 @@
-"""A broker's ReplicaManager for the partition: LeaderAndIsr handling and the leader's answer to a follower's fetch.
+"""A broker's ReplicaManager for the partition: LeaderAndIsr, the leader's answer to a follower's fetch, appends.
 
 ``become_leader_or_follower`` applies a controller request as ``becomeLeaderOrFollower``
-does; ``fetch_messages`` is the leader half of a follower's fetch (``fetchMessages``, and
-``lastOffsetForLeaderEpoch`` for OffsetsForLeaderEpoch), with empty fetches parked in the
-leader's purgatory until a produce wakes them or they expire (``DelayedFetch``).
+does, and - as Kafka 2.7's ``makeLeaders`` / ``makeFollowers`` - drives the fetcher around
+the partition's role change; ``fetch_messages`` is the leader half of a follower's fetch
+(``fetchMessages``, and ``lastOffsetForLeaderEpoch`` for OffsetsForLeaderEpoch), an empty
+fetch parked in the leader's purgatory (``DelayedOperations``); ``append_records`` is the
+broker's side of a produce (``appendRecords``), an acks=all request waiting in purgatory too.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from .controller import LeaderAndIsr
 from .kafka_errors import (
     DIVERGING,
     FENCED_LEADER_EPOCH,
+    NOT_ENOUGH_REPLICAS,
     NOT_LEADER_OR_FOLLOWER,
     OFFSET_OUT_OF_RANGE,
     UNKNOWN_LEADER_EPOCH,
@@ -21,43 +24,56 @@ from .kafka_errors import (
 from .replica import FOLLOWER, LEADER, TRUNCATING, InFlight, Replica
 
 if TYPE_CHECKING:
-    from .cluster import Cluster
+    from .config import ClusterConfig
+    from .delayed import DelayedOperations
+    from .fetcher import ReplicaFetcher
+    from .partition import Partition
+    from .produce_request import ProduceRequest
+    from .protocols import Protocol
 
 
 class ReplicaManager:
-    def __init__(self, cluster: Cluster) -> None:
-        self.cluster = cluster
-        self.events = cluster.events
-        self.protocol = cluster.protocol
-        self.fetch_wait_ms = cluster.config.replica_fetch_wait_max_ms
+    def __init__(self, config: ClusterConfig, protocol: Protocol, events: list, partition: Partition,
+                 fetcher: ReplicaFetcher, delayed: DelayedOperations) -> None:
+        self.protocol = protocol
+        self.events = events
+        self.partition = partition
+        self.fetcher = fetcher
+        self.delayed = delayed
+        self.min_insync_replicas = config.min_insync_replicas
 
     # ----------------------------------------------------------------------- LeaderAndIsr
     def become_leader_or_follower(self, r: Replica, request: LeaderAndIsr, queued: bool = False) -> None:
         """ReplicaManager.becomeLeaderOrFollower for this partition. A request whose leader
         epoch is not above the one the broker knows is stale and ignored (every release). The
-        broker leads if the request names it; otherwise it follows the named leader and
-        reconciles when that leader differs from the one it knew (makeFollower returns true;
-        kip320+, Kafka 2.1: on any epoch change). ``queued``: the request waited in the
-        channel (the broker was unreachable), which the events say."""
+        broker leads if the request names it (``makeLeaders``: its fetcher stops first);
+        otherwise it follows the named leader and reconciles when that leader differs from the
+        one it knew (``makeFollowers``: makeFollower returns true - kip320+, Kafka 2.1: on any
+        epoch change - then the fetcher stops and restarts from where reconciliation says).
+        ``queued``: the request waited in the channel (the broker was unreachable), which the
+        events say."""
         if request.epoch <= r.leader_epoch:
             self.events.append(("leader_and_isr_stale", r.id, request.epoch, r.leader_epoch))
             return
         if queued:
             self.events.append(("leader_and_isr", r.id, request.epoch, request.leader))
         new_leader = request.leader
-        partition = self.cluster.partition
+        partition, fetcher = self.partition, self.fetcher
         if new_leader == r.id:
+            fetcher.drop_in_flight(r)
             partition.make_leader(r, request, is_new_leader=r.role != LEADER)
         elif new_leader is None:
             # no leader: the fetcher stops; a leader that lost its leadership steps down
             if r.role == LEADER:
                 partition.stop_leading(r, NOT_LEADER_OR_FOLLOWER)
                 r.role = FOLLOWER
-            self.cluster.fetcher.drop_in_flight(r)
+            fetcher.drop_in_flight(r)
             r.leader_id = None
             r.leader_epoch = request.epoch
         elif r.leader_id != new_leader or r.role == LEADER or self.protocol.reconcile_on_epoch_change:
             partition.make_follower(r, request)
+            fetcher.drop_in_flight(r)
+            fetcher.begin_reconciliation(r)
         else:
             r.leader_epoch = request.epoch
 
@@ -92,10 +108,10 @@ class ReplicaManager:
         follower.in_flight = request
 
     def read_for_follower(self, leader: Replica, follower: Replica) -> None:
-        """fetchMessages for a follower (``ReplicaManager.fetchMessages``, leader side): validate the last
-        fetched epoch (kip595), record the fetch offset as the remote LEO, maybe expand the ISR
-        and move the HW; answer with the records and the HW read *before* this fetch, or park
-        an empty fetch."""
+        """fetchMessages for a follower (``ReplicaManager.fetchMessages``, leader side):
+        validate the last fetched epoch (kip595), record the fetch offset as the remote LEO,
+        maybe expand the ISR and move the HW; answer with the records and the HW read *before*
+        this fetch, or park an empty fetch."""
         fetch_offset = len(follower.log.values)
         leader_log = leader.log
         leader_leo = len(leader_log.values)
@@ -114,7 +130,7 @@ class ReplicaManager:
             request.leader_leo = leader_leo
             return
         hw0 = leader.hw
-        partition = self.cluster.partition
+        partition = self.partition
         partition.update_follower_fetch_state(leader, follower.id, fetch_offset, leader_leo)
         partition.maybe_expand_isr(leader, follower.id)
         partition.maybe_increment_leader_hw(leader)
@@ -125,31 +141,23 @@ class ReplicaManager:
             request.hw = hw0
             self.events.append(("fetch", follower.id, fetch_offset, leader_leo - fetch_offset, hw0))
         else:
-            request.parked = True
-            request.deadline = self.cluster.now + self.fetch_wait_ms
-            leader.purgatory.append(request)
-            self.events.append(("park", follower.id, fetch_offset))
+            self.delayed.park(leader, request)
 
-    # -------------------------------------------------------------------- DelayedFetch
-    def complete_delayed_fetch(self, request: InFlight) -> None:
-        """DelayedFetch.onComplete: re-read the log and the current HW."""
-        leader = request.leader
-        request.parked = False
-        request.epochs = leader.log.epochs[request.fetch_offset:]
-        request.values = leader.log.values[request.fetch_offset:]
-        request.seqs = leader.log.seqs[request.fetch_offset:]
-        request.hw = leader.hw
-        self.events.append(("fetch", request.follower.id, request.fetch_offset,
-                            len(request.values), request.hw))
-
-    def wake_parked_fetches(self, leader: Replica) -> None:
-        for request in leader.purgatory:
-            self.events.append(("wake", request.follower.id))
-            self.complete_delayed_fetch(request)
-        leader.purgatory.clear()
-
-    def expire(self, request: InFlight) -> None:
-        """The parked fetch's wait ran out (or its response is taken early): it completes."""
-        request.leader.purgatory.remove(request)
-        self.events.append(("expire", request.follower.id))
-        self.complete_delayed_fetch(request)
+    # -------------------------------------------------------------------------- produce
+    def append_records(self, broker: Replica, request: ProduceRequest) -> str | None:
+        """appendRecords for the producer's request at ``broker``: it must lead (or believe it
+        does) and, for acks=all, have min.insync.replicas in its ISR; the record is appended
+        in its leader epoch; an acks=all request then waits in purgatory for the HW. Returns
+        the error the broker answers, or None (the record is at ``request.offset``)."""
+        if broker.role != LEADER:   # elected, but its LeaderAndIsr has not arrived
+            return NOT_LEADER_OR_FOLLOWER
+        if request.acks == "all" and len(broker.isr) < self.min_insync_replicas:
+            return NOT_ENOUGH_REPLICAS
+        request.leader, request.epoch = broker.id, broker.leader_epoch
+        offset, error = self.partition.append_records_to_leader(broker, request.value, request.seq)
+        if error is not None:
+            return error
+        request.offset = offset
+        if request.acks == "all":
+            self.delayed.watch(request, broker)
+        return None
