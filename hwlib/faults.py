@@ -15,7 +15,7 @@ import bisect
 import functools
 import hashlib
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from .engine.steps import Step
@@ -80,9 +80,11 @@ class _Draws:
 
 def generate(profile: FaultProfile, seed: int, replicas: tuple[str, ...]) -> Schedule:
     """The schedule of one run: ``profile.steps`` steps over ``replicas``, a pure function of the
-    arguments (Python's Mersenne Twister seeded with an int is stable across platforms)."""
+    arguments (Python's Mersenne Twister seeded with an int is stable across platforms).
+    Drawing (which action, when its follow-up comes) is here; what each action appends is its
+    emitter's (``_EMITTERS``)."""
     draws = _Draws(seed)
-    rand, randint, below = draws.random, draws.randint, draws.below
+    rand = draws.random
     weights = profile.weights
     enabled = [a for a in ACTIONS if weights.get(a, 0) > 0]
     if profile.swarm:
@@ -95,76 +97,139 @@ def generate(profile: FaultProfile, seed: int, replicas: tuple[str, ...]) -> Sch
         total += float(weights[action])
         cumulative.append(total)
     last = len(enabled) - 1
-    steps = _steps_for(tuple(replicas))
-    ticks = _ticks(tuple(profile.tick_ms))
+    emitter = _Emitter(profile, tuple(replicas), draws)
+    out = emitter.out
     n: int = profile.steps
-    out: list[Step] = []
     later: list[tuple[int, int, Step]] = []     # (due index, tie-break, step), kept sorted
-    counter = values = 0
-    restart_lo, restart_hi = profile.restart_delay
-    response_lo, response_hi = profile.fetch_response_delay
-    isolate_detected = float(profile.isolate_detected)
-    power_loss_detected = float(profile.power_loss_detected)
-    nrep = len(replicas)
+    counter = 0
     while len(out) < n:
         while later and later[0][0] <= len(out):
             out.append(later.pop(0)[2])
         if len(out) >= n:
             break
         action = enabled[min(bisect.bisect(cumulative, rand() * total), last)]
-        follow: Step | None = None     # a step queued for later, after a delay drawn now
-        delay = 0
-        if action == "produce":
-            out.append(_produce(values, False))
-            values += 1
-        elif action == "replication_round":
-            order = list(steps["fetch"])
-            draws.shuffle(order)
-            out.extend(order)
-        elif action == "lost_ack":
-            out.append(_produce(values, True))
-            values += 1
-            follow, delay = _RETRY, randint(response_lo, response_hi)
-        elif action == "tick":
-            out.append(ticks[below(len(ticks))])
-        elif action == "consume":
-            out.append(_CONSUME)
-        elif action == "consumer_crash":
-            out.append(_CONSUMER_CRASH)
-        elif action == "controller_failover":
-            out.append(_FAILOVER)
-        else:
-            i = below(nrep)
-            if action == "fetch":
-                out.append(steps["fetch"][i])
-            elif action == "fetch_split":
-                out.append(steps["fetch_request"][i])
-                follow, delay = steps["fetch_response"][i], randint(response_lo, response_hi)
-            elif action == "flush":
-                out.append(steps["flush"][i])
-            elif action == "leader_move":
-                out.append(steps["elect"][i])
-            elif action == "deliver":
-                out.append(steps["deliver"][i])
-            elif action == "stale_produce":
-                out.append(Step("produce", value=f"v{values}", replica=replicas[i]))
-                values += 1
-            elif action == "isolate":
-                out.append(steps["isolate" if rand() < isolate_detected else "isolate_unseen"][i])
-                follow, delay = steps["reconnect"][i], randint(restart_lo, restart_hi)
-            else:   # crash, quick_restart, power_loss
-                if action == "crash":
-                    kind = "crash"
-                elif action == "quick_restart":
-                    kind = "crash_unseen"
-                else:
-                    kind = "power_loss" if rand() < power_loss_detected else "power_loss_unseen"
-                out.append(steps[kind][i])
-                follow, delay = steps["restart"][i], randint(restart_lo, restart_hi)
+        follow = _EMITTERS[action](emitter)
         if follow is not None:
-            bisect.insort(later, (len(out) + delay, counter, follow))
+            step, delay = follow
+            bisect.insort(later, (len(out) + delay, counter, step))
             counter += 1
     return Schedule(tuple(out[:n]), seed, tuple(enabled))
+
+
+class _Emitter:
+    """What each drawn action appends to a schedule: one method per action, the table
+    ``_EMITTERS`` maps the action to it. A method returns the follow-up step it queues and its
+    delay (drawn now), or None. Per-replica actions draw the replica first, then their own
+    numbers: the draw order every schedule so far was generated with."""
+
+    def __init__(self, profile: FaultProfile, replicas: tuple[str, ...], draws: _Draws) -> None:
+        self.draws = draws
+        self.replicas = replicas
+        self.steps = _steps_for(replicas)
+        self.ticks = _ticks(tuple(profile.tick_ms))
+        self.restart_delay = profile.restart_delay
+        self.response_delay = profile.fetch_response_delay
+        self.isolate_detected = float(profile.isolate_detected)
+        self.power_loss_detected = float(profile.power_loss_detected)
+        self.out: list[Step] = []
+        self.values = 0                 # produced values so far: the next is v<values>
+
+    def _replica(self) -> int:
+        return self.draws.below(len(self.replicas))
+
+    def _after(self, step: Step, delay: tuple[int, int]) -> tuple[Step, int]:
+        return step, self.draws.randint(delay[0], delay[1])
+
+    def produce(self) -> tuple[Step, int] | None:
+        self.out.append(_produce(self.values, False))
+        self.values += 1
+        return None
+
+    def lost_ack(self) -> tuple[Step, int] | None:
+        self.out.append(_produce(self.values, True))
+        self.values += 1
+        return self._after(_RETRY, self.response_delay)
+
+    def replication_round(self) -> tuple[Step, int] | None:
+        order = list(self.steps["fetch"])
+        self.draws.shuffle(order)
+        self.out.extend(order)
+        return None
+
+    def tick(self) -> tuple[Step, int] | None:
+        self.out.append(self.ticks[self.draws.below(len(self.ticks))])
+        return None
+
+    def consume(self) -> tuple[Step, int] | None:
+        self.out.append(_CONSUME)
+        return None
+
+    def consumer_crash(self) -> tuple[Step, int] | None:
+        self.out.append(_CONSUMER_CRASH)
+        return None
+
+    def controller_failover(self) -> tuple[Step, int] | None:
+        self.out.append(_FAILOVER)
+        return None
+
+    def fetch(self) -> tuple[Step, int] | None:
+        self.out.append(self.steps["fetch"][self._replica()])
+        return None
+
+    def fetch_split(self) -> tuple[Step, int] | None:
+        i = self._replica()
+        self.out.append(self.steps["fetch_request"][i])
+        return self._after(self.steps["fetch_response"][i], self.response_delay)
+
+    def flush(self) -> tuple[Step, int] | None:
+        self.out.append(self.steps["flush"][self._replica()])
+        return None
+
+    def leader_move(self) -> tuple[Step, int] | None:
+        self.out.append(self.steps["elect"][self._replica()])
+        return None
+
+    def deliver(self) -> tuple[Step, int] | None:
+        self.out.append(self.steps["deliver"][self._replica()])
+        return None
+
+    def stale_produce(self) -> tuple[Step, int] | None:
+        i = self._replica()
+        self.out.append(Step("produce", value=f"v{self.values}", replica=self.replicas[i]))
+        self.values += 1
+        return None
+
+    def isolate(self) -> tuple[Step, int] | None:
+        i = self._replica()
+        kind = "isolate" if self.draws.random() < self.isolate_detected else "isolate_unseen"
+        self.out.append(self.steps[kind][i])
+        return self._after(self.steps["reconnect"][i], self.restart_delay)
+
+    def _down(self, kind: str, i: int) -> tuple[Step, int] | None:
+        self.out.append(self.steps[kind][i])
+        return self._after(self.steps["restart"][i], self.restart_delay)
+
+    def crash(self) -> tuple[Step, int] | None:
+        return self._down("crash", self._replica())
+
+    def quick_restart(self) -> tuple[Step, int] | None:
+        return self._down("crash_unseen", self._replica())
+
+    def power_loss(self) -> tuple[Step, int] | None:
+        i = self._replica()
+        return self._down("power_loss" if self.draws.random() < self.power_loss_detected
+                          else "power_loss_unseen", i)
+
+
+#: action -> its emitter (every action of ``profiles.ACTIONS`` has one)
+_EMITTERS: dict[str, Callable[[_Emitter], tuple[Step, int] | None]] = {
+    "produce": _Emitter.produce, "replication_round": _Emitter.replication_round, "fetch": _Emitter.fetch,
+    "fetch_split": _Emitter.fetch_split, "flush": _Emitter.flush, "crash": _Emitter.crash,
+    "quick_restart": _Emitter.quick_restart, "power_loss": _Emitter.power_loss, "leader_move": _Emitter.leader_move,
+    "tick": _Emitter.tick, "isolate": _Emitter.isolate, "lost_ack": _Emitter.lost_ack, "consume": _Emitter.consume,
+    "consumer_crash": _Emitter.consumer_crash, "deliver": _Emitter.deliver,
+    "controller_failover": _Emitter.controller_failover, "stale_produce": _Emitter.stale_produce,
+}
 
 
 _RETRY, _CONSUME, _CONSUMER_CRASH = Step("retry"), Step("consume"), Step("consumer_crash")

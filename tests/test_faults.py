@@ -127,3 +127,10 @@ def test_malformed_profile_file_names_file_and_line(tmp_path):
 def test_unknown_profile_name():
     with pytest.raises(ProfileError, match="profile: 'nope' is neither a built-in profile nor a file; built-ins: "):
         load_profile("nope")
+
+
+def test_every_action_has_an_emitter():
+    """``generate`` looks each drawn action up in the emitters' table: none may be missing."""
+    from hwlib.faults import _EMITTERS
+
+    assert set(_EMITTERS) == set(ACTIONS)
