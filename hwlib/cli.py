@@ -44,10 +44,9 @@ def _protocol(value: str) -> str:
 
 
 def _protocols(value: str) -> list[str]:
-    names = [_protocol(p.strip()) for p in value.split(",") if p.strip()]
-    if not names:
-        raise argparse.ArgumentTypeError(f"expected one or more of {', '.join(PROTOCOLS)}, comma-separated")
-    return names
+    from .util.names import parse_names
+
+    return parse_names(value, "", PROTOCOLS, "a generation", argparse.ArgumentTypeError)  # argparse names the option
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -85,29 +84,41 @@ def build_parser() -> argparse.ArgumentParser:
     swp.add_argument("--no-shrink", action="store_true", help="do not shrink failing cells")
     swp.add_argument("--quiet", action="store_true", help="no progress bar")
     sub.add_parser("profiles", help="the built-in fault profiles and the actions they mix")
-    from .check.vocabulary import DEFAULT_FAULTS, DEFAULT_KINDS, FAULTS, TLA_FAULTS
+    from .check.vocabulary import (
+        DEFAULT_FAULTS,
+        DEFAULT_KINDS,
+        DEFAULT_MAX_EPOCH,
+        DEFAULT_MAX_RECORDS,
+        DEFAULT_MIN_INSYNC_REPLICAS,
+        DEFAULT_REPLICAS,
+        FAULTS,
+        TLA_FAULTS,
+    )
     from .util.cores import cores
 
     chk = sub.add_parser("check", help="exhaustive bounded model checking: verdicts, shortest counterexamples")
     chk.add_argument("--protocol", default="all", type=lambda v: v if v == "all" else _protocol(v),
                      help=f"one of {', '.join(PROTOCOLS)}, or all (default)")
-    chk.add_argument("--replicas", type=int, default=2, help="replicas (default %(default)s)")
-    chk.add_argument("--max-records", type=int, default=2, help="produces at most (default %(default)s)")
-    chk.add_argument("--max-epoch", type=int, default=2, help="leader epoch at most (default %(default)s)")
+    chk.add_argument("--replicas", type=int, default=DEFAULT_REPLICAS, help="replicas (default %(default)s)")
+    chk.add_argument("--max-records", type=int, default=DEFAULT_MAX_RECORDS,
+                     help="produces at most (default %(default)s)")
+    chk.add_argument("--max-epoch", type=int, default=DEFAULT_MAX_EPOCH,
+                     help="leader epoch at most (default %(default)s)")
     chk.add_argument("--max-ticks", type=int, default=0, help="tick steps at most, with --faults tick (default 0)")
     chk.add_argument("--tick-ms", type=int, help="time one tick passes (default 1.5 x replica_lag_time_max_ms + 1)")
     chk.add_argument("--depth", type=int, help="steps at most (default: until the search is complete)")
-    chk.add_argument("--faults", help=f"what may happen besides produces and fetches (default "
-                     f"{','.join(DEFAULT_FAULTS)}); any of: "
-                          + ", ".join(FAULTS) + f"; the TLA+ specification's set is {','.join(TLA_FAULTS)}")
+    chk.add_argument("--faults", help=f"what may happen besides produces and fetches, comma-separated (default: "
+                     f"{', '.join(DEFAULT_FAULTS)}); any of: "
+                          + ", ".join(FAULTS) + f"; the TLA+ specification's set is {', '.join(TLA_FAULTS)}")
     chk.add_argument("--profile", help="take the faults from this fault profile (a built-in name or a YAML "
                                        "file): every step it can draw (instead of --faults)")
-    chk.add_argument("--kinds", default=",".join(DEFAULT_KINDS),
-                     help="anomaly kinds to look for (default %(default)s)")
+    chk.add_argument("--kinds",
+                     help=f"anomaly kinds to look for, comma-separated (default: {', '.join(DEFAULT_KINDS)})")
     chk.add_argument("--max-states", type=int,
                      help="stop after the level at which this many distinct states are known (not complete then)")
     chk.add_argument("--acks", default="all", help="producer acks (default %(default)s)")
-    chk.add_argument("--min-insync-replicas", type=int, default=1, help="(default %(default)s)")
+    chk.add_argument("--min-insync-replicas", type=int, default=DEFAULT_MIN_INSYNC_REPLICAS,
+                     help="(default %(default)s)")
     chk.add_argument("--unclean-leader-election", action="store_true")
     chk.add_argument("--exhaustive", action="store_true", help="go on after every kind was found (state counts)")
     chk.add_argument("--matrix", action="store_true",
@@ -172,6 +183,7 @@ def _check(args) -> int:
     from .anomalies import KINDS
     from .check import (
         DEFAULT_FAULTS,
+        DEFAULT_KINDS,
         Bounds,
         CheckDir,
         CheckError,
@@ -201,7 +213,7 @@ def _check(args) -> int:
         faults = parse_faults(args.faults) if args.faults is not None else DEFAULT_FAULTS
     if args.max_ticks and "tick" not in faults:
         raise CheckError("max-ticks: give --faults ... ,tick as well (ticks are a fault here)")
-    kinds = KINDS if args.matrix else parse_kinds(args.kinds)
+    kinds = KINDS if args.matrix else parse_kinds(args.kinds) if args.kinds is not None else DEFAULT_KINDS
     protocols = list(PROTOCOLS) if args.protocol == "all" or args.matrix else [args.protocol]
     config = ClusterConfig(replicas=bounds.replica_ids, acks=args.acks,
                            min_insync_replicas=args.min_insync_replicas,
@@ -286,70 +298,92 @@ def _print_run(result: RunResult) -> None:
         print("no anomalies")
 
 
+def _run(args) -> int:
+    """``hwlib run``: the scenario's steps, states and anomalies (or one JSON object)."""
+    result = run_scenario(load_scenario(args.scenario), protocol=args.protocol)
+    if args.json:
+        print(json.dumps(result.to_json()))
+    else:
+        _print_run(result)
+    return 0
+
+
+def _scenarios(args) -> int:
+    """``hwlib scenarios``: each built-in scenario, its summary and expected anomalies."""
+    if args.markdown:
+        print(scenario_table())
+        return 0
+    for name, path in builtin_scenarios().items():
+        s = load_scenario(path)
+        expect = "; ".join(f"{p}: {', '.join(k) or 'none'}" for p, k in s.expect.items())
+        print(f"{name:<26} {' '.join(s.description.split())[:100]}")
+        if expect:
+            print(f"{'':<26} expected anomalies - {expect}")
+    return 0
+
+
+def _shrink(args) -> int:
+    """``hwlib shrink``: a minimal scenario that still shows the anomaly, written to --out."""
+    from .shrink import shrink_scenario
+    from .util.files import check_writable
+
+    check_writable(args.out)
+    shrunk, result = shrink_scenario(load_scenario(args.scenario), args.kind, args.protocol)
+    path = shrunk.save(args.out)
+    print(f"shrank {result.before} -> {len(shrunk.steps)} steps in {result.runs} runs; "
+          f"wrote {path}; `hwlib run {path}` shows {args.kind}")
+    return 0
+
+
+def _generations(args) -> int:
+    """``hwlib protocols``: the generations in release order and what each changed."""
+    from .engine.protocols import generations_table
+
+    print(generations_table())
+    return 0
+
+
+def _profiles(args) -> int:
+    """``hwlib profiles``: the built-in fault profiles, their mixes, and every action."""
+    from .profiles import ACTION_HELP, builtin_profiles, load_profile
+
+    for name in builtin_profiles():
+        profile = load_profile(name)
+        mix = ", ".join(f"{a} {w:g}" for a, w in profile.weights.items())
+        print(f"{name:<16} {' '.join(profile.description.split())}")
+        print(f"{'':<16} {profile.steps} steps; weights: {mix}{'; swarm' if profile.swarm else ''}")
+    print("\nactions:")
+    width = max(map(len, ACTION_HELP)) + 1
+    for action, text in ACTION_HELP.items():
+        print(f"  {action:<{width}} {text}")
+    return 0
+
+
+def _compare(args) -> int:
+    """``hwlib compare``: scenarios under the generations, side by side (table, HW plot)."""
+    from .util.files import check_writable
+    from .views.compare import run_matrix, text_table, write_comparison
+
+    if args.out is not None:
+        for suffix in (".txt", ".png"):
+            check_writable(Path(args.out).with_suffix(suffix))
+    names = args.scenarios or list(builtin_scenarios())
+    scenarios = [load_scenario(n) for n in names]
+    if args.out is None:
+        print(text_table(scenarios, run_matrix(scenarios, args.protocols), args.protocols))
+    else:
+        txt, png, text = write_comparison(scenarios, args.out, args.protocols)
+        print(text)
+        print(f"wrote {txt} and {png}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
+    handlers = {"run": _run, "scenarios": _scenarios, "shrink": _shrink, "protocols": _generations,
+                "sweep": _sweep, "report": _report, "check": _check, "profiles": _profiles, "compare": _compare}
     try:
-        if args.command == "run":
-            result = run_scenario(load_scenario(args.scenario), protocol=args.protocol)
-            if args.json:
-                print(json.dumps(result.to_json()))
-            else:
-                _print_run(result)
-        elif args.command == "scenarios" and args.markdown:
-            print(scenario_table())
-        elif args.command == "scenarios":
-            for name, path in builtin_scenarios().items():
-                s = load_scenario(path)
-                expect = "; ".join(f"{p}: {', '.join(k) or 'none'}" for p, k in s.expect.items())
-                print(f"{name:<26} {' '.join(s.description.split())[:100]}")
-                if expect:
-                    print(f"{'':<26} expected anomalies - {expect}")
-        elif args.command == "shrink":
-            from .shrink import shrink_scenario
-            from .util.files import check_writable
-
-            check_writable(args.out)
-            shrunk, result = shrink_scenario(load_scenario(args.scenario), args.kind, args.protocol)
-            path = shrunk.save(args.out)
-            print(f"shrank {result.before} -> {len(shrunk.steps)} steps in {result.runs} runs; "
-                  f"wrote {path}; `hwlib run {path}` shows {args.kind}")
-        elif args.command == "protocols":
-            from .engine.protocols import generations_table
-
-            print(generations_table())
-        elif args.command == "sweep":
-            return _sweep(args)
-        elif args.command == "report":
-            return _report(args)
-        elif args.command == "check":
-            return _check(args)
-        elif args.command == "profiles":
-            from .profiles import ACTION_HELP, builtin_profiles, load_profile
-
-            for name in builtin_profiles():
-                profile = load_profile(name)
-                mix = ", ".join(f"{a} {w:g}" for a, w in profile.weights.items())
-                print(f"{name:<16} {' '.join(profile.description.split())}")
-                print(f"{'':<16} {profile.steps} steps; weights: {mix}{'; swarm' if profile.swarm else ''}")
-            print("\nactions:")
-            width = max(map(len, ACTION_HELP)) + 1
-            for action, text in ACTION_HELP.items():
-                print(f"  {action:<{width}} {text}")
-        elif args.command == "compare":
-            from .util.files import check_writable
-            from .views.compare import run_matrix, text_table, write_comparison
-
-            if args.out is not None:
-                for suffix in (".txt", ".png"):
-                    check_writable(Path(args.out).with_suffix(suffix))
-            names = args.scenarios or list(builtin_scenarios())
-            scenarios = [load_scenario(n) for n in names]
-            if args.out is None:
-                print(text_table(scenarios, run_matrix(scenarios, args.protocols), args.protocols))
-            else:
-                txt, png, text = write_comparison(scenarios, args.out, args.protocols)
-                print(text)
-                print(f"wrote {txt} and {png}")
+        return handlers[args.command](args)
     except HwlibError as exc:
         print(f"hwlib: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2

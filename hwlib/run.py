@@ -45,7 +45,7 @@ def _config_bytes(config: ClusterConfig) -> bytes:
     return repr(settings).encode()
 
 
-def _state_key(cluster: Cluster) -> tuple:
+def _hashed_state(cluster: Cluster) -> tuple:
     """The final state as the hash sees it: leader, epoch, ISR, ELR, acknowledged values,
     and every replica's liveness, HW, log and epoch cache."""
     ctl = cluster.controller
@@ -56,7 +56,7 @@ def _state_key(cluster: Cluster) -> tuple:
 def trace_hash(config: ClusterConfig, cluster: Cluster, marks: list[int], anomalies: list[Anomaly]) -> str:
     anomaly_fields = [(a.kind, a.step, a.detail, a.replica, a.offset, a.value) for a in anomalies]
     digest = hashlib.sha256(_config_bytes(config))
-    digest.update(canonical_bytes((marks, cluster.events, _state_key(cluster), anomaly_fields)))
+    digest.update(canonical_bytes((marks, cluster.events, _hashed_state(cluster), anomaly_fields)))
     return digest.hexdigest()
 
 

@@ -158,7 +158,7 @@ EQUIVALENT = [("leader-moves", "hw", 1, None), ("leader-moves", "kip101", 1, Non
 
 @pytest.mark.parametrize(("profile", "protocol", "records", "depth"), EQUIVALENT)
 def test_the_reduced_fingerprint_finds_what_the_whole_state_finds(profile, protocol, records, depth):
-    """``state.state_key``'s reductions drop only what nothing can read: the same verdicts, the
+    """``check.model.state_key``'s reductions drop only what nothing can read: the same verdicts, the
     same shortest depths, counterexamples that replay, completeness alike - with fewer states."""
     from hwlib.profiles import load_profile
 

@@ -13,7 +13,7 @@ from .strategies import mutated_scenarios, schedules
 REPLICAS = ("A", "B", "C")
 
 
-def first_difference(a, b, upto: int) -> int | None:
+def first_differing_offset(a, b, upto: int) -> int | None:
     for o in range(upto):
         if o >= a.leo or o >= b.leo:
             return o
@@ -76,7 +76,7 @@ class BruteForce:
             for rid in c.isr:
                 if rid == leader.id:
                     continue
-                bad = first_difference(leader, c.by_id[rid], leader.hw)
+                bad = first_differing_offset(leader, c.by_id[rid], leader.hw)
                 if bad is not None:
                     weak.add((leader.id, rid))
                     if (leader.id, rid) not in self.weak:
@@ -94,7 +94,7 @@ class BruteForce:
             for b in reps[i + 1:]:
                 if not (_reconciled(a) and _reconciled(b)):
                     continue
-                bad = first_difference(a, b, min(a.hw, b.hw))
+                bad = first_differing_offset(a, b, min(a.hw, b.hw))
                 if bad is not None and (a.id, b.id) not in self.diverged:
                     self.diverged[(a.id, b.id)] = bad
                     self.found.append(("log-divergence", step, f"{a.id},{b.id}", bad))

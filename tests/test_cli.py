@@ -109,7 +109,7 @@ def test_unwritable_outputs_are_one_line_before_any_work(tmp_path):
 
 def test_compare_with_no_protocol_is_one_line_and_writes_nothing(tmp_path):
     done = hwlib_cli("compare", "data-loss", "--protocols", ",", "--out", str(tmp_path / "o"))
-    assert done.returncode == 2 and "--protocols: expected one or more of hw, kip101" in done.stderr
+    assert done.returncode == 2 and "--protocols: name at least one of hw, kip101" in done.stderr
     assert list(tmp_path.iterdir()) == []
 
 
@@ -187,3 +187,17 @@ def test_compare_prints_and_writes_files_only_with_out(tmp_path):
                           capture_output=True, text=True, cwd=tmp_path)
     assert done.returncode == 0 and "== data-loss" in done.stdout and "lost 1 (m2)" in done.stdout
     assert "wrote" not in done.stdout and list(tmp_path.iterdir()) == []
+
+
+def test_help_reads_the_checks_defaults_without_loading_the_search():
+    """``hwlib --help`` (and every parser) takes ``hwlib check``'s defaults from its vocabulary:
+    the model, the search and the runners stay unloaded."""
+    code = ("import sys\nfrom hwlib.cli import build_parser\nbuild_parser()\n"
+            "print(sorted(m for m in sys.modules if m.startswith('hwlib.check')))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.split() == ["['hwlib.check',", "'hwlib.check.vocabulary']"]
+    help_text = subprocess.run([sys.executable, "-m", "hwlib.cli", "check", "--help"], capture_output=True,
+                               text=True)
+    words = " ".join(help_text.stdout.split())
+    assert help_text.returncode == 0
+    assert "(default: elect, isolate, isolate_unseen, deliver, crash, quick_restart)" in words

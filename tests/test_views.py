@@ -6,7 +6,7 @@ import re
 
 import hwlib
 from hwlib.views.explorer import FORKS, Explorer
-from hwlib.views.stepper import compare_view, first_difference, frames, lag_series, render_frame, stepper_html
+from hwlib.views.stepper import compare_view, first_divergent_step, frames, hw_lag_by_step, render_frame, stepper_html
 
 
 def test_frames_follow_the_trace_and_anomalies_appear_when_found():
@@ -19,10 +19,10 @@ def test_frames_follow_the_trace_and_anomalies_appear_when_found():
     assert [a["kind"] for a in fs[-1]["anomalies"]] == [a.kind for a in result.anomalies]
 
 
-def test_lag_series_shows_the_two_round_hw_update():
+def test_hw_lag_by_step_shows_the_two_round_hw_update():
     """The record is uncommitted from the produce until the second fetch round; B's own HW
     arrives with that round's (parked, expired) response, so B never trails the partition HW."""
-    series = lag_series(hwlib.run_scenario("hw-update-one-record", protocol="hw"))
+    series = hw_lag_by_step(hwlib.run_scenario("hw-update-one-record", protocol="hw"))
     assert series == {"leader": [0, 1, 1, 0], "A": [None, None, None, None], "B": [0, 0, 0, 0]}
 
 
@@ -39,7 +39,7 @@ def test_stepper_is_self_contained_and_marks_where_protocols_part():
     page = stepper_html([hw, kip], start=3)
     assert not re.search(r"<script[^>]+src=|<link[^>]+href=|https?://(?!www\.w3\.org/2000/svg)", page)
     assert page.count('<div class="frame"') == 2                        # the start frames, server-side
-    assert first_difference(hw, kip) == 10
+    assert first_divergent_step(hw, kip) == 10
     assert '"diff": 10' in page and '"start": 3' in page
     assert compare_view("data-loss", ["hw"])._repr_html_().count('class="panel"') == 1
 

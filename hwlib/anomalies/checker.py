@@ -88,12 +88,12 @@ class AnomalyChecker:
         self._acked = cluster.producer.acked
         self._polls = cluster.consumer.polls
 
-    def state_key(self, values: dict[str, int]) -> tuple:
-        """What the checks remember that decides their later reports (with the cluster's
-        ``state.state_key``, a model-checking state): the committed prefix, the highest HW
+    def verdict_key(self, values: dict[str, int]) -> tuple:
+        """What the checks remember that decides their later reports (with the cluster's own
+        state, a model-checking state): the committed prefix, the highest HW
         seen, standing violations, what the consumer read, the leader last seen, integers only."""
         last = -1 if self._last_leader is None else self.cluster.by_id[self._last_leader].index
-        return (last, self.clients.acked_seen, self.replication.state_key(values), self.clients.state_key(values))
+        return (last, self.clients.acked_seen, self.replication.verdict_key(values), self.clients.verdict_key(values))
 
     def release(self) -> None:
         """Break the checker's reference cycles (its parts report back to it) when done with

@@ -32,7 +32,7 @@ class ClientChecks:
             self._session_last = dict(source._session_last)
             self._values_read = set(source._values_read)
 
-    def state_key(self, values: dict[str, int]) -> tuple:
+    def verdict_key(self, values: dict[str, int]) -> tuple:
         """What the client checks remember that decides their later verdicts (values as the
         model checker numbers them)."""
         return (tuple(sorted((o, values[v]) for o, v in self._read_at.items())), tuple(sorted(self._inconsistent)),

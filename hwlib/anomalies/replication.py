@@ -58,7 +58,7 @@ class ReplicationChecks:
             self.has_committed = list(source.has_committed)
             self.last_hw = source.last_hw
 
-    def state_key(self, values: dict[str, int]) -> tuple:
+    def verdict_key(self, values: dict[str, int]) -> tuple:
         """What these checks remember that decides their later verdicts: the committed prefix,
         the highest partition HW seen, the violations standing (values as the model checker
         numbers them; the agreement caches are left out: they only save work)."""
@@ -82,7 +82,7 @@ class ReplicationChecks:
         if self.has_committed[replica.index] > rewritten:
             self.has_committed[replica.index] = rewritten
 
-    def first_difference(self, a: Replica, b: Replica, code: int, upto: int) -> int | None:
+    def first_differing_offset(self, a: Replica, b: Replica, code: int, upto: int) -> int | None:
         """First offset below ``upto`` where a and b differ (or one lacks it), else None."""
         agree = self.agree
         start = agree[code]
@@ -160,7 +160,7 @@ class ReplicationChecks:
             for member in members:
                 if member is leader:
                     continue
-                bad = self.first_difference(leader, member, self.pair_code(leader, member), hw)
+                bad = self.first_differing_offset(leader, member, self.pair_code(leader, member), hw)
                 if bad is None:
                     continue
                 code = leader.index * n + member.index
@@ -221,7 +221,7 @@ class ReplicationChecks:
             upto = a.hw if a.hw < b.hw else b.hw
             if upto <= agree[code]:
                 continue
-            bad = self.first_difference(a, b, code, upto)
+            bad = self.first_differing_offset(a, b, code, upto)
             if bad is not None and code not in diverged:
                 diverged[code] = bad
                 self.report("log-divergence", step,

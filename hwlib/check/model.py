@@ -20,6 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from ..engine.config import replica_names
 from ..engine.kafka_errors import (
     DIVERGING,
     FENCED_LEADER_EPOCH,
@@ -34,7 +35,7 @@ from ..engine.kafka_errors import (
 )
 from ..engine.replica import FETCHING, FOLLOWER, LEADER, OFFLINE, TRUNCATING
 from ..engine.steps import Step
-from .vocabulary import CheckError
+from .vocabulary import DEFAULT_MAX_EPOCH, DEFAULT_MAX_RECORDS, DEFAULT_REPLICAS, CheckError
 
 if TYPE_CHECKING:
     from ..anomalies import AnomalyChecker
@@ -153,9 +154,9 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) ->
 class Bounds:
     """How far a search may go: replicas, records produced, leader epoch, ticks, depth, states."""
 
-    replicas: int = 2
-    max_records: int = 2
-    max_epoch: int = 2
+    replicas: int = DEFAULT_REPLICAS
+    max_records: int = DEFAULT_MAX_RECORDS
+    max_epoch: int = DEFAULT_MAX_EPOCH
     max_ticks: int = 0
     #: None: until the frontier is empty
     depth: int | None = None
@@ -169,7 +170,7 @@ class Bounds:
     @property
     def replica_ids(self) -> tuple[str, ...]:
         """The replicas' names: A, B, C ... in assignment order."""
-        return tuple("ABCDE"[:self.replicas])
+        return replica_names(self.replicas)
 
     def as_dict(self) -> dict:
         return {name: getattr(self, name) for name in ("replicas", "max_records", "max_epoch", "max_ticks",
@@ -251,4 +252,4 @@ def fingerprint(cluster: Cluster, checker: AnomalyChecker, values: dict[str, int
                 reduced: bool = True) -> int:
     """Python's hash of integers only (the state, the checks' memory, the ticks passed): the
     same in every process and either engine."""
-    return hash((state_key(cluster, values, reduced), checker.state_key(values), ticks))
+    return hash((state_key(cluster, values, reduced), checker.verdict_key(values), ticks))

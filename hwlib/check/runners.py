@@ -18,7 +18,7 @@ from ..anomalies import KINDS
 from ..engine.config import ClusterConfig
 from .model import Bounds
 from .search import CheckResult, Search
-from .vocabulary import DEFAULT_FAULTS, CheckError, check_kinds
+from .vocabulary import DEFAULT_FAULTS, CheckError, parse_kinds
 
 
 def explore(config: ClusterConfig, bounds: Bounds | None = None, faults: tuple[str, ...] = DEFAULT_FAULTS,
@@ -34,7 +34,7 @@ def explore(config: ClusterConfig, bounds: Bounds | None = None, faults: tuple[s
     many processes, and with ``spark`` (a SparkSession) its levels run as Spark jobs instead
     (same result either way). ``reduced=False`` fingerprints the whole state
     (``model.state_key``: the equivalence tests of its reductions)."""
-    check_kinds(kinds)
+    kinds = parse_kinds(kinds)
     bounds = bounds or Bounds()
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise CheckError(f"workers: must be an integer >= 1, got {workers!r}")

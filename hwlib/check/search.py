@@ -257,7 +257,7 @@ class Search:
             for kind, first in level_found.items():
                 if kind not in found or first[:3] < found[kind][:3]:
                     found[kind] = first
-        self.close_level(found)
+        self.record_violations(found)
         return kept
 
     def next_level(self) -> bool:
@@ -273,7 +273,7 @@ class Search:
         self.frontier = children            # every child is new: expand dropped what was seen
         return True
 
-    def close_level(self, found: dict[str, tuple[int, int, int, str]]) -> None:
+    def record_violations(self, found: dict[str, tuple[int, int, int, str]]) -> None:
         """Records the level's first transition per kind (``found``: kind -> parent state,
         step index, position among the transition's anomalies, detail) as its violation, in
         the order a sequential search meets them."""

@@ -19,6 +19,7 @@ from ..engine.config import PROTOCOLS, ClusterConfig
 from ..run import run_steps
 from ..scenario import Scenario
 from ..util.files import atomic_path, write_text_atomically
+from ..util.names import parse_names
 from .checkpoints import CheckDir
 from .model import Bounds
 from .runners import explore
@@ -30,13 +31,8 @@ def parse_protocols(text: str | list[str] | tuple[str, ...]) -> list[str]:
     """``all`` or ``hw,kip320`` (or a list) -> generations, in release order."""
     if text == "all":
         return list(PROTOCOLS)
-    names = {p.strip() for p in (text.split(",") if isinstance(text, str) else text) if p.strip()}
-    for name in names:
-        if name not in PROTOCOLS:
-            raise CheckError(f"protocols: {name!r} is not a generation; allowed: all, {', '.join(PROTOCOLS)}")
-    if not names:
-        raise CheckError(f"protocols: name at least one of all, {', '.join(PROTOCOLS)}")
-    return [p for p in PROTOCOLS if p in names]
+    names = parse_names(text, "protocols", ("all",) + tuple(PROTOCOLS), "a generation", CheckError)
+    return list(PROTOCOLS) if "all" in names else [p for p in PROTOCOLS if p in names]
 
 
 def check_all(config: ClusterConfig, protocols: list[str], bounds: Bounds, faults: tuple[str, ...],

@@ -8,6 +8,7 @@ from __future__ import annotations
 from ..anomalies import KINDS
 from ..engine.steps import Step
 from ..errors import HwlibError
+from ..util.names import parse_names
 
 
 class CheckError(HwlibError, ValueError):
@@ -51,6 +52,11 @@ TLA_FAULTS = ("elect", "isolate", "isolate_unseen", "deliver")
 DEFAULT_FAULTS = TLA_FAULTS + ("crash", "quick_restart")
 #: the anomaly kinds ``--kinds`` means when not given: the broker-side safety properties
 DEFAULT_KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr")
+#: the bounds when not given (``Bounds``' defaults): the TLA+ specification's at two replicas
+DEFAULT_REPLICAS, DEFAULT_MAX_RECORDS, DEFAULT_MAX_EPOCH = 2, 2, 2
+#: min.insync.replicas when not given: with 2 replicas, writes go on with one replica out of
+#: the ISR, as with 3 replicas and min.insync.replicas=2
+DEFAULT_MIN_INSYNC_REPLICAS = 1
 
 
 def profile_faults(profile) -> tuple[tuple[str, ...], tuple[str, ...]]:
@@ -80,26 +86,14 @@ def profile_faults(profile) -> tuple[tuple[str, ...], tuple[str, ...]]:
 
 
 def parse_faults(text: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
-    names = [f.strip() for f in (text.split(",") if isinstance(text, str) else text) if f.strip()]
-    for name in names:
-        if name not in FAULTS:
-            raise CheckError(f"faults: {name!r} is not a fault; allowed: {', '.join(FAULTS)}")
-    return tuple(dict.fromkeys(names))
-
-
-def check_kinds(kinds: list[str] | tuple[str, ...]) -> None:
-    for kind in kinds:
-        if kind not in KINDS:
-            raise CheckError(f"kinds: {kind!r} is not an anomaly kind; allowed: {', '.join(KINDS)}")
+    """``elect,deliver`` (or a list) -> the faults, each once; none at all leaves only
+    produces and fetches."""
+    return tuple(parse_names(text, "faults", FAULTS, "a fault", CheckError, empty=True))
 
 
 def parse_kinds(text: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
-    """``lost-write,strong-isr`` (or a list) -> the anomaly kinds, each checked."""
-    names = [k.strip() for k in (text.split(",") if isinstance(text, str) else text) if k.strip()]
-    if not names:
-        raise CheckError(f"kinds: name at least one of {', '.join(KINDS)}")
-    check_kinds(names)
-    return tuple(dict.fromkeys(names))
+    """``lost-write,strong-isr`` (or a list) -> the anomaly kinds, each once."""
+    return tuple(parse_names(text, "kinds", KINDS, "an anomaly kind", CheckError))
 
 
 def step_fault(step: Step) -> str | None:

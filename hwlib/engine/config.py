@@ -10,6 +10,13 @@ from .protocols import GENERATIONS
 PROTOCOLS = tuple(GENERATIONS)
 
 ACKS = ("0", "1", "all")
+#: brokers are named A, B, C ... in assignment order (the first is the initial leader)
+REPLICA_NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def replica_names(count: int) -> tuple[str, ...]:
+    """The first ``count`` broker names: ``replica_names(3)`` is ``("A", "B", "C")``."""
+    return tuple(REPLICA_NAMES[:count])
 
 
 def parse_acks(value: object, field: str, error: type[Exception] = ConfigError) -> str:

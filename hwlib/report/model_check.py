@@ -24,6 +24,8 @@ import pandas as pd
 
 from ..anomalies.checker import is_safety
 from ..check import (
+    DEFAULT_KINDS,
+    DEFAULT_MIN_INSYNC_REPLICAS,
     FAULT_WORDS,
     Bounds,
     CheckResult,
@@ -41,13 +43,14 @@ from ..scenario import Scenario
 from ..views.model_check import matrix_html
 from .findings import Finding, join
 
-#: the kinds the report's check looks for: the broker-side safety properties
-KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr")
-#: 2 replicas with min.insync.replicas=1: writes go on with one replica out of the ISR, as
-#: with 3 replicas and min.insync.replicas=2 (the sweep's durable setting)
-CONFIG = ClusterConfig(replicas=("A", "B"), acks="all", min_insync_replicas=1)
-#: the TLA+ specification's bounds; one tick when the profile lets time pass
-BOUNDS = Bounds(replicas=2, max_records=2, max_epoch=2)
+#: the kinds the report's check looks for: ``hwlib check``'s (the broker-side safety properties)
+KINDS = DEFAULT_KINDS
+#: ``hwlib check``'s bounds (the TLA+ specification's at 2 replicas); one tick when the profile
+#: lets time pass
+BOUNDS = Bounds()
+#: ``hwlib check``'s settings: acks=all, min.insync.replicas=1 - writes go on with one replica
+#: out of the ISR, as with 3 replicas and min.insync.replicas=2 (the sweep's durable setting)
+CONFIG = ClusterConfig(replicas=BOUNDS.replica_ids, acks="all", min_insync_replicas=DEFAULT_MIN_INSYNC_REPLICAS)
 #: a search stops after the level that reaches this many states (the report's time budget):
 #: every profile of the default sweep completes below it
 MAX_STATES = 3_000_000

@@ -75,10 +75,6 @@ class SweepResult:
     #: engine kind -> rows it produced (each executor says which engine it ran)
     engines: dict[str, int] = field(default_factory=dict)
 
-    @property
-    def runs_path(self) -> Path:
-        return self.out / "runs"
-
 
 def _git(*args: str) -> str | None:
     try:

@@ -111,10 +111,6 @@ def start_session(master: str | None = None, app_name: str = "hwlib-sweep"):
     return spark
 
 
-def parallelism(spark) -> int:
-    return max(1, spark.sparkContext.defaultParallelism)
-
-
 def run_chunk(spark, spec: SweepSpec, batches: list[tuple[int, int]], path: str) -> None:
     """Run ``batches`` (first run, count; see ``run_batch``) - one Spark task each - and write the
     rows as parquet at ``path`` (Spark's committer: the directory appears complete or not at all

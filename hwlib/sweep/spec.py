@@ -28,7 +28,7 @@ import os
 from dataclasses import dataclass, fields
 from pathlib import Path
 
-from ..engine.config import ClusterConfig
+from ..engine.config import REPLICA_NAMES, ClusterConfig, replica_names
 from ..errors import ConfigError, HwlibError
 from ..profiles import ACTIONS, FaultProfile, ProfileError, load_profile
 from ..util.files import is_file
@@ -42,14 +42,9 @@ class SweepSpecError(HwlibError, ValueError):
 #: cells a sweep may have (each is a Spark-side group and a row of the report)
 MAX_CELLS = 10_000
 TOP_LEVEL_KEYS = ("name", "description", "seed", "runs", "profile", "grid", "batch_size")
-REPLICA_NAMES = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 #: grid keys that are cluster settings (``replicas`` is a count here)
 CONFIG_KEYS = tuple(f.name for f in fields(ClusterConfig))
 PROFILE_KEYS = tuple(f.name for f in fields(FaultProfile) if f.name not in ("name", "description"))
-
-
-def replica_names(count: int) -> tuple[str, ...]:
-    return tuple(REPLICA_NAMES[:count])
 
 
 def column_name(key: str) -> str:

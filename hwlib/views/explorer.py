@@ -19,7 +19,7 @@ from ..errors import HwlibError
 from ..run import RunResult, run_steps
 from ..scenario import Scenario, builtin_scenarios, load_scenario
 from ..util.paths import resolve, shown
-from .stepper import STYLE, first_difference, rendered_frames, stepper_html
+from .stepper import STYLE, first_divergent_step, rendered_frames, stepper_html
 
 #: fork actions -> how they become a step (replica-less actions ignore the replica)
 FORKS = {
@@ -118,7 +118,7 @@ class Explorer:
         self.results = [run_steps(config.replace(protocol=p), self.steps, self.scenario.name) for p in self.protocols]
         self._titles = [f"{result.name} · {result.protocol}" for result in self.results]
         self._frames = [rendered_frames(r, t) for r, t in zip(self.results, self._titles, strict=True)]
-        self._diff = first_difference(self.results[0], self.results[1]) if len(self.results) == 2 else None
+        self._diff = first_divergent_step(self.results[0], self.results[1]) if len(self.results) == 2 else None
         last = len(self.steps)
         target = max(0, min(position, last))
         # value and max in one message per widget: set apart, the browser would clamp the old

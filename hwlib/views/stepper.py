@@ -51,7 +51,7 @@ def frames(result: RunResult) -> list[dict]:
     return out
 
 
-def lag_series(result: RunResult, run_frames: list[dict] | None = None) -> dict[str, list[int | None]]:
+def hw_lag_by_step(result: RunResult, run_frames: list[dict] | None = None) -> dict[str, list[int | None]]:
     """Per position: leader LEO - partition HW (``leader``) and partition HW - each follower's
     HW (by replica id); None while there is no leader. ``run_frames``: ``frames(result)`` if
     already at hand."""
@@ -66,7 +66,7 @@ def lag_series(result: RunResult, run_frames: list[dict] | None = None) -> dict[
     return series
 
 
-def first_difference(a: RunResult, b: RunResult) -> int | None:
+def first_divergent_step(a: RunResult, b: RunResult) -> int | None:
     """The first position where the two runs' replicas differ (logs, HWs, roles), or None."""
     for i, (x, y) in enumerate(zip(a.trace.snapshots, b.trace.snapshots, strict=False)):
         if _shape(x) != _shape(y):
@@ -206,7 +206,7 @@ def render_frame(frame: dict, series: dict | None = None, title: str = "") -> st
 
 def rendered_frames(result: RunResult, title: str = "") -> list[str]:
     run_frames = frames(result)
-    series = lag_series(result, run_frames)
+    series = hw_lag_by_step(result, run_frames)
     return [render_frame(f, series, title) for f in run_frames]
 
 
@@ -277,7 +277,7 @@ def stepper_html(results: list[RunResult] | RunResult, titles: list[str] | None 
     if per_run is None:
         per_run = [rendered_frames(r, t) for r, t in zip(results, titles, strict=True)]
     n = min(len(f) for f in per_run)
-    diff = first_difference(results[0], results[1]) if len(results) == 2 else None
+    diff = first_divergent_step(results[0], results[1]) if len(results) == 2 else None
     digest = hashlib.sha1("\n".join(titles).encode()).hexdigest()[:8]
     element_id = f"hwl-stepper-{digest}-{next(_ids)}"
     data = {"n": n, "start": max(0, min(start, n - 1)), "diff": diff, "frames": [f[:n] for f in per_run]}
@@ -347,7 +347,7 @@ def plot_hw_lag(result: RunResult, ax=None, cursor: int | None = None):
 
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 2.6))
-    for k, (name, values) in enumerate(lag_series(result).items()):
+    for k, (name, values) in enumerate(hw_lag_by_step(result).items()):
         label = "leader LEO − partition HW" if name == "leader" else f"partition HW − {name} HW"
         ax.step(range(len(values)), [float("nan") if v is None else v for v in values], where="post",
                 label=label, linestyle="-" if name == "leader" else "--", color=LAG_COLOURS[k % len(LAG_COLOURS)])
