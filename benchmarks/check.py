@@ -9,20 +9,30 @@ requests and the controller's queues, so it has more states than the spec at equ
 Printed, not asserted.
 
     python benchmarks/check.py [--three-replica-depth 8] [--workers N] [--master local[2]]
+    python benchmarks/check.py --baseline-ref REF [--repeat 2]
 
 The 3-replica kip320 run is done on one process and on ``--workers`` (default: every core),
 and with ``--master`` as Spark jobs level by level, the ratios printed (same run, same
 machine: the noise of a shared machine cancels).
+
+``--baseline-ref REF`` instead times the 2-replica exhaustive search of every generation on this
+tree and on git REF's (a temporary worktree with its own compiled engine), each in a fresh
+process, the two alternating, best of ``--repeat``: states/s per generation and the ratio, and
+whether both searched the same number of states.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 from hwlib import ENGINE, PROTOCOLS, ClusterConfig
 from hwlib.check import Bounds, explore
-from hwlib.util.cores import cores
 
 FAULTS = ("elect", "isolate", "isolate_unseen", "deliver")
 KINDS = ("strong-isr", "lost-write", "log-divergence", "committed-truncated")
@@ -33,14 +43,73 @@ TLC_THREE = {"hw": "StrongIsr violated after 3.2 s", "kip101": "violated after 1
              "kip279": "violated after 7.9 s", "kip320": "complete, 737,794 distinct states in 44 s"}
 
 
+def child() -> None:
+    """Every generation's 2-replica exhaustive search in this process (whichever tree it
+    imported): one JSON line per generation, then the engine."""
+    for protocol in PROTOCOLS:
+        result = explore(ClusterConfig(protocol=protocol, acks="all"), Bounds(replicas=2), FAULTS, KINDS,
+                         exhaustive=True)
+        print(json.dumps({"protocol": protocol, "seconds": result.seconds, "distinct": result.distinct,
+                          "generated": result.generated}))
+    print(json.dumps({"engine": str(ENGINE)}))
+
+
+def against(ref: str, repeat: int) -> None:
+    """This tree beside ``ref``'s, alternating, best of ``repeat`` (see the module's docstring)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from baseline import REPO, checkout
+
+    best: dict[tuple[str, str], dict] = {}
+    engines: dict[str, str] = {}
+    with checkout(ref, compiled=True) as tree:
+        sources = [(ref, tree), ("this tree", REPO)]
+        for _ in range(repeat):
+            for label, source in sources:
+                done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child"], cwd=source,
+                                      env=dict(os.environ, PYTHONPATH=str(source)), capture_output=True,
+                                      text=True, check=True)
+                for line in done.stdout.splitlines():
+                    row = json.loads(line)
+                    if "engine" in row:
+                        engines[label] = row["engine"]
+                        continue
+                    key = (label, row["protocol"])
+                    if key not in best or row["seconds"] < best[key]["seconds"]:
+                        best[key] = row
+    for label, _ in sources:
+        print(f"{label}: {engines[label]}")
+    print(f"2 replicas, exhaustive, faults {','.join(FAULTS)}: states/s (best of {repeat}, alternating)")
+    print(f"  {'':<8}{ref:>14}{'this tree':>14}{'ratio':>8}  same states")
+    for protocol in PROTOCOLS:
+        old, new = best.get((ref, protocol)), best[("this tree", protocol)]
+        if old is None:
+            print(f"  {protocol:<8}{'-':>14}{new['generated'] / new['seconds']:>14,.0f}        (not in {ref})")
+            continue
+        rate_old, rate_new = old["generated"] / old["seconds"], new["generated"] / new["seconds"]
+        same = (old["distinct"], old["generated"]) == (new["distinct"], new["generated"])
+        print(f"  {protocol:<8}{rate_old:>14,.0f}{rate_new:>14,.0f}{rate_new / rate_old:>7.2f}x  "
+              f"{'yes' if same else 'NO: ' + str((old['distinct'], new['distinct']))}")
+
+
 def main() -> None:
+    from hwlib.util.cores import cores  # here: a --child may run an older tree, without it
+
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--three-replica-depth", type=int, default=8,
                         help="depth bound of the 3-replica kip320 run (its complete space is beyond one machine)")
     parser.add_argument("--workers", type=int, default=cores(),
                         help="processes for the shared-frontier run (default: every core)")
     parser.add_argument("--master", help="also run it on this Spark master (hwlib check --master), e.g. local[2]")
+    parser.add_argument("--baseline-ref", help="compare the 2-replica searches with this git ref's, in one run")
+    parser.add_argument("--repeat", type=int, default=2, help="with --baseline-ref: runs per tree (best kept)")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child:
+        child()
+        return
+    if args.baseline_ref:
+        against(args.baseline_ref, args.repeat)
+        return
     print(f"engine: {ENGINE}")
     print(f"2 replicas, exhaustive (TLC: {TLC_TWO})")
     for protocol in PROTOCOLS:

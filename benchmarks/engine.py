@@ -3,8 +3,9 @@
 Every measurement runs in a fresh subprocess per engine (HWLIB_ENGINE=compiled or
 interpreted), the engines alternating, best of ``--repeat`` (this machine is shared and
 noisy); speedups are against the interpreted engine measured in the same run, and with
-``--baseline-ref REF`` also against the interpreted engine of git REF (say, the main an
-optimisation started from), checked out in a temporary worktree. Printed, not asserted.
+``--baseline-ref REF`` also against git REF's interpreted and compiled engines (say, the main
+a change started from), checked out in a temporary worktree and built there. Printed, not
+asserted.
 
     python benchmarks/engine.py [--repeat 3] [--baseline-ref 0d40eb5]
 
@@ -18,10 +19,10 @@ ISR 2: schedule generation, run, checks, row).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import subprocess
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -80,7 +81,7 @@ def measure(workload: str, engine: str, source: Path) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=3, help="measurements per engine and workload (best kept)")
-    parser.add_argument("--baseline-ref", help="also time the interpreted engine of this git ref")
+    parser.add_argument("--baseline-ref", help="also time this git ref's engines")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -92,26 +93,24 @@ def main() -> None:
     if hwlib.ENGINE.kind != "compiled":
         print(f"note: no compiled engine here ({hwlib.ENGINE}); make setup builds it")
     sources = [("interpreted", "interpreted", REPO), ("compiled", "compiled", REPO)]
-    worktree = None
-    if args.baseline_ref:
-        worktree = Path(tempfile.mkdtemp(prefix="hwlib-baseline-")) / "src"
-        subprocess.run(["git", "worktree", "add", "--detach", str(worktree), args.baseline_ref], cwd=REPO,
-                       check=True, capture_output=True)
-        sources.insert(0, (f"{args.baseline_ref} interpreted", "interpreted", worktree))
-    if hwlib.ENGINE.kind != "compiled":
-        sources = [s for s in sources if s[1] != "compiled"]
     units = {"engine": (ROUNDS, "us/fetch round"), "checker": (ROUNDS // 2 * 3, "us/step"),
              "sweep": (SWEEP_RUNS, "ms/sweep run")}
     best: dict[tuple[str, str], float] = {}
-    try:
+    with contextlib.ExitStack() as stack:
+        if args.baseline_ref:
+            sys.path.insert(0, str(Path(__file__).resolve().parent))
+            from baseline import checkout
+
+            tree = stack.enter_context(checkout(args.baseline_ref, compiled=hwlib.ENGINE.kind == "compiled"))
+            sources[:0] = [(f"{args.baseline_ref} interpreted", "interpreted", tree),
+                           (f"{args.baseline_ref} compiled", "compiled", tree)]
+        if hwlib.ENGINE.kind != "compiled":
+            sources = [s for s in sources if s[1] != "compiled"]
         for workload in ("engine", "checker", "sweep"):
             for _ in range(args.repeat):
                 for label, engine, source in sources:          # alternate: noise hits all alike
                     t = measure(workload, engine, source)
                     best[label, workload] = min(t, best.get((label, workload), t))
-    finally:
-        if worktree is not None:
-            subprocess.run(["git", "worktree", "remove", "--force", str(worktree)], cwd=REPO, capture_output=True)
     labels = [label for label, _, _ in sources]
     print(f"{'':<26}" + "".join(f"{label:>22}" for label in labels))
     for workload in ("engine", "checker", "sweep"):
@@ -127,10 +126,12 @@ def main() -> None:
         base = cells[labels.index("interpreted")]
         ratios = "   ".join(f"{label}: {base / v:.2f}x" for label, v in zip(labels, cells, strict=True))
         print(f"{'  speed vs interpreted':<26}{ratios}")
-        if args.baseline_ref:
-            ref = cells[0]
-            print(f"{'  speed vs ' + args.baseline_ref:<26}" + "   ".join(
-                f"{label}: {ref / v:.2f}x" for label, v in zip(labels, cells, strict=True)))
+        if args.baseline_ref:               # each engine against the same engine of REF
+            for kind in ("interpreted", "compiled"):
+                ref_label = f"{args.baseline_ref} {kind}"
+                if ref_label in labels and kind in labels:
+                    ratio = cells[labels.index(ref_label)] / cells[labels.index(kind)]
+                    print(f"{'  ' + kind + ' vs ' + args.baseline_ref:<26}{ratio:.2f}x")
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Shared fixtures: paths to the repo and to ../shared (SPEC, seeds)."""
+"""Shared fixtures: the repository's path and a headless browser; hypothesis profiles (derandomized on CI)."""
 
 from __future__ import annotations
 
@@ -14,13 +14,12 @@ settings.register_profile("dev")
 settings.load_profile("ci" if os.environ.get("CI") else "dev")
 
 REPO = Path(__file__).resolve().parent.parent
-SHARED = REPO.parent / "shared"
 
 
 @pytest.fixture(scope="session")
 def browser():
     """Headless Chromium with the network off (see tests/browser.py)."""
-    from .browser import launch
+    from .helpers.browser import launch
 
     yield from launch()
 
@@ -28,10 +27,3 @@ def browser():
 @pytest.fixture(scope="session")
 def repo() -> Path:
     return REPO
-
-
-@pytest.fixture(scope="session")
-def seeds() -> Path:
-    folder = SHARED / "seeds"
-    assert folder.is_dir(), f"the seeds are golden data and must be beside the repo: {folder}"
-    return folder

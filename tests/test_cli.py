@@ -9,7 +9,7 @@ import sys
 from hwlib import PROTOCOLS
 from hwlib.cli import main
 
-from .files import tree
+from .helpers.files import tree
 
 
 def hwlib_cli(*args: str):

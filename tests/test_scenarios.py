@@ -1,4 +1,4 @@
-"""Built-in scenarios: the seeds' failure stories under hw and kip101 (SPEC section 10)."""
+"""Built-in scenarios: each story (KIP-101's data loss and divergence, KIP-279's, ...) with its expected anomalies."""
 
 from __future__ import annotations
 

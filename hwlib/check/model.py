@@ -68,7 +68,7 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) ->
 
     ``reduced`` (the default) leaves out, besides what only observes the cluster, what no later
     step and no check can read in this state - so two states that differ only there share one
-    fingerprint. Each reduction, and why it is sound (``tests/test_check.py`` holds the reduced
+    fingerprint. Each reduction, and why it is sound (``tests/check/test_check.py`` holds the reduced
     search to the unreduced one: the same verdicts, shortest depths and counterexamples):
 
     1. **A finished produce request keeps only its value.** Once a request is neither pending,

@@ -32,7 +32,7 @@ from hwlib.check import (
 )
 from hwlib.views.model_check import matrix_html
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 NO_CRASHES = ("elect", "isolate", "isolate_unseen", "deliver")      # + produce and the fetch halves
 EARLY, LATER = ("hw", "kip101", "kip279"), ("kip320", "kip595", "kip966")
 

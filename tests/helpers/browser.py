@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-ARTIFACTS = Path(__file__).resolve().parent.parent / "reports" / "test-artifacts"
+ARTIFACTS = Path(__file__).resolve().parents[2] / "reports" / "test-artifacts"
 FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 

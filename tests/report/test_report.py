@@ -15,10 +15,10 @@ import pytest
 
 from hwlib.report.document import NOTEBOOK, PARAMETERS, ReportParameterError, parse_param, render, validate
 
-from .browser import ARTIFACTS, offline_page
-from .files import tree
+from ..helpers.browser import ARTIFACTS, offline_page
+from ..helpers.files import tree
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 TINY = {"grid": {"protocol": ["hw", "kip101"], "replicas": [2], "acks": ["all"], "min_insync_replicas": [1, 2]},
         "runs": 20, "title": "Tiny sweep", "max_counterexamples": 2}

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from hwlib import PROTOCOLS, AnomalyChecker, Cluster, ClusterConfig, load_scenario, run_steps
 
-from .strategies import mutated_scenarios, schedules
+from ..helpers.strategies import mutated_scenarios, schedules
 
 REPLICAS = ("A", "B", "C")
 SETTINGS = settings(max_examples=300, deadline=None,
@@ -107,7 +107,7 @@ def assert_fixed_where_older_loses(protocol: str, older: str, names: list[str], 
 
 
 def test_kip101_keeps_what_hw_loses_near_the_seed_cases():
-    """Crash elections, no power loss, near the seeds' data-loss cases."""
+    """Crash elections, no power loss, near KIP-101's data-loss cases."""
     assert_fixed_where_older_loses("kip101", "hw", ["data-loss", "hw8-leo10-loss"], 400,
                                    power_loss=False, elect=False)
 

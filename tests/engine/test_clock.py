@@ -12,7 +12,7 @@ from hwlib import Cluster, ClusterConfig, Step
 from hwlib.engine.clock import REPEAT_LIMIT
 from hwlib.trace import snapshot
 
-from .strategies import schedules
+from ..helpers.strategies import schedules
 
 REPLICAS = ("A", "B", "C")
 

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 from hwlib import PROTOCOLS, AnomalyChecker, Cluster, ClusterConfig
 from hwlib.anomalies.replication import _reconciled
 
-from .strategies import mutated_scenarios, schedules
+from ..helpers.strategies import mutated_scenarios, schedules
 
 REPLICAS = ("A", "B", "C")
 

@@ -21,9 +21,9 @@ import pytest
 import hwlib
 from hwlib.views.notebooks import execute, export_html
 
-from .browser import ARTIFACTS, offline_page
+from ..helpers.browser import ARTIFACTS, offline_page
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ("01_explore_rounds", "02_anomaly_gallery")
 
 

@@ -1,4 +1,4 @@
-"""Engine behaviour, rule by rule (SPEC sections 4-8)."""
+"""Engine behaviour, rule by rule: HW, fetch, truncation, elections, ISR (Partition, ReplicaManager, fetcher)."""
 
 from __future__ import annotations
 
@@ -135,7 +135,7 @@ def test_follower_rejoins_isr_when_it_reaches_the_hw():
 
 
 def test_caught_up_follower_outside_isr_still_holds_back_the_hw():
-    """Seed 000: HW counts ISR members and followers caught up within the lag."""
+    """Partition.maybeIncrementLeaderHW: HW counts ISR members and followers caught up within the lag."""
     c = cluster(acks="1")
     leader = c.leader
     c.controller.isr = leader.isr = ("A", "B")      # as a LeaderAndIsr would tell the leader

@@ -1,8 +1,14 @@
-"""Every row of the seeds' worked tables (003, 004), parsed from the seed files, asserted from a run."""
+"""Every row of two blog posts' worked HW/LEO tables (copied in tests/golden/hw-tables), asserted from a run.
+
+The posts ("kafka14-LEO和HW正常更新案例" and "kafka一致性保证") walk one record, then two, through
+a leader and a follower, with the leader's remote LEO and both HWs after each request; their
+tables are the golden data this engine was first built against.
+"""
 
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 
@@ -11,7 +17,7 @@ import hwlib
 ATTRS = ("Leader LEO", "Remote LEO", "Leader HW", "Follower LEO", "Follower HW")
 ROW = re.compile(r"^(?P<phase_no>\d)?(?P<attr>" + "|".join(ATTRS) + r")(?P<phase>\D+?)(?P<old>\d)(?P<new>\d)")
 
-# Each table phase, by its text in the seeds, is the state after this many steps of a scenario.
+# Each table phase, by its text in the posts, is the state after this many steps of a scenario.
 ONE_RECORD = {"PRODUCE处理完成": 1, "PRODUCE和Follower FETCH处理完成": 2,
               "PRODUCE和Follower FETCH 处理完成": 2, "第二次Follower FETCH处理完成": 3}
 TWO_RECORDS = {"1": 2, "2": 5, "3": 6}  # hw-update-two-records: after fetch B, fetch_response B, fetch B
@@ -44,14 +50,17 @@ def observed(snapshot: dict) -> dict:
             "Follower HW": follower["hw"]}
 
 
-def seed_rows(seeds, prefix: str) -> list[dict]:
-    (path,) = seeds.glob(f"{prefix}_*.txt")
+TABLES = Path(__file__).resolve().parent / "golden" / "hw-tables"
+
+
+def seed_rows(prefix: str) -> list[dict]:
+    (path,) = TABLES.glob(f"{prefix}-*.txt")
     return parse_rows(path.read_text(encoding="utf-8"))
 
 
 @pytest.mark.parametrize("protocol", hwlib.PROTOCOLS)
-def test_seed_003_every_row(seeds, protocol):
-    rows = seed_rows(seeds, "003")
+def test_seed_003_every_row(protocol):
+    rows = seed_rows("003")
     assert len(rows) == 15, "003 has three tables of five rows"
     trace = hwlib.run_scenario("hw-update-one-record", protocol=protocol).trace
     for row in rows:
@@ -60,8 +69,8 @@ def test_seed_003_every_row(seeds, protocol):
 
 
 @pytest.mark.parametrize("protocol", hwlib.PROTOCOLS)
-def test_seed_004_every_row(seeds, protocol):
-    rows = seed_rows(seeds, "004")
+def test_seed_004_every_row(protocol):
+    rows = seed_rows("004")
     single = [r for r in rows if r["phase_no"] is None]
     numbered = [r for r in rows if r["phase_no"] is not None]
     assert len(single) == 15 and len(numbered) == 15
@@ -77,7 +86,8 @@ def test_seed_004_every_row(seeds, protocol):
 
 
 def test_second_round_parks_and_completes_with_hw_1():
-    """SPEC 5: in 003 the second round finds no data, parks, and completes with HW 1."""
+    """In the one-record table the second fetch round finds no data, parks in the fetch
+    purgatory (replica.fetch.wait.max.ms) and completes with HW 1."""
     trace = hwlib.run_scenario("hw-update-one-record").trace
     kinds = [e[0] for e in trace.events[3]]
     assert kinds.index("hw") < kinds.index("park") < kinds.index("expire")
@@ -86,7 +96,7 @@ def test_second_round_parks_and_completes_with_hw_1():
 
 
 def test_004_second_record_rides_the_woken_fetch():
-    """SPEC 5: the second record arrives while round 2's fetch is parked; the woken response
+    """The second record arrives while round 2's fetch is parked; the woken response
     carries it with HW 1 (remote LEO already 1)."""
     trace = hwlib.run_scenario("hw-update-two-records").trace
     produce_m2 = trace.events[4]

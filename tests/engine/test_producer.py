@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, find, given, settings
 import hwlib
 from hwlib import Cluster, ClusterConfig, ConfigError, run_steps
 
-from .strategies import schedules
+from ..helpers.strategies import schedules
 
 REPLICAS = ("A", "B", "C")
 

@@ -16,8 +16,8 @@ import hwlib
 from hwlib.sweep import load_spec, parse_spec, plan, read_runs, read_summary, run_sweep
 from hwlib.sweep.driver import SweepDirError
 
-from .files import tree
-from .standalone import standalone_cluster
+from ..helpers.files import tree
+from ..helpers.standalone import standalone_cluster
 
 SPEC = {"name": "t-data-loss", "seed": 1, "runs": 30, "profile": "kip101-data-loss",
         "grid": {"protocol": ["hw", "kip101"], "replicas": [2], "acks": ["all"]}}
@@ -277,7 +277,7 @@ def test_check_levels_on_spark_find_exactly_what_one_process_finds(monkeypatch, 
     counterexample schedules as one process, step for step."""
     from hwlib.check import Bounds, explore, spark_levels, workers
 
-    from .test_check import NO_CRASHES, config
+    from ..check.test_check import NO_CRASHES, config
 
     monkeypatch.setattr(workers, "SPLIT_AT", 50)
     monkeypatch.setattr(spark_levels, "MIN_STATES_PER_TASK", 40)

@@ -1,4 +1,4 @@
-"""LeaderEpochCache against Kafka's LeaderEpochFileCache semantics (SPEC section 3)."""
+"""LeaderEpochCache against Kafka's LeaderEpochFileCache semantics (kafka.server.epoch.LeaderEpochFileCache, 2.x)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,35 @@
+"""A git ref's tree beside this one, for benchmarks that compare against it in the same run.
+
+    with checkout("61dc743", compiled=True) as tree:   # a temporary git worktree
+        ... run a child process with PYTHONPATH=tree, cwd=tree ...
+
+With ``compiled``, the ref's own compiled engine is built there first (its ``hwlib.build_engine``),
+so compiled is compared with compiled. The worktree is removed on exit.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+@contextlib.contextmanager
+def checkout(ref: str, compiled: bool = False) -> Iterator[Path]:
+    tree = Path(tempfile.mkdtemp(prefix="hwlib-baseline-")) / "src"
+    subprocess.run(["git", "worktree", "add", "--detach", str(tree), ref], cwd=REPO, check=True,
+                   capture_output=True)
+    try:
+        if compiled:
+            print(f"building {ref}'s compiled engine ...", file=sys.stderr, flush=True)
+            subprocess.run([sys.executable, "-m", "hwlib.build_engine"], cwd=tree, check=True, capture_output=True,
+                           env=dict(os.environ, PYTHONPATH=str(tree)))
+        yield tree
+    finally:
+        subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=REPO, capture_output=True)

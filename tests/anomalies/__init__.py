@@ -1,0 +1,1 @@
+"""Tests of the anomaly checks (hwlib/anomalies/)."""

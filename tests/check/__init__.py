@@ -1,0 +1,1 @@
+"""Tests of the model checker (hwlib/check/)."""

@@ -1,0 +1,1 @@
+"""Tests of the fault-sweep report (hwlib/report/)."""

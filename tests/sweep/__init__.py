@@ -1,0 +1,1 @@
+"""Tests of the Spark sweeps (hwlib/sweep/)."""

@@ -1,0 +1,1 @@
+"""Tests of the steppers, explorer and notebooks (hwlib/views/, notebooks/)."""
