@@ -50,7 +50,7 @@ class Clock:
 
         Long idle stretches are jumped, not walked: once no one-off deadline (a request or
         session timeout) falls before the target, every ISR member has been out of contact
-        for longer than ``replica.lag.time.max.ms`` or is caught up (so no ISR check can decide
+        for longer than ``replica.lag.time.max.ms`` (so no ISR check can decide
         differently later), and an ISR check and a checkpoint have each run since without
         changing anything, every further run would repeat exactly that - nothing, or a
         zombie leader's refused ISR write - so the periodic timers move straight past the
@@ -101,8 +101,9 @@ class Clock:
 
     def settled_at(self) -> int:
         """From when no ISR check can decide differently as time passes: every follower in a
-        leader's ISR has been out of contact longer than the lag by then (a caught-up one
-        never leaves)."""
+        leader's ISR has been out of contact longer than the lag by then - so an ISR check has
+        dropped it, or (from Kafka 2.1, KAFKA-7152) keeps it for being caught up, which only
+        a fetch or a produce can change."""
         latest = -1
         for r in self.replicas:
             if r.online and r.role == LEADER:

@@ -124,12 +124,15 @@ class Partition:
             self.maybe_increment_leader_hw(leader)
 
     def maybe_shrink_isr(self, leader: Replica) -> None:
-        """Drop followers not caught up for longer than replica.lag.time.max.ms."""
+        """Drop followers not caught up for longer than replica.lag.time.max.ms
+        (``Partition.getOutOfSyncReplicas``); from Kafka 2.1 (KAFKA-7152) one whose LEO equals
+        the leader's stays, however long ago it fetched (``caught_up_follower_stays_in_isr``)."""
         leader_leo = leader.leo
         now, lag = self.time.now, self.lag
+        stays = self.protocol.caught_up_follower_stays_in_isr
         out = [rid for rid in leader.isr
                if rid != leader.id
-               and leader.remotes[rid].leo != leader_leo
+               and not (stays and leader.remotes[rid].leo == leader_leo)
                and now - leader.remotes[rid].last_caught_up_ms > lag]
         if out:
             new_isr = tuple(r for r in leader.isr if r not in out)

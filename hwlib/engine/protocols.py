@@ -58,6 +58,12 @@ class Protocol:
     #: kip595+: no OffsetsForLeaderEpoch: a reconciling follower's fetch carries its last
     #: fetched epoch and the leader answers a diverging epoch instead of records.
     truncate_on_fetch = False
+    #: Kafka >= 2.1.0 (KAFKA-7152, ``Partition.getOutOfSyncReplicas``): a follower whose LEO, as
+    #: of its last fetch, equals the leader's LEO is never out of sync, however long ago it
+    #: fetched. Kafka 0.10.2.0 to 2.0.1 test only the time since the follower was last caught
+    #: up (``time.milliseconds - r.lastCaughtUpTimeMs > maxLagMs``): a caught-up follower that
+    #: stops fetching leaves the ISR after replica.lag.time.max.ms (hw, kip101, kip279).
+    caught_up_follower_stays_in_isr = False
     #: kip320+: a caught-up follower outside the ISR counts for the HW only while the
     #: controller thinks it live (Kafka's isReplicaIsrEligible).
     hw_counts_only_live_followers = False
@@ -164,16 +170,19 @@ class Kip320(Kip279):
     """Kafka 2.1 (KIP-320): the new leader caches ``(epoch, LEO)`` at election, so it can
     answer about epochs a follower wrote that it never did; followers reconcile on every epoch
     change; a follower joins the ISR only once it reaches the start of the leader's epoch;
-    requests carry the current leader epoch and a leader in another epoch refuses them."""
+    requests carry the current leader epoch and a leader in another epoch refuses them. Also
+    new in 2.1 (KAFKA-7152): a follower whose LEO equals the leader's stays in the ISR."""
 
     name = "kip320"
     kafka = "2.1"
     summary = ("new leader caches (epoch, LEO) at election; reconcile on every epoch change; "
                "ISR join needs LEO >= start of the leader's epoch; fetches fenced by current "
-               "leader epoch (FENCED / UNKNOWN_LEADER_EPOCH)")
+               "leader epoch (FENCED / UNKNOWN_LEADER_EPOCH); a caught-up follower stays in "
+               "the ISR (KAFKA-7152)")
     reconcile_on_epoch_change = True
     hw_counts_only_live_followers = True
     fences_requests = True
+    caught_up_follower_stays_in_isr = True
 
     def end_offset_for(self, log: ReplicaLog, epoch: int) -> tuple[int, int]:
         return log.cache.end_offset_for(epoch, log.log_end_offset)

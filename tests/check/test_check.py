@@ -168,7 +168,10 @@ def test_the_reduced_fingerprint_finds_what_the_whole_state_finds(profile, proto
     reduced = explore(cfg, bounds, faults, KINDS, exhaustive=True)
     whole = explore(cfg, bounds, faults, KINDS, exhaustive=True, reduced=False)
     assert {k: v.depth for k, v in reduced.violations.items()} == {k: v.depth for k, v in whole.violations.items()}
-    assert reduced.complete == whole.complete and reduced.depth == whole.depth
+    # complete alike; the reduced search may end a level sooner: its deepest states can all be
+    # equivalent to shallower ones (kip101 under Kafka 2.0's ISR rule: the whole search's last
+    # level holds only offline-leader states the reduction already met a level earlier)
+    assert reduced.complete == whole.complete and reduced.depth <= whole.depth
     assert reduced.distinct < whole.distinct
     for kind, found in reduced.violations.items():
         assert kind in hwlib.run_steps(cfg, found.steps).anomaly_kinds()

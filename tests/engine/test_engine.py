@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from hwlib import Cluster, ClusterConfig
+import pytest
+
+from hwlib import PROTOCOLS, Cluster, ClusterConfig
 from hwlib.engine.replica import NEVER_MS, TRUNCATING
 
 
@@ -112,7 +114,7 @@ def test_response_from_a_deposed_leader_is_dropped():
 
 # ---------------------------------------------------------------------------------- ISR
 def test_isr_shrinks_after_lag_checked_every_half_lag():
-    c = cluster(acks="1")
+    c = cluster(acks="1", protocol="kip320")      # B, caught up, stays (KAFKA-7152, see below)
     c.produce("x")
     replicate(c, "B")                             # C never fetches
     c.tick(30000)                                 # checks at 15000 and 30000: not > 30000 yet
@@ -122,8 +124,23 @@ def test_isr_shrinks_after_lag_checked_every_half_lag():
     assert c.partition_hw == 1                    # HW no longer waits for C
 
 
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_caught_up_follower_that_stops_fetching_leaves_the_isr_only_up_to_kafka_2_0(protocol):
+    """Partition.getOutOfSyncReplicas: up to Kafka 2.0 only the time since the follower was
+    last caught up counts; from 2.1 (KAFKA-7152) a follower whose LEO equals the leader's stays."""
+    c = cluster(protocol=protocol, replicas=("A", "B"), acks="1")
+    c.produce("x")
+    replicate(c, "B")                             # remote LEO 1 = leader LEO 1: caught up
+    c.tick(45000)                                 # B sends nothing for 45 s
+    stays = protocol not in ("hw", "kip101", "kip279")
+    assert c.isr == (("A", "B") if stays else ("A",))
+    c.produce("y")                                # A's LEO moves: B is behind, not caught up for 45 s
+    c.tick(15000)
+    assert c.isr == ("A",)
+
+
 def test_follower_rejoins_isr_when_it_reaches_the_hw():
-    c = cluster(acks="1")
+    c = cluster(acks="1", protocol="kip320")
     c.produce("x")
     replicate(c, "B")
     c.tick(45000)
