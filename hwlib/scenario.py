@@ -1,4 +1,4 @@
-"""Scenario files: YAML (name, summary, description, config, steps, expect), built-ins by name, checked, and run."""
+"""Scenario files: YAML (name, summary, description, config, steps, notes, expect), built-ins by name, checked, run."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from .run import RunResult, run_steps
 from .util.files import is_file, write_text_atomically
 from .util.yamlfile import read_yaml
 
-TOP_LEVEL_KEYS = ("name", "summary", "description", "config", "steps", "expect")
+TOP_LEVEL_KEYS = ("name", "summary", "description", "config", "steps", "notes", "expect")
 
 
 def scenario_dir() -> Path:
@@ -40,6 +40,19 @@ class Scenario:
     path: str | None = None
     #: what it shows, in one short line (the README's scenario table)
     summary: str = ""
+    #: captions at key steps, shown under the steppers' frames: step number (1 = the first
+    #: step) -> one text for every generation, or generation -> text
+    notes: dict[int, str | dict[str, str]] = field(default_factory=dict)
+
+    def captions(self, protocol: str | None = None) -> dict[int, str]:
+        """The captions under ``protocol`` (default: the scenario's own), by step number."""
+        protocol = protocol or self.config.protocol
+        out = {}
+        for step, note in self.notes.items():
+            text = note if isinstance(note, str) else note.get(protocol)
+            if text:
+                out[step] = text
+        return out
 
     def with_protocol(self, protocol: str) -> Scenario:
         return dataclasses.replace(self, config=self.config.replace(protocol=protocol))
@@ -50,6 +63,8 @@ class Scenario:
             out["summary"] = self.summary
         out.update({"description": self.description, "config": self.config.to_dict(),
                     "steps": [s.to_obj() for s in self.steps]})
+        if self.notes:
+            out["notes"] = dict(self.notes)
         if self.expect:
             out["expect"] = {p: list(k) for p, k in self.expect.items()}
         return out
@@ -96,7 +111,29 @@ def scenario_from_dict(data, source: str = "scenario") -> Scenario:
     summary = data.get("summary") or ""
     if not isinstance(summary, str) or "\n" in summary.strip():
         raise ScenarioError(f"{source}: summary: one line of text, got {summary!r}")
-    return Scenario(name, config, steps, str(description), expect, summary=summary.strip())
+    return Scenario(name, config, steps, str(description), expect, summary=summary.strip(),
+                    notes=_notes(data.get("notes") or {}, len(steps), source))
+
+
+def _notes(raw, steps: int, source: str) -> dict[int, str | dict[str, str]]:
+    """``notes:`` - step number -> a caption, or generation -> caption."""
+    if not isinstance(raw, dict):
+        raise ScenarioError(f"{source}: notes: a mapping step number -> caption (or generation -> caption)")
+    out: dict[int, str | dict[str, str]] = {}
+    for step, note in raw.items():
+        if isinstance(step, bool) or not isinstance(step, int) or not 1 <= step <= steps:
+            raise ScenarioError(f"{source}: notes.{step}: a step number in 1..{steps}")
+        if isinstance(note, str):
+            out[step] = " ".join(note.split())
+            continue
+        if not isinstance(note, dict) or not all(isinstance(t, str) for t in note.values()):
+            raise ScenarioError(f"{source}: notes.{step}: a caption, or a mapping generation -> caption")
+        unknown = sorted(set(note) - set(PROTOCOLS))
+        if unknown:
+            raise ScenarioError(f"{source}: notes.{step}.{unknown[0]}: unknown generation; allowed: "
+                                f"{', '.join(PROTOCOLS)}")
+        out[step] = {p: " ".join(t.split()) for p, t in note.items()}
+    return out
 
 
 def builtin_scenarios() -> dict[str, Path]:

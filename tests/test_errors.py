@@ -76,7 +76,7 @@ def test_malformed_yaml_names_the_line(tmp_path):
 
 
 @pytest.mark.parametrize(("text", "message"), [
-    ("- just a list\n", "expected a mapping with keys name, summary, description, config, steps, expect"),
+    ("- just a list\n", "expected a mapping with keys name, summary, description, config, steps, notes, expect"),
     ("name: x\n", "steps: required"),
     ("steps: []\n", "name: required"),
     ("name: x\nsteps: []\nextra: 1\n", "unknown key 'extra'; allowed: name"),
@@ -86,6 +86,10 @@ def test_malformed_yaml_names_the_line(tmp_path):
     ("name: x\nsteps: []\nexpect: {kip3: []}\n", "expect.kip3: unknown protocol"),
     ("name: x\nsteps: []\nexpect: {hw: [data-loss]}\n", "expect.hw: a list of anomaly kinds from"),
     ("name: x\nsummary: [a]\nsteps: []\n", "summary: one line of text, got ['a']"),
+    ("name: x\nsteps: [{fetch: B}]\nnotes: {2: hi}\n", "notes.2: a step number in 1..1"),
+    ("name: x\nsteps: [{fetch: B}]\nnotes: [hi]\n", "notes: a mapping step number -> caption"),
+    ("name: x\nsteps: [{fetch: B}]\nnotes: {1: {kip9: hi}}\n", "notes.1.kip9: unknown generation; allowed: hw"),
+    ("name: x\nsteps: [{fetch: B}]\nnotes: {1: [hi]}\n", "notes.1: a caption, or a mapping generation -> caption"),
 ])
 def test_bad_scenario_files(tmp_path, text, message):
     with pytest.raises(hwlib.HwlibError) as info:

@@ -42,6 +42,9 @@ FORKS = {
     "tick 30 s": lambda replica, value: Step("tick", ms=30000),
 }
 NONE = "(none)"
+#: where "save scenario" writes unless told otherwise: a folder for the user's own scenarios
+#: (git-ignored, made on the first save), never the project root
+MY_SCENARIOS = "data/my-scenarios"
 
 
 class Explorer:
@@ -77,7 +80,8 @@ class Explorer:
         self.value = w.Text(value="x1", description="value", layout=w.Layout(width="180px"))
         self.fork_button = w.Button(description="fork here", button_style="warning",
                                     tooltip="keep the steps up to the current one, add this, drop the rest")
-        self.save_path = w.Text(value="forked.yaml", description="save as")
+        self.save_path = w.Text(value=f"{MY_SCENARIOS}/forked.yaml", description="save as",
+                                layout=w.Layout(width="420px"))
         self.save_button = w.Button(description="save scenario")
         self.message = w.HTML()
         self.status = w.HTML()
@@ -116,8 +120,15 @@ class Explorer:
         position = self.slider.value if position is None else position
         config = self.scenario.config
         self.results = [run_steps(config.replace(protocol=p), self.steps, self.scenario.name) for p in self.protocols]
-        self._titles = [f"{result.name} · {result.protocol}" for result in self.results]
-        self._frames = [rendered_frames(r, t) for r, t in zip(self.results, self._titles, strict=True)]
+        original = list(self.scenario.steps)
+        kept = next((k for k, (a, b) in enumerate(zip(self.steps, original, strict=False)) if a != b),
+                    min(len(self.steps), len(original)))
+        forked = kept < len(self.steps) or len(self.steps) < len(original)
+        name = f"{self.scenario.name}, forked at step {kept}" if forked else self.scenario.name
+        self._titles = [f"{name} · {result.protocol}" for result in self.results]
+        # a caption stays only where the steps up to it are the scenario's own
+        captions = [{k: text for k, text in self.scenario.captions(p).items() if k <= kept} for p in self.protocols]
+        self._frames = [rendered_frames(r, t, c) for r, t, c in zip(self.results, self._titles, captions, strict=True)]
         self._diff = first_divergent_step(self.results[0], self.results[1]) if len(self.results) == 2 else None
         last = len(self.steps)
         target = max(0, min(position, last))
@@ -157,8 +168,11 @@ class Explorer:
 
     def save(self, path) -> Path:
         """Writes the forked scenario to ``path`` (relative: against the project root, as
-        ``hwlib run`` from there reads it); the folder must exist."""
+        ``hwlib run`` from there reads it); the folder must exist, except the user's scenarios
+        folder (``MY_SCENARIOS``), which the first save makes."""
         target = resolve(path)
+        if target.parent == resolve(MY_SCENARIOS):
+            target.parent.mkdir(parents=True, exist_ok=True)
         if not target.parent.is_dir():
             raise HwlibError(f"save: folder {shown(target.parent)} does not exist; create it or choose another")
         return self.forked_scenario(target.stem).save(target)
@@ -171,6 +185,7 @@ class Explorer:
 
     def _load(self, scenario: Scenario, from_file: bool = False) -> None:
         self.scenario = scenario
+        self.message.value = ""          # what was said of the previous scenario no longer holds
         self.steps = list(scenario.steps)
         self.replica.options = list(scenario.config.replicas)
         self._switching = True           # the dropdown shows what is loaded, without reloading it

@@ -9,29 +9,46 @@ with no kernel and no network - inside an exported notebook, a report, or a file
 
 from __future__ import annotations
 
-import hashlib
 import html
-import itertools
 import json
 
 from ..anomalies.checker import EFFECT_NOTES, is_safety
 from ..run import RunResult
+from .messages import step_messages
+from .sequence import actors, message_lane, sequence_svg
 
 #: epoch -> cell colour (cycled); readable on white, distinct in grey print
 EPOCH_COLOURS = ("#cfe2f3", "#fce5cd", "#d9ead3", "#ead1dc", "#fff2cc", "#d0e0e3", "#f4cccc", "#d9d2e9")
-_ids = itertools.count()
 
 
 def frames(result: RunResult) -> list[dict]:
-    """One frame per trace position (0 = before the first step): what the stepper shows."""
+    """One frame per trace position (0 = before the first step): what the stepper shows -
+    the state, the step's messages (``messages.step_messages``), the records each replica
+    lost on the way (ghosts: truncated or lost in a crash, and when), the acknowledged
+    records the leader no longer has, and what changed since the previous position."""
     trace = result.trace
     if trace is None:
         raise ValueError("frames: the run was not recorded; run it with record=True")
+    messages = step_messages(result)
+    lanes = actors(result)
+    ghosts: dict[str, dict[tuple, tuple[int, str]]] = {rid: {} for rid in result.config.replicas}
     out = []
+    previous: dict | None = None
     for i, snap in enumerate(trace.snapshots):
         leader = snap["leader"]
         leader_leo = snap["replicas"][leader]["leo"] if leader is not None else None
         phw = snap["partition_hw"]
+        how = {e[1]: ("truncated" if e[0] == "truncate" else "lost in a crash")
+               for e in trace.events[i] if e[0] in ("truncate", "crash")}
+        for rid, rep in snap["replicas"].items():
+            now_records = {tuple(r) for r in rep["log"]}
+            if previous is not None:
+                for record in previous["replicas"][rid]["log"]:
+                    if tuple(record) not in now_records:
+                        ghosts[rid].setdefault(tuple(record), (i, how.get(rid, "gone")))
+            for record in [g for g in ghosts[rid] if g in now_records]:
+                del ghosts[rid][record]
+        held = {r[2] for r in snap["replicas"][leader]["log"]} if leader is not None else None
         out.append({
             "index": i,
             "label": trace.step_label(i),
@@ -44,11 +61,43 @@ def frames(result: RunResult) -> list[dict]:
             "leader_lag": None if phw is None or leader_leo is None else leader_leo - phw,
             "remote_leo": snap["remote_leo"],
             "acked": snap["acked"],
+            "lost": [v for v in snap["acked"] if held is not None and v not in held],
             "replicas": snap["replicas"],
+            "ghosts": {rid: [{"offset": g[0], "epoch": g[1], "value": g[2], "step": at, "how": why}
+                             for g, (at, why) in sorted(ghosts[rid].items())] for rid in ghosts},
+            "changed": _changes(previous, snap),
+            "messages": messages[i],
+            "actors": lanes,
             "anomalies": [a.as_dict() for a in result.anomalies if a.step <= i],
             "new_anomalies": [a.as_dict() for a in result.anomalies if a.step == i],
         })
+        previous = snap
     return out
+
+
+def _changes(before: dict | None, after: dict) -> dict:
+    """What differs from the previous position: the partition's leader, epoch, ISR and HW, and
+    per replica its LEO, HW, remote LEO (the leader's view of it), state and epoch cache."""
+    if before is None:
+        return {"partition": [], "replicas": {}}
+    partition = [name for name, key in (("leader", "leader"), ("epoch", "leader_epoch"), ("isr", "isr"),
+                                        ("hw", "partition_hw")) if before[key] != after[key]]
+    replicas = {}
+    for rid, rep in after["replicas"].items():
+        old = before["replicas"][rid]
+        fields = [name for name in ("leo", "hw", "epoch_cache", "role", "online") if old[name] != rep[name]]
+        if before["remote_leo"].get(rid) != after["remote_leo"].get(rid):
+            fields.append("remote")
+        replicas[rid] = fields
+    return {"partition": partition, "replicas": replicas}
+
+
+def key_steps(results: list[RunResult]) -> dict[str, int | None]:
+    """The steps that matter: the first anomaly (any run) and, for two runs, the first step
+    where they differ."""
+    steps = [a.step for r in results for a in r.anomalies]
+    return {"anomaly": min(steps) if steps else None,
+            "difference": first_divergent_step(results[0], results[1]) if len(results) == 2 else None}
 
 
 def hw_lag_by_step(result: RunResult, run_frames: list[dict] | None = None) -> dict[str, list[int | None]]:
@@ -84,8 +133,11 @@ def _esc(value) -> str:
 
 
 def render_log(rid: str, rep: dict, frame: dict) -> str:
-    """One replica: its state, then its log as cells coloured by epoch, HW and LEO marked."""
+    """One replica: its state, then its log as cells coloured by epoch, HW and LEO marked; the
+    records it lost as ghosts (struck, with the step), the acknowledged records the leader no
+    longer has marked lost; values that changed at this step highlighted."""
     leader = frame["leader"] == rid
+    changed = set(frame.get("changed", {}).get("replicas", {}).get(rid, ()))
     state = ("down" if not rep["online"] else "leader" if rep["role"] == "leader" else rep["role"])
     if rep.get("isolated"):
         queued = rep.get("queued")
@@ -101,6 +153,10 @@ def render_log(rid: str, rep: dict, frame: dict) -> str:
         unflushed = " unflushed" if offset >= rep["flushed"] else ""
         cells.append(f'<td class="rec{committed}{unflushed}" style="background:{colour}" '
                      f'title="offset {offset}, epoch {epoch}">{_esc(value)}<sub>e{epoch}</sub></td>')
+    if leader:
+        for value in frame.get("lost", ()):
+            cells.append(f'<td class="rec lost" title="{_esc(value)} was acknowledged and is not in the leader\'s log">'
+                         f'{_esc(value)} lost</td>')
     marks = []
     for offset in range(width + 1):
         tags = []
@@ -109,69 +165,87 @@ def render_log(rid: str, rep: dict, frame: dict) -> str:
         if offset == rep["leo"]:
             tags.append("LEO")
         marks.append(f'<td class="mark">{"/".join(tags)}</td>')
+    ghosts = "".join(
+        f'<span class="ghost" data-offset="{g["offset"]}" data-value="{_esc(g["value"])}" '
+        f'title="{_esc(g["value"])} (offset {g["offset"]}, epoch {g["epoch"]}) {g["how"]} at step {g["step"]}">'
+        f'<s>{_esc(g["value"])}<sub>e{g["epoch"]}</sub></s> @{g["offset"]} {_esc(g["how"])} at step {g["step"]}</span>'
+        for g in frame.get("ghosts", {}).get(rid, ()))
     remote = frame["remote_leo"].get(rid)
-    remote_text = f" · leader's remote LEO {remote}" if remote is not None and not leader else ""
+    remote_text = (f' · leader\'s remote LEO <span class="{_chg("remote", changed)}">{remote}</span>'
+                   if remote is not None and not leader else "")
     return (
         f'<div class="replica {"is-leader" if leader else ""} {"is-down" if not rep["online"] else ""}" '
         f'data-replica="{_esc(rid)}" data-leo="{rep["leo"]}" data-hw="{rep["hw"]}">'
-        f'<div class="rhead"><b>{_esc(rid)}</b>{" ★" if leader else ""} <span class="state">{_esc(state)}</span>'
-        f' · <span class="leo">LEO {rep["leo"]}</span> · <span class="hw">HW {rep["hw"]}</span>'
-        f'{_esc(remote_text)}</div>'
+        f'<div class="rhead"><b>{_esc(rid)}</b>{" ★" if leader else ""} '
+        f'<span class="state {_chg("role", changed, "online")}">{_esc(state)}</span>'
+        f' · <span class="leo {_chg("leo", changed)}">LEO {rep["leo"]}</span>'
+        f' · <span class="hw {_chg("hw", changed)}">HW {rep["hw"]}</span>{remote_text}</div>'
         f'<table class="log"><tr>{"".join(cells) or "<td class=empty>(empty)</td>"}</tr>'
-        f'<tr>{"".join(marks)}</tr></table></div>')
+        f'<tr>{"".join(marks)}</tr></table>'
+        + (f'<div class="ghosts">{ghosts}</div>' if ghosts else "") + '</div>')
+
+
+def _chg(field: str, changed: set[str], *also: str) -> str:
+    """``chg`` (highlighted) when ``field`` (or one of ``also``) changed at this step."""
+    return "chg" if field in changed or any(a in changed for a in also) else ""
 
 
 #: the lag lines' colours, the same in the steppers' charts and in matplotlib's
 LAG_COLOURS = ["#c00", "#36c", "#393", "#c60", "#939", "#077"]
 
 
-def lag_svg(series: dict[str, list[int | None]], cursor: int, width: int = 520, height: int = 120) -> str:
-    """A small line chart of the HW lags with a cursor at ``cursor``. The y axis spans every
-    value, negative ones included (a follower whose own HW is ahead of the leader's partition
-    HW after a leader change); it scales to its panel's width."""
+def lag_svg(series: dict[str, list[int | None]], cursor: int, width: int = 520, height: int = 130) -> str:
+    """A step chart of the HW lags (whole records: each value holds until the next step) with
+    a cursor at ``cursor`` and an integer y axis. Below 0 is a follower whose own HW is ahead
+    of the partition HW: after a leader change the new leader's HW is one fetch round stale
+    (a caption says so when it happens). It scales to its panel's width."""
     n = max(len(series["leader"]), 2)
     values_seen = [v for values in series.values() for v in values if v is not None]
     peak = max(values_seen + [1])
     low = min(values_seen + [0])
-    pad = 24
+    pad, bottom = 24, 34
 
     def x(i: int) -> float:
-        return pad + (width - 2 * pad) * i / (n - 1)
+        return pad + (width - 2 * pad) * i / n
 
     def y(v: int) -> float:
-        return height - pad - (height - 2 * pad) * (v - low) / (peak - low)
+        return height - bottom - (height - pad - bottom) * (v - low) / (peak - low)
 
-    colours = LAG_COLOURS
     lines, legend = [], []
     for k, (name, values) in enumerate(series.items()):
-        colour = colours[k % len(colours)]
+        colour = LAG_COLOURS[k % len(LAG_COLOURS)]
         dash = "" if name == "leader" else ' stroke-dasharray="4 2"'
-        path, segment = [], []
+        segments, points = [], []
         for i, v in enumerate(values):
             if v is None:
-                if segment:
-                    path.append(segment)
-                segment = []
-            else:
-                segment.append(f"{x(i):.1f},{y(v):.1f}")
-        if segment:
-            path.append(segment)
-        for seg in path:
+                if points:
+                    segments.append(points)
+                points = []
+                continue
+            points += [f"{x(i):.1f},{y(v):.1f}", f"{x(i + 1):.1f},{y(v):.1f}"]
+        if points:
+            segments.append(points)
+        for seg in segments:
             lines.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5"{dash} points="{" ".join(seg)}"/>')
         label = "leader LEO − partition HW" if name == "leader" else f"partition HW − {name} HW"
         legend.append(f'<tspan fill="{colour}">{_esc(label)}</tspan>  ')
-    cx = x(cursor)
+    every = max(1, (peak - low + 5) // 6)
+    ticks = "".join(f'<text x="{pad - 4}" y="{y(v) + 3:.1f}" font-size="10" text-anchor="end">{v}</text>'
+                    f'<line x1="{pad - 2}" y1="{y(v):.1f}" x2="{pad}" y2="{y(v):.1f}" stroke="#999"/>'
+                    for v in range(low, peak + 1) if v % every == 0)
+    below = (f'<text x="{pad}" y="{height - 4}" font-size="9" fill="#555">below 0: a follower\'s HW is ahead of '
+             f'the new leader\'s (one fetch round stale after a leader change)</text>' if low < 0 else "")
+    cx = x(cursor) + (x(1) - x(0)) / 2
     return (
         f'<svg class="lag" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
-        f'preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg" role="img" aria-label="HW lag">'
+        f'preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg" role="img" '
+        f'aria-label="HW lag in records, step by step">'
         f'<line x1="{pad}" y1="{y(0):.1f}" x2="{width - pad}" y2="{y(0):.1f}" stroke="#999"/>'
-        f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - pad}" stroke="#999"/>'
-        f'<text x="2" y="{pad + 4}" font-size="10">{peak}</text>'
-        f'<text x="10" y="{y(0) + 4:.1f}" font-size="10">0</text>'
-        + (f'<text x="2" y="{height - pad + 4}" font-size="10">{low}</text>' if low < 0 else "") +
+        f'<line x1="{pad}" y1="{pad}" x2="{pad}" y2="{height - bottom}" stroke="#999"/>{ticks}'
+        f'<text x="{pad + 2}" y="{pad - 8}" font-size="10" fill="#555">HW lag (records)</text>'
         f'{"".join(lines)}'
-        f'<line class="cursor" x1="{cx:.1f}" y1="{pad - 6}" x2="{cx:.1f}" y2="{height - pad + 4}" stroke="#000"/>'
-        f'<text x="{pad}" y="{height - 6}" font-size="10">{"".join(legend)}</text></svg>')
+        f'<line class="cursor" x1="{cx:.1f}" y1="{pad - 4}" x2="{cx:.1f}" y2="{height - bottom + 4}" stroke="#000"/>'
+        f'<text x="{pad}" y="{height - bottom + 16}" font-size="10">{"".join(legend)}</text>{below}</svg>')
 
 
 def _anomaly(a: dict, new: bool) -> str:
@@ -184,42 +258,59 @@ def _anomaly(a: dict, new: bool) -> str:
 
 
 def render_frame(frame: dict, series: dict | None = None, title: str = "") -> str:
-    """The whole picture at one position, as HTML."""
+    """The whole picture at one position, as HTML: the partition, each replica's log, this
+    step's messages, its caption (if the scenario has one), what happened, the anomalies."""
     isr = ",".join(frame["isr"])
     elr = f" · ELR {{{','.join(frame['elr'])}}}" if frame["elr"] else ""
     hw = "—" if frame["partition_hw"] is None else frame["partition_hw"]
+    changed = set(frame.get("changed", {}).get("partition", ()))
     prefix = _esc(title) + " · " if title else ""
     head = (f'<div class="fhead">{prefix}<b class="label">{_esc(frame["label"])}</b></div>'
-            f'<div class="meta">leader <b>{_esc(frame["leader"] or "none")}</b> · epoch {frame["epoch"]} · '
-            f'ISR {{{_esc(isr)}}}{_esc(elr)} · partition HW <b class="phw">{hw}</b></div>')
+            f'<div class="meta">leader <b class="{_chg("leader", changed)}">{_esc(frame["leader"] or "none")}</b>'
+            f' · <span class="{_chg("epoch", changed)}">epoch {frame["epoch"]}</span>'
+            f' · <span class="{_chg("isr", changed)}">ISR {{{_esc(isr)}}}</span>{_esc(elr)}'
+            f' · partition HW <b class="phw {_chg("hw", changed)}">{hw}</b></div>')
+    caption = f'<div class="caption">{_esc(frame["caption"])}</div>' if frame.get("caption") else ""
     logs = "".join(render_log(rid, rep, frame) for rid, rep in frame["replicas"].items())
+    lane = message_lane(frame["messages"], frame["actors"]) if "messages" in frame else ""
     events = "".join(f"<li>{_esc(e)}</li>" for e in frame["events"]) or "<li>(start)</li>"
     acked = ", ".join(frame["acked"]) or "none yet"
+    lost = (f' · <span class="lost-note">lost: {_esc(", ".join(frame["lost"]))}</span>'
+            if frame.get("lost") else "")
     anomalies = "".join(_anomaly(a, a in frame["new_anomalies"]) for a in frame["anomalies"]) or \
         "<li>none so far</li>"
     chart = lag_svg(series, frame["index"]) if series is not None else ""
-    return (f'<div class="frame" data-index="{frame["index"]}">{head}{logs}'
+    return (f'<div class="frame" data-index="{frame["index"]}">{head}{caption}{logs}{lane}'
             f'<div class="events"><b>what happened</b><ul>{events}</ul></div>'
-            f'<div class="acked"><b>acknowledged:</b> {_esc(acked)}</div>'
+            f'<div class="acked"><b>acknowledged:</b> {_esc(acked)}{lost}</div>'
             f'<div class="anomalies"><b>anomalies</b><ul>{anomalies}</ul></div>{chart}</div>')
 
 
-def rendered_frames(result: RunResult, title: str = "") -> list[str]:
+def rendered_frames(result: RunResult, title: str = "", captions: dict[int, str] | None = None) -> list[str]:
+    """Every position's picture; ``captions``: step number -> a caption under that frame (a
+    scenario's ``notes``, ``Scenario.captions``)."""
     run_frames = frames(result)
+    for step, text in (captions or {}).items():
+        if 0 <= step < len(run_frames):
+            run_frames[step]["caption"] = text
     series = hw_lag_by_step(result, run_frames)
     return [render_frame(f, series, title) for f in run_frames]
 
 
 STYLE = """
 .hwl-stepper{font:13px/1.35 system-ui,sans-serif;color:#222}
-.hwl-stepper .controls{display:flex;gap:6px;align-items:center;margin:4px 0 8px}
+.hwl-stepper .controls{display:flex;gap:6px;align-items:center;margin:4px 0 4px;flex-wrap:wrap}
 .hwl-stepper .controls input[type=range]{flex:1;min-width:160px}
+.hwl-stepper .controls button{font:12px system-ui,sans-serif;padding:2px 8px}
+.hwl-stepper .status{font-size:12px;color:#444;margin:0 0 6px}
 .hwl-stepper .panels{display:flex;gap:12px;flex-wrap:wrap}
 .hwl-stepper .panel{flex:1 1 0;min-width:300px;border:1px solid #ddd;border-radius:4px;padding:6px;
   overflow-wrap:anywhere;box-sizing:border-box}
-.hwl-stepper svg.lag{width:100%;height:auto;max-width:520px;display:block}
+.hwl-stepper svg.lag,.hwl-stepper svg.lane{width:100%;height:auto;max-width:560px;display:block}
+.hwl-stepper svg.sequence{width:100%;height:auto;max-width:700px;display:block}
 .hwl-stepper .fhead{font-size:14px;margin-bottom:2px}
 .hwl-stepper .meta{color:#444;margin-bottom:6px}
+.hwl-stepper .caption{background:#eef4fb;border-left:3px solid #2659a6;padding:3px 6px;margin:4px 0}
 .hwl-stepper .replica{margin:4px 0;padding:2px 4px;border-left:3px solid #ccc}
 .hwl-stepper .replica.is-leader{border-left-color:#c00}
 .hwl-stepper .replica.is-down{opacity:.55}
@@ -227,7 +318,17 @@ STYLE = """
 .hwl-stepper td.rec{border:1px solid #888;padding:1px 5px;min-width:26px;text-align:center;font-family:monospace}
 .hwl-stepper td.rec.hw-below{font-weight:bold}
 .hwl-stepper td.rec.unflushed{border-style:dashed}
+.hwl-stepper td.rec.lost{border:2px dashed #c00;color:#c00;background:#fff0f0}
 .hwl-stepper td.mark{font-size:10px;color:#c00;text-align:left;padding:0 2px;height:12px}
+.hwl-stepper .ghosts{font-size:11px;color:#888;margin:1px 0 2px}
+.hwl-stepper .ghost{margin-right:10px;font-family:monospace}
+.hwl-stepper .chg{background:#ffe58a;border-radius:2px;padding:0 2px}
+.hwl-stepper .lost-note{color:#b00;font-weight:bold}
+.hwl-stepper .msgs{margin:4px 0}
+.hwl-stepper .msgs .none{color:#888}
+.hwl-stepper details.seq{margin-top:6px}
+.hwl-stepper .seqbox{max-height:300px;overflow:auto;border:1px solid #eee}
+.hwl-stepper svg.sequence g.band.now rect.bg{fill:#fff3c4}
 .hwl-stepper .events ul,.hwl-stepper .anomalies ul{margin:2px 0 4px 18px;padding:0}
 .hwl-stepper .anomalies li.new.safety{color:#b00}
 .hwl-stepper .anomalies li.effect{color:#666}
@@ -240,58 +341,126 @@ SCRIPT = """
   var root = document.getElementById(%(id)s);
   var data = JSON.parse(root.querySelector('script.hwl-frames').textContent);
   var slider = root.querySelector('input.pos'), play = root.querySelector('button.play');
-  var panels = root.querySelectorAll('.panel'), speed = root.querySelector('select.speed');
+  var slots = root.querySelectorAll('.panel .frame-slot'), speed = root.querySelector('select.speed');
   var status = root.querySelector('.status'), timer = null;
   function show(i){
     i = Math.max(0, Math.min(data.n - 1, i)); slider.value = i;
-    for (var p = 0; p < panels.length; p++) { panels[p].innerHTML = data.frames[p][i]; }
-    status.textContent = 'step ' + i + ' / ' + (data.n - 1) +
-      (data.diff !== null && i >= data.diff ? '  \u2022  the runs differ from step ' + data.diff : '');
+    for (var p = 0; p < slots.length; p++) { slots[p].innerHTML = data.frames[p][i]; }
+    var bands = root.querySelectorAll('svg.sequence g.band');
+    for (var b = 0; b < bands.length; b++) {
+      var on = +bands[b].getAttribute('data-step') === i;
+      bands[b].classList.toggle('now', on);
+      if (on) { var box = bands[b].closest('.seqbox'), r = bands[b].getBBox();
+                if (box && (r.y < box.scrollTop || r.y + r.height > box.scrollTop + box.clientHeight)) {
+                  box.scrollTop = Math.max(0, r.y - 40); } }
+    }
+    var notes = [];
+    if (data.keys.anomaly !== null) { notes.push('first anomaly at step ' + data.keys.anomaly); }
+    if (data.keys.difference !== null) { notes.push('the runs differ from step ' + data.keys.difference); }
+    var sep = '  \\u2022  ';
+    status.textContent = 'step ' + i + ' / ' + (data.n - 1) + (notes.length ? sep + notes.join(sep) : '');
     root.setAttribute('data-position', i);
   }
-  function stop(){ if (timer) { clearInterval(timer); timer = null; play.textContent = '\u25B6 Play'; } }
+  function stop(){ if (timer) { clearInterval(timer); timer = null; play.textContent = '\\u25B6 Play'; } }
   play.onclick = function(){
     if (timer) { stop(); return; }
     if (+slider.value >= data.n - 1) { show(0); }
-    play.textContent = '\u23F8 Pause';
+    play.textContent = '\\u23F8 Pause';
     timer = setInterval(function(){ if (+slider.value >= data.n - 1) { stop(); } else { show(+slider.value + 1); } },
                         +speed.value);
   };
   speed.onchange = function(){ if (timer) { stop(); play.onclick(); } };
   root.querySelector('button.back').onclick = function(){ stop(); show(+slider.value - 1); };
   root.querySelector('button.fwd').onclick = function(){ stop(); show(+slider.value + 1); };
+  root.querySelectorAll('button.jump').forEach(function(button){
+    button.onclick = function(){ stop(); show(data.keys[button.getAttribute('data-key')]); };
+  });
+  root.querySelector('button.link').onclick = function(){
+    var url = location.href.split('#')[0] + '#' + root.id + '/step=' + slider.value;
+    history.replaceState(null, '', url);
+    var done = root.querySelector('.linked');
+    function said(text){ done.textContent = text; }
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(url).then(function(){ said('link copied'); }, function(){ said(url); });
+    } else { said(url); }
+  };
+  root.addEventListener('keydown', function(e){
+    if (e.target.tagName === 'SELECT') { return; }
+    if (e.key === 'ArrowLeft') { stop(); show(+slider.value - 1); e.preventDefault(); }
+    else if (e.key === 'ArrowRight') { stop(); show(+slider.value + 1); e.preventDefault(); }
+    else if (e.key === ' ') { play.onclick(); e.preventDefault(); }
+  });
   slider.oninput = function(){ stop(); show(+slider.value); };
-  show(data.start);
+  function fromHash(){
+    var m = decodeURIComponent(location.hash).match(/^#(.+)\\/step=(\\d+)$/);
+    if (m && m[1] === root.id) { stop(); show(+m[2]); root.scrollIntoView(); return true; }
+    return false;
+  }
+  window.addEventListener('hashchange', fromHash);
+  if (!fromHash()) { show(data.start); }
 })();
 """
 
+_used_ids: set[str] = set()
 
-def stepper_html(results: list[RunResult] | RunResult, titles: list[str] | None = None, start: int = 0,
-                 per_run: list[list[str]] | None = None) -> str:
+
+def _element_id(titles: list[str]) -> str:
+    """A readable id for the page's URL fragment (``#data-loss-hw-kip101/step=11``), unique
+    among the steppers this process made."""
+    slug = "-".join("".join(c if c.isalnum() else "-" for c in t.lower()) for t in titles)
+    slug = "-".join(part for part in slug.split("-") if part)[:60] or "stepper"
+    candidate, n = slug, 2
+    while candidate in _used_ids:
+        candidate, n = f"{slug}-{n}", n + 1
+    _used_ids.add(candidate)
+    return candidate
+
+
+def stepper_html(results: list[RunResult] | RunResult, titles: list[str] | None = None, start: int | None = None,
+                 per_run: list[list[str]] | None = None, captions: list[dict[int, str]] | None = None) -> str:
     """A self-contained stepper over one run or several runs of the same schedule (side by
     side, one slider): no external script, no kernel; the browser only switches frames.
-    ``per_run``: the runs' ``rendered_frames`` if already at hand (then ``titles`` are theirs)."""
+    ``start``: the step it opens at (default: the first anomaly, or where two runs start to
+    differ, or the last step). The slider has a tick at each of those steps and buttons jump
+    to them; ``#<id>/step=N`` in the page's URL opens it at step N, and "link to this step"
+    puts that URL in the address bar (and the clipboard). ``per_run``: the runs'
+    ``rendered_frames`` if already at hand (then ``titles`` are theirs); ``captions``: per run,
+    step number -> caption."""
     if isinstance(results, RunResult):
         results = [results]
     titles = titles or [f"{r.name} · {r.protocol}" for r in results]
     if per_run is None:
-        per_run = [rendered_frames(r, t) for r, t in zip(results, titles, strict=True)]
+        captions = captions or [{} for _ in results]
+        per_run = [rendered_frames(r, t, c) for r, t, c in zip(results, titles, captions, strict=True)]
     n = min(len(f) for f in per_run)
-    diff = first_divergent_step(results[0], results[1]) if len(results) == 2 else None
-    digest = hashlib.sha1("\n".join(titles).encode()).hexdigest()[:8]
-    element_id = f"hwl-stepper-{digest}-{next(_ids)}"
-    data = {"n": n, "start": max(0, min(start, n - 1)), "diff": diff, "frames": [f[:n] for f in per_run]}
+    keys = key_steps(results)
+    if start is None:
+        start = next((k for k in (keys["anomaly"], keys["difference"]) if k is not None), n - 1)
+    element_id = _element_id(titles)
+    data = {"n": n, "start": max(0, min(start, n - 1)), "keys": keys, "frames": [f[:n] for f in per_run]}
     payload = json.dumps(data).replace("</", "<\\/")
-    first = "".join(f'<div class="panel">{f[data["start"]]}</div>' for f in per_run)
+    panels = []
+    for result, run_frames in zip(results, per_run, strict=True):
+        sequence = sequence_svg(result, step_messages(result), actors(result))
+        panels.append(f'<div class="panel"><div class="frame-slot">{run_frames[data["start"]]}</div>'
+                      f'<details class="seq" open><summary>the whole run as messages (sequence diagram; the current '
+                      f'step is marked)</summary><div class="seqbox">{sequence}</div></details></div>')
+    ticks = "".join(f'<option value="{k}" label="{name}"></option>' for name, k in keys.items() if k is not None)
+    jumps = "".join(f'<button class="jump" data-key="{name}" type="button" title="go to step {k}">'
+                    f'first {name} (step {k})</button>' for name, k in keys.items() if k is not None)
     return (
-        f'<div class="hwl-stepper" id="{element_id}"><style>{STYLE}</style>'
-        f'<div class="controls"><button class="back" title="step back">◀</button>'
-        f'<button class="play">▶ Play</button><button class="fwd" title="step forward">▶|</button>'
-        f'<input class="pos" type="range" min="0" max="{n - 1}" value="0" aria-label="step">'
-        f'<select class="speed" aria-label="speed"><option value="1200">slow</option>'
-        f'<option value="600" selected>normal</option><option value="200">fast</option></select>'
-        f'<span class="status"></span></div>'
-        f'<div class="panels">{first}</div>'
+        f'<div class="hwl-stepper" id="{element_id}" tabindex="0"><style>{STYLE}</style>'
+        f'<div class="controls"><button class="back" type="button" title="step back (←)">◀ Back</button>'
+        f'<button class="play" type="button" title="play / pause (space)">▶ Play</button>'
+        f'<button class="fwd" type="button" title="step forward (→)">Forward ▶</button>'
+        f'<input class="pos" type="range" min="0" max="{n - 1}" value="{data["start"]}" aria-label="step" '
+        f'list="{element_id}-keys"><datalist id="{element_id}-keys">{ticks}</datalist>'
+        f'<label>speed <select class="speed" aria-label="speed"><option value="1200">slow</option>'
+        f'<option value="600" selected>normal</option><option value="200">fast</option></select></label>'
+        f'{jumps}<button class="link" type="button" title="put a link to this step in the address bar">'
+        f'link to this step</button><span class="linked"></span></div>'
+        f'<div class="status"></div>'
+        f'<div class="panels">{"".join(panels)}</div>'
         f'<script type="application/json" class="hwl-frames">{payload}</script>'
         f'<script>{SCRIPT % {"id": json.dumps(element_id)}}</script></div>')
 
@@ -363,17 +532,23 @@ def plot_hw_lag(result: RunResult, ax=None, cursor: int | None = None):
 class StepperView:
     """Displays as the self-contained stepper in Jupyter (``_repr_html_``)."""
 
-    def __init__(self, results: list[RunResult] | RunResult, titles: list[str] | None = None, start: int = 0):
+    def __init__(self, results: list[RunResult] | RunResult, titles: list[str] | None = None,
+                 start: int | None = None, captions: list[dict[int, str]] | None = None):
         self.results = [results] if isinstance(results, RunResult) else list(results)
         self.titles = titles
         self.start = start
+        self.captions = captions
 
     def _repr_html_(self) -> str:
-        return stepper_html(self.results, self.titles, self.start)
+        return stepper_html(self.results, self.titles, self.start, captions=self.captions)
 
 
-def compare_view(scenario, protocols=("hw", "kip101"), start: int = 0) -> StepperView:
-    """One scenario (name, path or object) under several protocols, side by side."""
-    from ..scenario import run_scenario
+def compare_view(scenario, protocols=("hw", "kip101"), start: int | None = None) -> StepperView:
+    """One scenario (name, path or object) under several protocols, side by side, with its
+    captions (``notes:``) under each generation's frames."""
+    from ..scenario import Scenario, load_scenario, run_scenario
 
-    return StepperView([run_scenario(scenario, protocol=p) for p in protocols], start=start)
+    if not isinstance(scenario, Scenario):
+        scenario = load_scenario(scenario)
+    return StepperView([run_scenario(scenario, protocol=p) for p in protocols], start=start,
+                       captions=[scenario.captions(p) for p in protocols])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import html
 import re
 
 import hwlib
@@ -40,7 +41,7 @@ def test_stepper_is_self_contained_and_marks_where_protocols_part():
     assert not re.search(r"<script[^>]+src=|<link[^>]+href=|https?://(?!www\.w3\.org/2000/svg)", page)
     assert page.count('<div class="frame"') == 2                        # the start frames, server-side
     assert first_divergent_step(hw, kip) == 10
-    assert '"diff": 10' in page and '"start": 3' in page
+    assert '"difference": 10' in page and '"start": 3' in page
     assert compare_view("data-loss", ["hw"])._repr_html_().count('class="panel"') == 1
 
 
@@ -117,14 +118,27 @@ def test_explorer_saves_against_the_project_root_and_refuses_a_missing_folder(tm
     explorer._save()
     assert "save: folder missing/dir does not exist; create it or choose another" in explorer.message.value
     assert not (tmp_path / "missing").exists()
+    assert Explorer("data-loss", ["hw"]).save_path.value == "data/my-scenarios/forked.yaml"   # not the root
+    explorer.save_path.value = "data/my-scenarios/forked.yaml"
+    explorer._save()                                        # the user's folder is made on the first save
+    assert (tmp_path / "data" / "my-scenarios" / "forked.yaml").is_file()
 
 
 def test_lag_chart_keeps_negative_lag_inside_its_axes():
     """A follower's HW ahead of the partition HW (after a leader change) is a negative lag:
-    the axis reaches down to it and every point stays inside the chart."""
+    the axis reaches down to it, every point stays inside the chart, each value holds for its
+    whole step (a step line: no slanted segment), the y axis is labelled in whole records,
+    and a caption says what below 0 means."""
     from hwlib.views.stepper import lag_svg
 
-    svg = lag_svg({"leader": [0, 1, -2, None, 3], "B": [0, 0, -1, 1, 2]}, 2, width=520, height=120)
-    ys = [float(point.split(",")[1]) for points in re.findall(r'points="([^"]+)"', svg) for point in points.split()]
-    assert ys and all(24 <= y <= 96 for y in ys)
-    assert '<text x="2" y="100" font-size="10">-2</text>' in svg
+    svg = lag_svg({"leader": [0, 1, -2, None, 3], "B": [0, 0, -1, 1, 2]}, 2, width=520, height=130)
+    lines = [[tuple(map(float, p.split(","))) for p in points.split()]
+             for points in re.findall(r'points="([^"]+)"', svg)]
+    ys = [y for line in lines for _, y in line]
+    assert ys and all(24 <= y <= 130 - 34 for y in ys)
+    for line in lines:
+        for (x1, y1), (x2, y2) in zip(line, line[1:], strict=False):
+            assert x1 == x2 or y1 == y2                     # horizontal or vertical only
+    labels = re.findall(r'text-anchor="end">(-?\d+)</text>', svg)
+    assert labels == [str(v) for v in range(-2, 4)]          # every whole record from -2 to 3
+    assert "below 0: a follower's HW is ahead of the new leader's" in html.unescape(svg)

@@ -1,0 +1,101 @@
+"""The messages a step sent (from its step and events), the records replicas lost, their drawing offline."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import hwlib
+from hwlib.views.messages import step_messages
+from hwlib.views.stepper import frames, stepper_html
+
+from ..helpers.browser import ARTIFACTS, offline_page
+
+
+def arrows(result, i):
+    return [(m["sender"], m["receiver"], m["kind"], m["state"], m["label"]) for m in step_messages(result)[i]]
+
+
+def test_the_hw_reaches_the_follower_in_the_second_fetch_response():
+    run = hwlib.run_scenario("hw-update-one-record", protocol="hw")
+    assert arrows(run, 1) == [("producer", "A", "request", "delivered", "Produce m1")]
+    assert ("B", "A", "request", "delivered", "Fetch offset 0") in arrows(run, 2)
+    assert ("A", "B", "response", "delivered", "1 record from 0 · HW 0") in arrows(run, 2)
+    third = arrows(run, 3)
+    assert third[0] == ("B", "A", "request", "delivered", "Fetch offset 1")      # tells A B's LEO 1
+    assert ("A", "producer", "response", "delivered", "ack m1 @ offset 0") in third
+    assert third[-1] == ("A", "B", "response", "delivered", "0 records from 1 · HW 1")  # carries HW 1 back
+
+
+def test_a_parked_fetch_woken_by_a_produce_answers_in_flight_then_arrives():
+    run = hwlib.run_scenario("data-loss", protocol="hw")
+    assert arrows(run, 3)[0] == ("B", "A", "request", "parked", "Fetch offset 1 · parked: nothing new yet")
+    fourth = arrows(run, 4)
+    assert ("A", "A", "control", "delivered", "produce wakes B's parked fetch") in fourth
+    assert ("A", "B", "response", "in flight", "1 record from 1 · HW 1 · in flight") in fourth
+    assert arrows(run, 5) == [("A", "B", "response", "delivered", "1 record from 1 · HW 1")]
+    assert ("controller", "B", "control", "delivered", "LeaderAndIsr epoch 1 · leader B · ISR {B}") in arrows(run, 11)
+
+
+def test_requests_carry_what_each_generation_adds():
+    kip320 = hwlib.run_scenario("data-loss", protocol="kip320")
+    assert arrows(kip320, 2)[0][4] == "Fetch offset 0 · leader epoch 0"          # KIP-320: current leader epoch
+    kip595 = hwlib.run_scenario("divergence", protocol="kip595")
+    assert arrows(kip595, 3)[0][4] == "Fetch offset 1 · last epoch 0 · leader epoch 0"
+    assert ("B", "A", "response", "delivered", "diverging epoch 0, end offset 1") in arrows(kip595, 15)
+    kip101 = hwlib.run_scenario("data-loss", protocol="kip101")
+    assert arrows(kip101, 13)[:2] == [("A", "B", "request", "delivered", "OffsetsForLeaderEpoch(epoch 0)"),
+                                      ("B", "A", "response", "delivered", "answer 2")]
+
+
+def test_a_truncated_record_stays_as_a_ghost_and_an_acknowledged_one_missing_is_lost():
+    run = frames(hwlib.run_scenario("data-loss", protocol="hw"))
+    assert run[9]["ghosts"]["B"] == [] and run[9]["lost"] == []
+    assert run[10]["ghosts"]["B"] == [{"offset": 1, "epoch": 0, "value": "m2", "step": 10, "how": "truncated"}]
+    assert run[11]["lost"] == ["m2"] and run[15]["ghosts"]["B"][0]["step"] == 10
+    assert "leo" in run[10]["changed"]["replicas"]["B"] and run[11]["changed"]["partition"] == ["leader", "epoch",
+                                                                                                   "isr", "hw"]
+
+
+def test_the_offline_stepper_draws_the_messages_the_losses_and_opens_where_asked(browser, tmp_path):
+    one = stepper_html(hwlib.run_scenario("hw-update-one-record", protocol="hw"), start=0)
+    loss = stepper_html([hwlib.run_scenario("data-loss", protocol="hw"),
+                         hwlib.run_scenario("data-loss", protocol="kip101")], start=0)
+    page_file = Path(tmp_path) / "steppers.html"
+    page_file.write_text(f"<!doctype html><meta charset=utf-8><title>steppers</title>{one}{loss}", encoding="utf-8")
+    page = offline_page(browser, page_file.as_uri())
+    first, second = page.locator(".hwl-stepper").nth(0), page.locator(".hwl-stepper").nth(1)
+    assert first.get_attribute("data-position") == "0"
+    for _ in range(3):
+        first.locator("button.fwd").click()
+    response = first.locator('.frame-slot g.msg[data-kind="response"][data-from="A"][data-to="B"]')
+    assert response.count() == 1 and "HW 1" in response.get_attribute("data-label")
+    first.locator("button.back").click()
+    assert first.locator('.frame-slot g.msg[data-kind="request"][data-from="B"][data-to="A"]').count() == 1
+    assert first.locator("svg.sequence g.band.now").get_attribute("data-step") == "2"
+    second.locator("input.pos").fill("3")
+    parked = second.locator('.panel').first.locator('.frame-slot g.msg[data-state="parked"]')
+    assert parked.count() == 1 and parked.locator("rect").count() == 1       # the purgatory box
+    second.locator('button.jump[data-key="anomaly"]').click()
+    assert second.get_attribute("data-position") == "10"
+    second.locator("button.fwd").click()                                # step 11: A dies, B leads without m2
+    hw_panel = second.locator(".panel").first
+    assert hw_panel.locator("td.rec.lost").inner_text() == "m2 lost"
+    assert hw_panel.locator('.replica[data-replica="B"] .ghost[data-value="m2"]').count() == 1
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    second.screenshot(path=str(ARTIFACTS / "stepper-loss-step.png"))
+    stepper_id = second.get_attribute("id")
+    linked = offline_page(browser, f"{page_file.as_uri()}#{stepper_id}/step=12")
+    assert linked.locator(f"#{stepper_id}").get_attribute("data-position") == "12"
+    assert linked.locator(".hwl-stepper").nth(0).get_attribute("data-position") == "0"
+    assert page.errors == [] and linked.errors == [] and page.requests_outside == []
+
+
+def test_a_scenarios_notes_are_captions_under_their_generation(tmp_path):
+    from hwlib.views.stepper import compare_view
+
+    page = compare_view("data-loss", ["hw", "kip101"])._repr_html_()
+    assert "truncates its log to its own HW 1: m2, acknowledged, is gone from B" in page       # hw's step 10
+    assert "asks the leader OffsetsForLeaderEpoch before truncating anything" in page          # kip101's
+    scenario = hwlib.load_scenario("stuck-follower")
+    assert "KAFKA-7152" in scenario.captions("kip320")[4] and "KAFKA-7152" not in scenario.captions("hw")[4]
+    assert hwlib.load_scenario(scenario.save(tmp_path / "again.yaml")).notes == scenario.notes
