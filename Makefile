@@ -31,6 +31,7 @@ test: setup
 bench: setup
 	$(PY) benchmarks/engine.py
 	$(PY) benchmarks/sweep.py
+	$(PY) benchmarks/explorer.py
 	$(PY) benchmarks/check.py
 
 lint: setup

@@ -2,7 +2,16 @@
 
 from .model_check import counterexample_view, first_holding, matrix_html
 from .notebooks import execute, export_html
-from .stepper import StepperView, compare_view, frames, plot_hw_lag, rendered_frames, scenario_file_html, stepper_html
+from .stepper import (
+    StepperView,
+    compare_view,
+    frames,
+    plot_hw_lag,
+    rendered_frames,
+    scenario_file_html,
+    scenarios_view,
+    stepper_html,
+)
 
 __all__ = ["StepperView", "compare_view", "counterexample_view", "execute", "export_html", "first_holding", "frames",
-           "matrix_html", "plot_hw_lag", "rendered_frames", "scenario_file_html", "stepper_html"]
+           "matrix_html", "plot_hw_lag", "rendered_frames", "scenario_file_html", "scenarios_view", "stepper_html"]

@@ -97,6 +97,7 @@ class Explorer:
             w.HBox([self.save_path, self.save_button]), self.message], layout=w.Layout(width="100%"))
         self.widget.add_class("hwl-stepper")
         self._switching = False
+        self._links: list = []            # slider -> each panel's stack, in the browser
 
         self.pick.observe(self._picked, names="value")
         self.slider.observe(lambda _: self._show_status(), names="value")
@@ -132,17 +133,25 @@ class Explorer:
         self._diff = first_divergent_step(self.results[0], self.results[1]) if len(self.results) == 2 else None
         last = len(self.steps)
         target = max(0, min(position, last))
-        # value and max in one message per widget: set apart, the browser would clamp the old
-        # value to a smaller max (or keep it under a larger one) and echo it back
-        with self.slider.hold_sync(), self.play.hold_sync():
+        # the bound that makes room first: growing, max then value; shrinking, value then max.
+        # The Play is linked to the slider in the browser, so a value the slider cannot hold
+        # yet would be clamped there and echoed back (a fork at the last step showed the old
+        # last step)
+        if last >= self.slider.max:
             self.play.max = self.slider.max = last
             self.play.value = self.slider.value = target
+        else:
+            self.play.value = self.slider.value = target
+            self.play.max = self.slider.max = last
+        for link in self._links:          # the previous panels' links go with them
+            link.unlink()
+        self._links = []
         stacks = []
         for run_frames in self._frames:
             stack = w.Stack([w.HTML(html) for html in run_frames], selected_index=target,
                             layout=w.Layout(flex="1 1 0", min_width="0"))
             stack.add_class("panel")
-            w.jslink((self.slider, "value"), (stack, "selected_index"))
+            self._links.append(w.jslink((self.slider, "value"), (stack, "selected_index")))
             stacks.append(stack)
         self.panels.children = stacks
         self._show_status()

@@ -552,3 +552,14 @@ def compare_view(scenario, protocols=("hw", "kip101"), start: int | None = None)
         scenario = load_scenario(scenario)
     return StepperView([run_scenario(scenario, protocol=p) for p in protocols], start=start,
                        captions=[scenario.captions(p) for p in protocols])
+
+
+def scenarios_view(pairs: list[tuple[str, str]], titles: list[str] | None = None,
+                   start: int | None = None) -> StepperView:
+    """Several scenarios (name or path, generation) side by side on one slider - runs of
+    schedules that share their first steps - each with its captions (``notes:``)."""
+    from ..scenario import load_scenario, run_scenario
+
+    scenarios = [(load_scenario(name), protocol) for name, protocol in pairs]
+    return StepperView([run_scenario(s, protocol=p) for s, p in scenarios], titles, start,
+                       captions=[s.captions(p) for s, p in scenarios])

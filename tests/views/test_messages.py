@@ -99,3 +99,20 @@ def test_a_scenarios_notes_are_captions_under_their_generation(tmp_path):
     scenario = hwlib.load_scenario("stuck-follower")
     assert "KAFKA-7152" in scenario.captions("kip320")[4] and "KAFKA-7152" not in scenario.captions("hw")[4]
     assert hwlib.load_scenario(scenario.save(tmp_path / "again.yaml")).notes == scenario.notes
+
+
+def test_every_scenario_in_the_gallery_has_captions_at_its_key_steps(repo):
+    """The gallery's steppers explain themselves: each scenario it shows carries ``notes:``,
+    at least one of which names a KIP or a JIRA issue, or a Kafka setting."""
+    import json
+    import re
+
+    cells = json.loads((repo / "notebooks" / "02_anomaly_gallery.ipynb").read_text())["cells"]
+    code = "".join("".join(c["source"]) for c in cells if c["cell_type"] == "code")
+    names = set(re.findall(r"(?:compare_view\(|\(\s*)'([a-z0-9-]+)'", code)) & set(hwlib.builtin_scenarios())
+    assert len(names) >= 14
+    for name in sorted(names):
+        notes = hwlib.load_scenario(name).notes
+        assert notes, name
+        texts = " ".join(n if isinstance(n, str) else " ".join(n.values()) for n in notes.values())
+        assert re.search(r"KIP-\d+|KAFKA-\d+|Kafka [0-9.]+|\b[a-z]+(\.[a-z]+)+\b", texts), name

@@ -211,7 +211,8 @@ def test_live_explorer_in_jupyterlab_is_styled_steps_and_forks(tmp_path, browser
     """The real thing: JupyterLab from the venv, Chromium, Run All on the explorer notebook.
     The widget's panels carry the stepper's stylesheet (a record below the HW is bold with a
     solid border, its background its epoch's colour, the leader has a red bar); stepping
-    shows the trace's LEO / HW; a fork at the last step shows the new step; no panel clips."""
+    shows the trace's LEO / HW and draws the step's messages; three forks in a row at the last
+    step each show the new last step, under a title that says it is a fork; no panel clips."""
     import shutil
 
     (tmp_path / "notebooks").mkdir()
@@ -255,14 +256,19 @@ def test_live_explorer_in_jupyterlab_is_styled_steps_and_forks(tmp_path, browser
             forward.click()
         page.wait_for_function("() => document.querySelector('.hwl-stepper').innerText.includes('step 15 / 15')",
                                timeout=30000)
-        explorer.locator(".widget-dropdown", has_text="fault").locator("select").select_option("crash")
-        explorer.locator("button", has_text="fork here").click()
-        page.wait_for_function("() => document.querySelector('.hwl-stepper').innerText.includes('step 16 / 16')",
-                               timeout=30000)
-        page.wait_for_timeout(500)
-        shown = page.evaluate(_VISIBLE_FRAMES)[:2]
-        assert [f["index"] for f in shown] == [16, 16], shown
-        assert all(f["label"].startswith("16. crash") for f in shown) and all(f["overflow"] <= 0 for f in shown)
+        lane = page.locator(".hwl-stepper .panel .frame").filter(has=page.locator("svg.lane")).first
+        assert lane.locator("g.msg").count() >= 1                  # the messages are drawn here too
+        for last, action in ((16, "crash"), (17, "produce"), (18, "produce")):     # fork at the last step, 3 times
+            explorer.locator(".widget-dropdown", has_text="fault").locator("select").select_option(action)
+            explorer.locator("button", has_text="fork here").click()
+            page.wait_for_function(f"() => document.querySelector('.hwl-stepper').innerText.includes("
+                                   f"'step {last} / {last}')", timeout=30000)
+            page.wait_for_timeout(500)
+            shown = page.evaluate(_VISIBLE_FRAMES)[:2]
+            assert [f["index"] for f in shown] == [last, last], shown
+            assert all(f["label"].startswith(f"{last}. {action}") for f in shown), shown
+            assert all(f["overflow"] <= 0 for f in shown)
+            assert "data-loss, forked at step 15" in explorer.inner_text()
         explorer.scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / "jupyterlab-explorer-forked.png"))
     finally:
