@@ -39,9 +39,19 @@ def exported(tmp_path_factory):
 
 
 def test_notebooks_in_the_repo_are_clean_and_parameterised():
-    for name in NOTEBOOKS + ("03_model_check",):
-        nb = nbformat.read(REPO / "notebooks" / f"{name}.ipynb", as_version=4)
+    """Committed without outputs, with the metadata JupyterLab writes (so opening one changes
+    nothing) and the marker that has the save hook strip them; as JupyterLab writes a file."""
+    from hwlib.views.save_hook import strip_before_save
+
+    for path in sorted((REPO / "notebooks").glob("*.ipynb")):
+        nb = nbformat.read(path, as_version=4)
         assert all(not c.get("outputs") and not c.get("execution_count") for c in nb.cells if c.cell_type == "code")
+        assert nb.metadata.hwlib == {"save_outputs": False}, path.name
+        assert nb.metadata.kernelspec.display_name == "Python 3 (ipykernel)", path.name
+        assert nb.metadata.language_info.pygments_lexer == "ipython3" and "version" not in nb.metadata.language_info
+        model = {"type": "notebook", "content": nbformat.from_dict(nb)}
+        strip_before_save(model=model, path=path.name, contents_manager=None)
+        assert nbformat.writes(model["content"]) + "\n" == path.read_text(encoding="utf-8"), path.name
     for name in ("01_explore_rounds", "03_model_check"):
         nb = nbformat.read(REPO / "notebooks" / f"{name}.ipynb", as_version=4)
         assert any("parameters" in c.metadata.get("tags", []) for c in nb.cells), name
@@ -310,3 +320,86 @@ def test_jupyter_lab_starts_with_the_widgets_extension(tmp_path):
     finally:
         lab.terminate()
         lab.wait(timeout=30)
+
+
+def test_the_save_hook_strips_only_notebooks_that_ask_for_it():
+    from hwlib.views.save_hook import strip_before_save
+
+    def model(metadata):
+        return {"type": "notebook", "content": {
+            "metadata": {"language_info": {"name": "python", "version": "3.11.7"}, "widgets": {"x": 1}, **metadata},
+            "cells": [{"cell_type": "code", "source": "1", "outputs": [{"output_type": "stream"}],
+                       "execution_count": 3, "metadata": {"execution": {"t": 1}, "tags": ["a"]}}]}}
+
+    mine = model({"hwlib": {"save_outputs": False}})
+    strip_before_save(model=mine, path="notebooks/x.ipynb", contents_manager=None)
+    assert mine["content"]["cells"][0] == {"cell_type": "code", "source": "1", "outputs": [], "execution_count": None,
+                                           "metadata": {"tags": ["a"]}}
+    assert mine["content"]["metadata"] == {"language_info": {"name": "python"}, "hwlib": {"save_outputs": False}}
+    theirs = model({})
+    strip_before_save(model=theirs, path="mine.ipynb", contents_manager=None)
+    assert theirs == model({})                                   # a user's notebook is saved as it is
+    text = {"type": "file", "content": "x"}
+    strip_before_save(model=text, path="a.txt", contents_manager=None)
+    assert text == {"type": "file", "content": "x"}
+
+
+def test_running_the_notebooks_in_jupyterlab_leaves_git_status_clean(tmp_path, browser):
+    """A copy of the checkout's notebooks in a git repository, JupyterLab from the venv (whose
+    server config ``make setup`` wrote): JupyterLab runs 01, 02 and 03 (Run All), opens 10 (its
+    sweep is the report's job), saves each and closes it; ``git status`` stays clean."""
+    import shutil
+
+    config = Path(sys.prefix) / "etc" / "jupyter" / "jupyter_server_config.py"
+    assert "strip_before_save" in config.read_text(), "make setup writes the venv's Jupyter server config"
+    root = tmp_path / "checkout"
+    shutil.copytree(REPO / "notebooks", root / "notebooks", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    shutil.copy(REPO / ".gitignore", root / ".gitignore")
+    with (root / ".gitignore").open("a") as ignore:
+        ignore.write(".lab-settings/\n")
+
+    def git(*args: str) -> str:
+        return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+
+    git("init", "-q")
+    git("config", "user.email", "test@hwlib")
+    git("config", "user.name", "test")
+    git("add", "-A")
+    git("commit", "-qm", "checkout")
+    lab, port = _start_lab(root)
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    saved = []
+    try:
+        for name, run in (("01_explore_rounds", True), ("02_anomaly_gallery", True), ("03_model_check", True),
+                          ("10_fault_sweep_report", False)):
+            page.goto(f"http://127.0.0.1:{port}/lab/tree/notebooks/{name}.ipynb")
+            page.locator(".jp-Notebook:visible .jp-Cell").first.wait_for(timeout=90000)
+            page.get_by_text("Python 3 (ipykernel) | Idle").first.wait_for(timeout=90000)
+            if run:
+                page.locator(".jp-Notebook:visible .jp-Cell").first.click()
+                page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
+                page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
+                page.wait_for_function("() => !document.body.innerText.includes('[*]')", timeout=300000)
+                page.get_by_text("Python 3 (ipykernel) | Idle").first.wait_for(timeout=300000)
+                assert page.locator(".jp-Notebook:visible .jp-OutputArea-output").count() > 0, name
+            before = (root / "notebooks" / f"{name}.ipynb").stat().st_mtime_ns
+            page.locator(".jp-Notebook:visible").first.click()
+            page.keyboard.press("Control+s")
+            page.wait_for_function("() => !document.title.startsWith('●')", timeout=30000)
+            page.wait_for_timeout(1000)
+            saved.append((root / "notebooks" / f"{name}.ipynb").stat().st_mtime_ns > before)
+            page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
+            page.locator(".lm-Menu-itemLabel", has_text="Close and Shut Down Notebook").first.click()
+            dialog = page.locator(".jp-Dialog button", has_text="Ok")
+            if dialog.count():
+                dialog.first.click()
+            page.wait_for_timeout(1000)
+    finally:
+        page.close()
+        lab.terminate()
+        try:
+            lab.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            lab.kill()
+    assert saved == [True, True, True, True]                 # JupyterLab did write each file
+    assert git("status", "--porcelain") == ""
