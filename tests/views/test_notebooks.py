@@ -201,6 +201,14 @@ def _start_lab(root) -> tuple[subprocess.Popen, int]:
             time.sleep(0.5)
 
 
+def _stop_lab(lab: subprocess.Popen) -> None:
+    lab.terminate()
+    try:
+        lab.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        lab.kill()
+
+
 _VISIBLE_FRAMES = """() => Array.from(document.querySelectorAll('.hwl-stepper .panel .frame'))
     .filter(f => f.offsetParent !== null)
     .map(f => {
@@ -283,11 +291,7 @@ def test_live_explorer_in_jupyterlab_is_styled_steps_and_forks(tmp_path, browser
         page.screenshot(path=str(ARTIFACTS / "jupyterlab-explorer-forked.png"))
     finally:
         page.close()
-        lab.terminate()
-        try:
-            lab.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            lab.kill()
+        _stop_lab(lab)
 
 
 def test_jupyter_lab_starts_with_the_widgets_extension(tmp_path):
@@ -396,10 +400,6 @@ def test_running_the_notebooks_in_jupyterlab_leaves_git_status_clean(tmp_path, b
             page.wait_for_timeout(1000)
     finally:
         page.close()
-        lab.terminate()
-        try:
-            lab.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            lab.kill()
+        _stop_lab(lab)
     assert saved == [True, True, True, True]                 # JupyterLab did write each file
     assert git("status", "--porcelain") == ""
