@@ -511,20 +511,31 @@ def scenario_file_html(scenario, filename: str, fixed_by: str | None = None) -> 
 
 
 def plot_hw_lag(result: RunResult, ax=None, cursor: int | None = None):
-    """Matplotlib chart of the HW lags over all steps (for notebooks and reports)."""
+    """Matplotlib chart of the HW lags over all steps (for notebooks and reports): step lines
+    (a lag holds until the next step), whole records on the y axis, a note when a lag goes
+    below 0. ``cursor``: a step to mark (a static figure; the steppers' own charts follow
+    their sliders)."""
     import matplotlib.pyplot as plt
+    from matplotlib.ticker import MaxNLocator
 
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 2.6))
+    low = 0
     for k, (name, values) in enumerate(hw_lag_by_step(result).items()):
         label = "leader LEO − partition HW" if name == "leader" else f"partition HW − {name} HW"
         ax.step(range(len(values)), [float("nan") if v is None else v for v in values], where="post",
                 label=label, linestyle="-" if name == "leader" else "--", color=LAG_COLOURS[k % len(LAG_COLOURS)])
+        low = min([low] + [v for v in values if v is not None])
     if cursor is not None:
         ax.axvline(cursor, color="black", linewidth=1)
+    ax.yaxis.set_major_locator(MaxNLocator(integer=True))
+    ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("step")
     ax.set_ylabel("records")
     ax.set_title(f"HW lag · {result.name} · {result.protocol}")
+    if low < 0:
+        ax.text(0.99, 0.02, "below 0: a follower's HW is ahead of the new leader's (one fetch round stale)",
+                transform=ax.transAxes, ha="right", va="bottom", fontsize=7, color="#555")
     ax.legend(fontsize=7, loc="upper left")
     return ax
 
