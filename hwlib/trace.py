@@ -30,6 +30,7 @@ def snapshot(cluster: Cluster) -> dict:
             "epoch_cache": [list(e) for e in r.log.cache.entries],
             "fetch_state": r.fetch_state,
             "known_epoch": r.leader_epoch,    # the leader epoch the broker last heard of
+            "known_leader": r.leader_id,      # ... and the leader it names (a follower fetches from it)
             "isolated": r.isolated,
             # epochs of the LeaderAndIsr requests waiting for it in the controller's channel
             "queued": [q.epoch for q in cluster.channel.pending(r.id)],

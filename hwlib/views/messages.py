@@ -61,6 +61,10 @@ def step_messages(result: RunResult) -> list[list[dict]]:
         kinds = [e[0] for e in events]
         leader = before["leader"] or after["leader"] or "?"
         r = step.replica
+        if step.kind in ("fetch", "fetch_request", "fetch_response") and r is not None:
+            # a follower fetches from the leader it knows of, which a cut-off broker may not
+            # be the controller's (KAFKA-6880's zombie follower)
+            leader = before["replicas"][r].get("known_leader") or leader
         fetching = step.kind in ("fetch", "fetch_request") and r is not None
         offset = before["replicas"][r]["leo"] if r is not None else 0
         if step.kind == "produce":

@@ -47,6 +47,15 @@ def test_requests_carry_what_each_generation_adds():
                                       ("B", "A", "response", "delivered", "answer 2")]
 
 
+def test_a_follower_fetches_from_the_leader_it_knows_even_when_the_controller_moved_on():
+    """KAFKA-6880's zombie follower: B, cut off, still fetches from A although the controller
+    made C leader; the request goes to A and A's refusal comes back from A."""
+    zombie = hwlib.run_scenario("kafka-6880-zombie-follower", protocol="kip279")
+    assert zombie.trace.snapshots[15]["leader"] == "C"
+    assert arrows(zombie, 16) == [("B", "A", "request", "delivered", "Fetch offset 2"),
+                                  ("A", "B", "error", "delivered", "NOT_LEADER_OR_FOLLOWER (request in epoch 0)")]
+
+
 def test_a_truncated_record_stays_as_a_ghost_and_an_acknowledged_one_missing_is_lost():
     run = frames(hwlib.run_scenario("data-loss", protocol="hw"))
     assert run[9]["ghosts"]["B"] == [] and run[9]["lost"] == []
