@@ -1,4 +1,4 @@
-"""A git ref's tree beside this one, for benchmarks that compare against it in the same run.
+"""A git ref's tree beside this one, and a benchmark's child process on either, for comparisons in one run.
 
     with checkout("61dc743", compiled=True) as tree:   # a temporary git worktree
         ... run a child process with PYTHONPATH=tree, cwd=tree ...
@@ -33,3 +33,11 @@ def checkout(ref: str, compiled: bool = False) -> Iterator[Path]:
         yield tree
     finally:
         subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=REPO, capture_output=True)
+
+
+def in_tree(script: str, source: Path, *args: str, **env: str) -> str:
+    """``script`` (a benchmark, with ``args``) run in a fresh process on the hwlib of
+    ``source`` (this checkout or a ``checkout``), with ``env`` added; what it printed."""
+    done = subprocess.run([sys.executable, str(Path(script).resolve()), *args], cwd=source, capture_output=True,
+                          text=True, check=True, env=dict(os.environ, PYTHONPATH=str(source), **env))
+    return done.stdout

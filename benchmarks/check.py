@@ -25,11 +25,9 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 import time
-from pathlib import Path
+
+from baseline import REPO, checkout, in_tree  # beside this script (its folder is on sys.path)
 
 from hwlib import ENGINE, PROTOCOLS, ClusterConfig
 from hwlib.check import Bounds, explore
@@ -56,19 +54,13 @@ def child() -> None:
 
 def against(ref: str, repeat: int) -> None:
     """This tree beside ``ref``'s, alternating, best of ``repeat`` (see the module's docstring)."""
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from baseline import REPO, checkout
-
     best: dict[tuple[str, str], dict] = {}
     engines: dict[str, str] = {}
     with checkout(ref, compiled=True) as tree:
         sources = [(ref, tree), ("this tree", REPO)]
         for _ in range(repeat):
             for label, source in sources:
-                done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child"], cwd=source,
-                                      env=dict(os.environ, PYTHONPATH=str(source)), capture_output=True,
-                                      text=True, check=True)
-                for line in done.stdout.splitlines():
+                for line in in_tree(__file__, source, "--child").splitlines():
                     row = json.loads(line)
                     if "engine" in row:
                         engines[label] = row["engine"]

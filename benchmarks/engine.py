@@ -20,13 +20,12 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import os
-import subprocess
 import sys
 import time
 from pathlib import Path
 
-REPO = Path(__file__).resolve().parent.parent
+from baseline import REPO, checkout, in_tree  # beside this script (its folder is on sys.path)
+
 ROUNDS, SWEEP_RUNS = 100_000, 1_000
 
 
@@ -72,10 +71,7 @@ def child(workload: str) -> float:
 
 
 def measure(workload: str, engine: str, source: Path) -> float:
-    env = dict(os.environ, HWLIB_ENGINE=engine, PYTHONPATH=str(source))
-    done = subprocess.run([sys.executable, __file__, "--child", workload], capture_output=True, text=True,
-                          env=env, cwd=source, check=True)
-    return float(done.stdout.strip().splitlines()[-1])
+    return float(in_tree(__file__, source, "--child", workload, HWLIB_ENGINE=engine).split()[-1])
 
 
 def main() -> None:
@@ -98,9 +94,6 @@ def main() -> None:
     best: dict[tuple[str, str], float] = {}
     with contextlib.ExitStack() as stack:
         if args.baseline_ref:
-            sys.path.insert(0, str(Path(__file__).resolve().parent))
-            from baseline import checkout
-
             tree = stack.enter_context(checkout(args.baseline_ref, compiled=hwlib.ENGINE.kind == "compiled"))
             sources[:0] = [(f"{args.baseline_ref} interpreted", "interpreted", tree),
                            (f"{args.baseline_ref} compiled", "compiled", tree)]

@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
-import subprocess
-import sys
 import time
 from pathlib import Path
+
+from baseline import REPO, checkout, in_tree  # beside this script (its folder is on sys.path)
 
 
 def child(repeat: int) -> dict[str, float]:
@@ -46,9 +45,7 @@ def child(repeat: int) -> dict[str, float]:
 
 
 def measure(source: Path, repeat: int) -> dict[str, float]:
-    done = subprocess.run([sys.executable, str(Path(__file__).resolve()), "--child", str(repeat)], cwd=source,
-                          env=dict(os.environ, PYTHONPATH=str(source)), capture_output=True, text=True, check=True)
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return json.loads(in_tree(__file__, source, "--child", str(repeat)).splitlines()[-1])
 
 
 def main() -> None:
@@ -60,9 +57,6 @@ def main() -> None:
     if args.child:
         print(json.dumps(child(args.child)))
         return
-    sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from baseline import REPO, checkout
-
     runs: dict[str, dict[str, float]] = {}
     if args.baseline_ref:
         with checkout(args.baseline_ref) as tree:

@@ -21,6 +21,12 @@ def _message(sender: str, receiver: str, kind: str, label: str, state: str = "de
     return {"sender": sender, "receiver": receiver, "kind": kind, "label": label, "state": state}
 
 
+def _leader_and_isr(after: dict, text: str) -> list[dict]:
+    """The controller's LeaderAndIsr to every broker it reaches (online, not cut off)."""
+    return [_message(CONTROLLER, rid, "control", text) for rid, rep in after["replicas"].items()
+            if rep["online"] and not rep["isolated"]]
+
+
 def _fetch_request(protocol, replica: dict, offset: int) -> str:
     """A follower's fetch as Kafka's FetchRequest carries it: the fetch offset, from KIP-320
     (Kafka 2.1) the current leader epoch, from 2.7 (KIP-595's fetch) the last fetched epoch."""
@@ -129,20 +135,15 @@ def step_messages(result: RunResult) -> list[list[dict]]:
                 write = "AlterIsr" if protocol.truncate_on_fetch else "ISR write (ZooKeeper)"
                 messages.append(_message(leader, CONTROLLER, "control", f"{write}: {{{','.join(event[2])}}}"))
             elif kind == "isr" and "leader" not in kinds:       # the controller shrinks the ISR itself
-                text = f"LeaderAndIsr epoch {after['leader_epoch']} · ISR {{{','.join(event[2])}}}"
-                for rid, rep in after["replicas"].items():
-                    if rep["online"] and not rep["isolated"]:
-                        messages.append(_message(CONTROLLER, rid, "control", text))
+                messages += _leader_and_isr(after, f"LeaderAndIsr epoch {after['leader_epoch']} · "
+                                                   f"ISR {{{','.join(event[2])}}}")
             elif kind == "isr_refused":
                 messages.append(_message(event[1], CONTROLLER, "error",
                                          f"ISR write {{{','.join(event[3])}}} refused (stale epoch {event[2]})"))
             elif kind == "leader":
                 _, old, new, epoch = event
-                isr = ",".join(after["isr"])
-                for rid in after["replicas"]:
-                    if after["replicas"][rid]["online"] and not after["replicas"][rid]["isolated"]:
-                        text = f"LeaderAndIsr epoch {epoch} · leader {new or 'none'} · ISR {{{isr}}}"
-                        messages.append(_message(CONTROLLER, rid, "control", text))
+                messages += _leader_and_isr(after, f"LeaderAndIsr epoch {epoch} · leader {new or 'none'} · "
+                                                   f"ISR {{{','.join(after['isr'])}}}")
             elif kind == "leader_and_isr_queued":
                 _, rid, epoch, new = event
                 messages.append(_message(CONTROLLER, rid, "control",

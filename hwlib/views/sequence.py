@@ -7,7 +7,8 @@ import html
 from ..run import RunResult
 
 
-def _esc(value) -> str:
+def esc(value) -> str:
+    """``value`` as HTML text or attribute."""
     return html.escape(str(value), quote=True)
 
 
@@ -30,6 +31,12 @@ def _lane_x(lanes: list[str], width: int, left: int) -> dict[str, float]:
     return {a: left + 34 + span * k / max(len(lanes) - 1, 1) for k, a in enumerate(lanes)}
 
 
+def _lanes(xs: dict[str, float], height: float) -> str:
+    """Each lane's name on top and its lifeline down to ``height``."""
+    return "".join(f'<text x="{x:.1f}" y="11" font-size="10" text-anchor="middle" font-weight="bold">{esc(a)}</text>'
+                   f'<line x1="{x:.1f}" y1="15" x2="{x:.1f}" y2="{height:.1f}" stroke="#ddd"/>' for a, x in xs.items())
+
+
 def _rightmost(xs: dict[str, float]) -> float:
     return max(xs.values()) if xs else 0.0
 
@@ -39,14 +46,14 @@ def _arrow(m: dict, xs: dict[str, float], y: float) -> str:
     stops half way, lost it is crossed, parked it ends in a box at the receiver."""
     colour = MESSAGE_COLOURS.get(m["kind"], "#666")
     x1, x2 = xs.get(m["sender"], 0.0), xs.get(m["receiver"], 0.0)
-    attrs = (f'class="msg" data-kind="{m["kind"]}" data-state="{_esc(m["state"])}" data-from="{_esc(m["sender"])}" '
-             f'data-to="{_esc(m["receiver"])}" data-label="{_esc(m["label"])}"')
-    title = f'<title>{_esc(m["sender"])} → {_esc(m["receiver"])}: {_esc(m["label"])}</title>'
+    attrs = (f'class="msg" data-kind="{m["kind"]}" data-state="{esc(m["state"])}" data-from="{esc(m["sender"])}" '
+             f'data-to="{esc(m["receiver"])}" data-label="{esc(m["label"])}"')
+    title = f'<title>{esc(m["sender"])} → {esc(m["receiver"])}: {esc(m["label"])}</title>'
     label_x = min(x1, x2) + 6 if x1 != x2 else x1 + 10
     anchor = ""
     if label_x + 5.6 * len(m["label"]) > _rightmost(xs) + 30:     # it would run off the right edge
         label_x, anchor = (max(x1, x2) - 6 if x1 != x2 else x1 - 10), ' text-anchor="end"'
-    text = f'<text x="{label_x:.1f}" y="{y - 4:.1f}" fill="{colour}" font-size="10"{anchor}>{_esc(m["label"])}</text>'
+    text = f'<text x="{label_x:.1f}" y="{y - 4:.1f}" fill="{colour}" font-size="10"{anchor}>{esc(m["label"])}</text>'
     if x1 == x2:                    # something that happens at one broker (a parked fetch woken)
         return (f'<g {attrs}>{title}<circle cx="{x1:.1f}" cy="{y:.1f}" r="3.5" fill="{colour}"/>'
                 f'{text}</g>')
@@ -71,14 +78,10 @@ def message_lane(messages: list[dict], lanes: list[str], width: int = 560) -> st
     xs = _lane_x(lanes, width, 0)
     top, row = 26, 24
     height = top + row * len(messages)
-    names = "".join(f'<text x="{xs[a]:.1f}" y="11" font-size="10" text-anchor="middle" font-weight="bold">'
-                    f'{_esc(a)}</text>' for a in lanes)
-    lifelines = "".join(f'<line x1="{xs[a]:.1f}" y1="15" x2="{xs[a]:.1f}" y2="{height:.1f}" stroke="#ddd"/>'
-                        for a in lanes)
     arrows = "".join(_arrow(m, xs, top + 8 + row * k) for k, m in enumerate(messages))
     return (f'<div class="msgs"><b>messages</b><svg class="lane" width="{width}" height="{height}" '
             f'viewBox="0 0 {width} {height}" xmlns="http://www.w3.org/2000/svg" role="img" '
-            f'aria-label="messages at this step">{names}{lifelines}{arrows}</svg></div>')
+            f'aria-label="messages at this step">{_lanes(xs, height)}{arrows}</svg></div>')
 
 
 def sequence_svg(result: RunResult, messages: list[list[dict]], lanes: list[str], width: int = 700) -> str:
@@ -98,13 +101,9 @@ def sequence_svg(result: RunResult, messages: list[list[dict]], lanes: list[str]
         arrows = "".join(_arrow(m, xs, y + gap + row * k + 6) for k, m in enumerate(step_messages))
         bands.append(f'<g class="band" data-step="{i}"><rect class="bg" x="0" y="{y:.1f}" width="{width}" '
                      f'height="{h:.1f}" fill="transparent"/><text x="4" y="{y + gap + 8:.1f}" font-size="10">'
-                     f'<title>{_esc(result.trace.step_label(i))}</title>{_esc(label)}</text>{arrows}</g>')
+                     f'<title>{esc(result.trace.step_label(i))}</title>{esc(label)}</text>{arrows}</g>')
         y += h
     height = y + 6
-    names = "".join(f'<text x="{xs[a]:.1f}" y="12" font-size="10" text-anchor="middle" font-weight="bold">'
-                    f'{_esc(a)}</text>' for a in lanes)
-    lifelines = "".join(f'<line x1="{xs[a]:.1f}" y1="16" x2="{xs[a]:.1f}" y2="{height:.1f}" stroke="#ddd"/>'
-                        for a in lanes)
     return (f'<svg class="sequence" width="{width}" height="{height:.0f}" viewBox="0 0 {width} {height:.0f}" '
             f'xmlns="http://www.w3.org/2000/svg" role="img" aria-label="the run as a sequence of messages">'
-            f'{names}{lifelines}{"".join(bands)}</svg>')
+            f'{_lanes(xs, height)}{"".join(bands)}</svg>')

@@ -9,13 +9,12 @@ with no kernel and no network - inside an exported notebook, a report, or a file
 
 from __future__ import annotations
 
-import html
 import json
 
 from ..anomalies.checker import EFFECT_NOTES, is_safety
 from ..run import RunResult
 from .messages import step_messages
-from .sequence import actors, message_lane, sequence_svg
+from .sequence import actors, esc, message_lane, sequence_svg
 
 #: epoch -> cell colour (cycled); readable on white, distinct in grey print
 EPOCH_COLOURS = ("#cfe2f3", "#fce5cd", "#d9ead3", "#ead1dc", "#fff2cc", "#d0e0e3", "#f4cccc", "#d9d2e9")
@@ -128,10 +127,6 @@ def _shape(snap: dict):
 
 
 # ----------------------------------------------------------------------------- rendering
-def _esc(value) -> str:
-    return html.escape(str(value), quote=True)
-
-
 def render_log(rid: str, rep: dict, frame: dict) -> str:
     """One replica: its state, then its log as cells coloured by epoch, HW and LEO marked; the
     records it lost as ghosts (struck, with the step), the acknowledged records the leader no
@@ -152,11 +147,11 @@ def render_log(rid: str, rep: dict, frame: dict) -> str:
         committed = " hw-below" if offset < rep["hw"] else ""
         unflushed = " unflushed" if offset >= rep["flushed"] else ""
         cells.append(f'<td class="rec{committed}{unflushed}" style="background:{colour}" '
-                     f'title="offset {offset}, epoch {epoch}">{_esc(value)}<sub>e{epoch}</sub></td>')
+                     f'title="offset {offset}, epoch {epoch}">{esc(value)}<sub>e{epoch}</sub></td>')
     if leader:
         for value in frame.get("lost", ()):
-            cells.append(f'<td class="rec lost" title="{_esc(value)} was acknowledged and is not in the leader\'s log">'
-                         f'{_esc(value)} lost</td>')
+            cells.append(f'<td class="rec lost" title="{esc(value)} was acknowledged and is not in the leader\'s log">'
+                         f'{esc(value)} lost</td>')
     marks = []
     for offset in range(width + 1):
         tags = []
@@ -166,18 +161,18 @@ def render_log(rid: str, rep: dict, frame: dict) -> str:
             tags.append("LEO")
         marks.append(f'<td class="mark">{"/".join(tags)}</td>')
     ghosts = "".join(
-        f'<span class="ghost" data-offset="{g["offset"]}" data-value="{_esc(g["value"])}" '
-        f'title="{_esc(g["value"])} (offset {g["offset"]}, epoch {g["epoch"]}) {g["how"]} at step {g["step"]}">'
-        f'<s>{_esc(g["value"])}<sub>e{g["epoch"]}</sub></s> @{g["offset"]} {_esc(g["how"])} at step {g["step"]}</span>'
+        f'<span class="ghost" data-offset="{g["offset"]}" data-value="{esc(g["value"])}" '
+        f'title="{esc(g["value"])} (offset {g["offset"]}, epoch {g["epoch"]}) {g["how"]} at step {g["step"]}">'
+        f'<s>{esc(g["value"])}<sub>e{g["epoch"]}</sub></s> @{g["offset"]} {esc(g["how"])} at step {g["step"]}</span>'
         for g in frame.get("ghosts", {}).get(rid, ()))
     remote = frame["remote_leo"].get(rid)
     remote_text = (f' · leader\'s remote LEO <span class="{_chg("remote", changed)}">{remote}</span>'
                    if remote is not None and not leader else "")
     return (
         f'<div class="replica {"is-leader" if leader else ""} {"is-down" if not rep["online"] else ""}" '
-        f'data-replica="{_esc(rid)}" data-leo="{rep["leo"]}" data-hw="{rep["hw"]}">'
-        f'<div class="rhead"><b>{_esc(rid)}</b>{" ★" if leader else ""} '
-        f'<span class="state {_chg("role", changed, "online")}">{_esc(state)}</span>'
+        f'data-replica="{esc(rid)}" data-leo="{rep["leo"]}" data-hw="{rep["hw"]}">'
+        f'<div class="rhead"><b>{esc(rid)}</b>{" ★" if leader else ""} '
+        f'<span class="state {_chg("role", changed, "online")}">{esc(state)}</span>'
         f' · <span class="leo {_chg("leo", changed)}">LEO {rep["leo"]}</span>'
         f' · <span class="hw {_chg("hw", changed)}">HW {rep["hw"]}</span>{remote_text}</div>'
         f'<table class="log"><tr>{"".join(cells) or "<td class=empty>(empty)</td>"}</tr>'
@@ -228,7 +223,7 @@ def lag_svg(series: dict[str, list[int | None]], cursor: int, width: int = 520, 
         for seg in segments:
             lines.append(f'<polyline fill="none" stroke="{colour}" stroke-width="1.5"{dash} points="{" ".join(seg)}"/>')
         label = "leader LEO − partition HW" if name == "leader" else f"partition HW − {name} HW"
-        legend.append(f'<tspan fill="{colour}">{_esc(label)}</tspan>  ')
+        legend.append(f'<tspan fill="{colour}">{esc(label)}</tspan>  ')
     every = max(1, (peak - low + 5) // 6)
     ticks = "".join(f'<text x="{pad - 4}" y="{y(v) + 3:.1f}" font-size="10" text-anchor="end">{v}</text>'
                     f'<line x1="{pad - 2}" y1="{y(v):.1f}" x2="{pad}" y2="{y(v):.1f}" stroke="#999"/>'
@@ -252,9 +247,9 @@ def _anomaly(a: dict, new: bool) -> str:
     """One anomaly: a safety violation (red while new), or an expected effect drawn apart, with
     why it is not data loss."""
     safety = is_safety(a["kind"])
-    note = "" if safety else f' <span class="why">(an expected effect: {_esc(EFFECT_NOTES[a["kind"]])})</span>'
-    return (f'<li class="{"new " if new else ""}{"safety" if safety else "effect"}"><b>{_esc(a["kind"])}</b> '
-            f'(step {a["step"]}): {_esc(a["detail"])}{note}</li>')
+    note = "" if safety else f' <span class="why">(an expected effect: {esc(EFFECT_NOTES[a["kind"]])})</span>'
+    return (f'<li class="{"new " if new else ""}{"safety" if safety else "effect"}"><b>{esc(a["kind"])}</b> '
+            f'(step {a["step"]}): {esc(a["detail"])}{note}</li>')
 
 
 def render_frame(frame: dict, series: dict | None = None, title: str = "") -> str:
@@ -264,32 +259,35 @@ def render_frame(frame: dict, series: dict | None = None, title: str = "") -> st
     elr = f" · ELR {{{','.join(frame['elr'])}}}" if frame["elr"] else ""
     hw = "—" if frame["partition_hw"] is None else frame["partition_hw"]
     changed = set(frame.get("changed", {}).get("partition", ()))
-    prefix = _esc(title) + " · " if title else ""
-    head = (f'<div class="fhead">{prefix}<b class="label">{_esc(frame["label"])}</b></div>'
-            f'<div class="meta">leader <b class="{_chg("leader", changed)}">{_esc(frame["leader"] or "none")}</b>'
+    prefix = esc(title) + " · " if title else ""
+    head = (f'<div class="fhead">{prefix}<b class="label">{esc(frame["label"])}</b></div>'
+            f'<div class="meta">leader <b class="{_chg("leader", changed)}">{esc(frame["leader"] or "none")}</b>'
             f' · <span class="{_chg("epoch", changed)}">epoch {frame["epoch"]}</span>'
-            f' · <span class="{_chg("isr", changed)}">ISR {{{_esc(isr)}}}</span>{_esc(elr)}'
+            f' · <span class="{_chg("isr", changed)}">ISR {{{esc(isr)}}}</span>{esc(elr)}'
             f' · partition HW <b class="phw {_chg("hw", changed)}">{hw}</b></div>')
-    caption = f'<div class="caption">{_esc(frame["caption"])}</div>' if frame.get("caption") else ""
+    caption = f'<div class="caption">{esc(frame["caption"])}</div>' if frame.get("caption") else ""
     logs = "".join(render_log(rid, rep, frame) for rid, rep in frame["replicas"].items())
     lane = message_lane(frame["messages"], frame["actors"]) if "messages" in frame else ""
-    events = "".join(f"<li>{_esc(e)}</li>" for e in frame["events"]) or "<li>(start)</li>"
+    events = "".join(f"<li>{esc(e)}</li>" for e in frame["events"]) or "<li>(start)</li>"
     acked = ", ".join(frame["acked"]) or "none yet"
-    lost = (f' · <span class="lost-note">lost: {_esc(", ".join(frame["lost"]))}</span>'
+    lost = (f' · <span class="lost-note">lost: {esc(", ".join(frame["lost"]))}</span>'
             if frame.get("lost") else "")
     anomalies = "".join(_anomaly(a, a in frame["new_anomalies"]) for a in frame["anomalies"]) or \
         "<li>none so far</li>"
     chart = lag_svg(series, frame["index"]) if series is not None else ""
     return (f'<div class="frame" data-index="{frame["index"]}">{head}{caption}{logs}{lane}'
             f'<div class="events"><b>what happened</b><ul>{events}</ul></div>'
-            f'<div class="acked"><b>acknowledged:</b> {_esc(acked)}{lost}</div>'
+            f'<div class="acked"><b>acknowledged:</b> {esc(acked)}{lost}</div>'
             f'<div class="anomalies"><b>anomalies</b><ul>{anomalies}</ul></div>{chart}</div>')
 
 
 def rendered_frames(result: RunResult, title: str = "", captions: dict[int, str] | None = None) -> list[str]:
     """Every position's picture; ``captions``: step number -> a caption under that frame (a
     scenario's ``notes``, ``Scenario.captions``)."""
-    run_frames = frames(result)
+    return _rendered(result, frames(result), title, captions)
+
+
+def _rendered(result: RunResult, run_frames: list[dict], title: str, captions: dict[int, str] | None) -> list[str]:
     for step, text in (captions or {}).items():
         if 0 <= step < len(run_frames):
             run_frames[step]["caption"] = text
@@ -429,9 +427,11 @@ def stepper_html(results: list[RunResult] | RunResult, titles: list[str] | None 
     if isinstance(results, RunResult):
         results = [results]
     titles = titles or [f"{r.name} · {r.protocol}" for r in results]
+    run_frames = None
     if per_run is None:
         captions = captions or [{} for _ in results]
-        per_run = [rendered_frames(r, t, c) for r, t, c in zip(results, titles, captions, strict=True)]
+        run_frames = [frames(r) for r in results]
+        per_run = [_rendered(r, f, t, c) for r, f, t, c in zip(results, run_frames, titles, captions, strict=True)]
     n = min(len(f) for f in per_run)
     keys = key_steps(results)
     if start is None:
@@ -440,9 +440,10 @@ def stepper_html(results: list[RunResult] | RunResult, titles: list[str] | None 
     data = {"n": n, "start": max(0, min(start, n - 1)), "keys": keys, "frames": [f[:n] for f in per_run]}
     payload = json.dumps(data).replace("</", "<\\/")
     panels = []
-    for result, run_frames in zip(results, per_run, strict=True):
-        sequence = sequence_svg(result, step_messages(result), actors(result))
-        panels.append(f'<div class="panel"><div class="frame-slot">{run_frames[data["start"]]}</div>'
+    for k, (result, rendered) in enumerate(zip(results, per_run, strict=True)):
+        messages = [f["messages"] for f in run_frames[k]] if run_frames else step_messages(result)
+        sequence = sequence_svg(result, messages, actors(result))
+        panels.append(f'<div class="panel"><div class="frame-slot">{rendered[data["start"]]}</div>'
                       f'<details class="seq" open><summary>the whole run as messages (sequence diagram; the current '
                       f'step is marked)</summary><div class="seqbox">{sequence}</div></details></div>')
     ticks = "".join(f'<option value="{k}" label="{name}"></option>' for name, k in keys.items() if k is not None)
@@ -498,16 +499,16 @@ def scenario_file_html(scenario, filename: str, fixed_by: str | None = None) -> 
     text = scenario.to_yaml()
     data = base64.b64encode(text.encode()).decode()
     runs = [f"hwlib run {filename}"] + ([f"hwlib run {filename} --protocol {fixed_by}"] if fixed_by else [])
-    lines = "".join(f"<code>{_esc(line)}</code><br>" for line in runs)
+    lines = "".join(f"<code>{esc(line)}</code><br>" for line in runs)
     return (f'<details class="hwl-scenario" style="margin:.3em 0 1em"><summary style="cursor:pointer">'
-            f'The scenario file <code>{_esc(filename)}</code> ({len(scenario.steps)} steps): reveal, copy or '
+            f'The scenario file <code>{esc(filename)}</code> ({len(scenario.steps)} steps): reveal, copy or '
             f'download it</summary><div style="margin:.4em 0">Replay it with hwlib (in its repository, '
             f'<code>make setup</code> installs it as <code>.venv/bin/hwlib</code>):<br>{lines}'
             f'<button class="copy" type="button">Copy</button> '
-            f'<a class="download" download="{_esc(filename)}" href="data:application/x-yaml;base64,{data}">'
-            f'Download {_esc(filename)}</a></div>'
+            f'<a class="download" download="{esc(filename)}" href="data:application/x-yaml;base64,{data}">'
+            f'Download {esc(filename)}</a></div>'
             f'<pre class="hwl-yaml" style="background:#f6f6f6;padding:6px;max-height:24em;overflow:auto">'
-            f'{_esc(text)}</pre>{_COPY_SCRIPT}</details>')
+            f'{esc(text)}</pre>{_COPY_SCRIPT}</details>')
 
 
 def plot_hw_lag(result: RunResult, ax=None, cursor: int | None = None):
