@@ -1,9 +1,11 @@
-"""The live explorer (ipywidgets): pick a scenario and protocols, step with Play / slider /
-back / forward at a chosen speed, fork the future with a fault at the current step, save it.
+"""The live explorer (ipywidgets): pick a scenario and protocols, step through them with the
+same stepper as offline pages (Play, speed, back / forward, jump buttons, keyboard), fork the
+future with a fault at the current step, save it.
 
-Stepping is linked on the browser side (``jslink``: Play -> slider -> one ``Stack`` of
-precomputed frames per protocol), so it needs no kernel round trip; forking and saving run
-Python. When the notebook is exported, the explorer's ``text/html`` form - the self-contained
+The stepper is one widget (``stepper_widget.StepperWidget``) whose browser side switches
+precomputed frames, so stepping needs no kernel round trip; forking and saving run Python and
+read the step the stepper shows. A message or error appears beside the control that caused
+it. When the notebook is exported, the explorer's ``text/html`` form - the self-contained
 stepper of ``hwlib.views`` - stands in for the widgets.
 """
 
@@ -19,7 +21,9 @@ from ..errors import HwlibError
 from ..run import RunResult, run_steps
 from ..scenario import Scenario, builtin_scenarios, load_scenario
 from ..util.paths import resolve, shown
-from .stepper import STYLE, first_divergent_step, rendered_frames, stepper_html
+from .sequence import esc
+from .stepper import rendered_frames, stepper_html, stepper_markup
+from .stepper_widget import StepperWidget
 
 #: fork actions -> how they become a step (replica-less actions ignore the replica)
 FORKS = {
@@ -56,7 +60,7 @@ class Explorer:
         protocols = list(protocols)[:2]
         self.results: list[RunResult] = []
         self._titles: list[str] = []
-        self._frames: list[list[str]] = []       # rendered frames per result (widgets and export)
+        self._frames: list[list[str]] = []       # rendered frames per result (the stepper and export)
 
         names = list(builtin_scenarios())
         self.pick = w.Dropdown(options=names, value=self.scenario.name if self.scenario.name in names else None,
@@ -64,50 +68,34 @@ class Explorer:
         self.path = w.Text(placeholder="or a YAML file, e.g. data/sweeps/x/shrunk/c000-lost-write.yaml",
                            layout=w.Layout(width="420px"))
         self.load = w.Button(description="load file")
+        self.load_message = w.HTML()
         self.left = w.Dropdown(options=PROTOCOLS, value=protocols[0], description="protocol")
         self.right = w.Dropdown(options=(NONE, *PROTOCOLS), value=protocols[1] if len(protocols) > 1 else NONE,
                                 description="beside it")
-        self.play = w.Play(interval=600, min=0, max=1, step=1, description="play")
-        self.slider = w.IntSlider(min=0, max=1, description="step", continuous_update=True,
-                                  layout=w.Layout(width="420px"))
-        self.speed = w.IntSlider(value=600, min=100, max=2000, step=100, description="ms/step")
-        self.back = w.Button(description="◀", layout=w.Layout(width="40px"), tooltip="step back")
-        self.fwd = w.Button(description="▶|", layout=w.Layout(width="40px"), tooltip="step forward")
-        w.jslink((self.play, "value"), (self.slider, "value"))
-        w.jslink((self.speed, "value"), (self.play, "interval"))
+        self.stepper = StepperWidget(layout=w.Layout(width="100%"))
         self.action = w.Dropdown(options=list(FORKS), description="fault")
         self.replica = w.Dropdown(options=list(self.scenario.config.replicas), description="replica")
         self.value = w.Text(value="x1", description="value", layout=w.Layout(width="180px"))
         self.fork_button = w.Button(description="fork here", button_style="warning",
                                     tooltip="keep the steps up to the current one, add this, drop the rest")
+        self.fork_message = w.HTML()
         self.save_path = w.Text(value=f"{MY_SCENARIOS}/forked.yaml", description="save as",
                                 layout=w.Layout(width="420px"))
         self.save_button = w.Button(description="save scenario")
-        self.message = w.HTML()
-        self.status = w.HTML()
-        # the frames are the offline stepper's own HTML: its stylesheet travels in the widget
-        # (JupyterLab shows widget output without the styles of other cells or exports)
-        self.panels = w.HBox(layout=w.Layout(width="100%", align_items="flex-start"))
-        self.panels.add_class("panels")
+        self.save_message = w.HTML()
         self.widget = w.VBox([
-            w.HTML(f"<style>{STYLE}</style>"),
-            w.HBox([self.pick, self.path, self.load]), w.HBox([self.left, self.right]),
-            w.HBox([self.back, self.play, self.fwd, self.slider, self.speed]), self.status, self.panels,
-            w.HBox([self.action, self.replica, self.value, self.fork_button]),
-            w.HBox([self.save_path, self.save_button]), self.message], layout=w.Layout(width="100%"))
-        self.widget.add_class("hwl-stepper")
+            w.HBox([self.pick, self.path, self.load, self.load_message]), w.HBox([self.left, self.right]),
+            self.stepper,
+            w.HBox([self.action, self.replica, self.value, self.fork_button, self.fork_message]),
+            w.HBox([self.save_path, self.save_button, self.save_message])], layout=w.Layout(width="100%"))
+        self.widget.add_class("hwl-explorer")
         self._switching = False
-        self._links: list = []            # slider -> each panel's stack, in the browser
 
         self.pick.observe(self._picked, names="value")
-        self.slider.observe(lambda _: self._show_status(), names="value")
         self.load.on_click(lambda _: self._load_file())
         self.left.observe(lambda _: self.rebuild(), names="value")
         self.right.observe(lambda _: self.rebuild(), names="value")
-        self.back.on_click(lambda _: self._move(-1))
-        self.fwd.on_click(lambda _: self._move(+1))
-        self.fork_button.on_click(lambda _: self.fork(self.slider.value, self.action.value, self.replica.value,
-                                                      self.value.value))
+        self.fork_button.on_click(lambda _: self._fork())
         self.save_button.on_click(lambda _: self._save())
         self.rebuild(start)
 
@@ -116,9 +104,18 @@ class Explorer:
     def protocols(self) -> list[str]:
         return [self.left.value] + ([self.right.value] if self.right.value != NONE else [])
 
+    @property
+    def position(self) -> int:
+        """The step the stepper shows (where a fork goes)."""
+        return self.stepper.step
+
+    @position.setter
+    def position(self, step: int) -> None:
+        self.stepper.step = max(0, min(step, len(self.steps)))
+
     def rebuild(self, position: int | None = None) -> None:
         """Run the current schedule under the chosen protocols and show it at ``position``."""
-        position = self.slider.value if position is None else position
+        position = self.position if position is None else position
         config = self.scenario.config
         self.results = [run_steps(config.replace(protocol=p), self.steps, self.scenario.name) for p in self.protocols]
         original = list(self.scenario.steps)
@@ -130,37 +127,11 @@ class Explorer:
         # a caption stays only where the steps up to it are the scenario's own
         captions = [{k: text for k, text in self.scenario.captions(p).items() if k <= kept} for p in self.protocols]
         self._frames = [rendered_frames(r, t, c) for r, t, c in zip(self.results, self._titles, captions, strict=True)]
-        self._diff = first_divergent_step(self.results[0], self.results[1]) if len(self.results) == 2 else None
-        last = len(self.steps)
-        target = max(0, min(position, last))
-        # the bound that makes room first: growing, max then value; shrinking, value then max.
-        # The Play is linked to the slider in the browser, so a value the slider cannot hold
-        # yet would be clamped there and echoed back (a fork at the last step showed the old
-        # last step)
-        if last >= self.slider.max:
-            self.play.max = self.slider.max = last
-            self.play.value = self.slider.value = target
-        else:
-            self.play.value = self.slider.value = target
-            self.play.max = self.slider.max = last
-        for link in self._links:          # the previous panels' links go with them
-            link.unlink()
-        self._links = []
-        stacks = []
-        for run_frames in self._frames:
-            stack = w.Stack([w.HTML(html) for html in run_frames], selected_index=target,
-                            layout=w.Layout(flex="1 1 0", min_width="0"))
-            stack.add_class("panel")
-            self._links.append(w.jslink((self.slider, "value"), (stack, "selected_index")))
-            stacks.append(stack)
-        self.panels.children = stacks
-        self._show_status()
-
-    def _show_status(self) -> None:
-        """``step 7 / 15 · the runs differ from step 4``, as the offline stepper says it."""
-        at, last = self.slider.value, len(self.steps)
-        differ = f" · the runs differ from step {self._diff}" if self._diff is not None and at >= self._diff else ""
-        self.status.value = f"step {at} / {last}{differ}"
+        target = max(0, min(position, len(self.steps)))
+        _, markup = stepper_markup(self.results, self._titles, target, per_run=self._frames, linkable=False)
+        with self.stepper.hold_sync():       # one message: the browser draws the new runs at the new step
+            self.stepper.markup = markup
+            self.stepper.step = target
 
     def fork(self, at: int, action: str, replica: str | None = None, value: str = "x") -> None:
         """Keep steps 1..``at``, append the fault, discard the rest (as RaftScope does)."""
@@ -168,8 +139,7 @@ class Explorer:
             raise HwlibError(f"action: {action!r} is not a fork action; allowed: {', '.join(FORKS)}")
         self.steps = self.steps[:at] + [FORKS[action](replica, value or "x")]
         self.rebuild(len(self.steps))
-        self.message.value = f"forked at step {at}: {self.steps[-1].describe()} ({len(self.steps)} steps now)"
-
+        self.fork_message.value = f"forked at step {at}: {esc(self.steps[-1].describe())} ({len(self.steps)} steps now)"
     def forked_scenario(self, name: str = "forked") -> Scenario:
         shows = {r.protocol: tuple(r.anomaly_kinds()) for r in self.results}
         return Scenario(name=name, config=self.scenario.config, steps=tuple(self.steps),
@@ -194,7 +164,8 @@ class Explorer:
 
     def _load(self, scenario: Scenario, from_file: bool = False) -> None:
         self.scenario = scenario
-        self.message.value = ""          # what was said of the previous scenario no longer holds
+        for said in (self.load_message, self.fork_message, self.save_message):
+            said.value = ""              # what was said of the previous scenario no longer holds
         self.steps = list(scenario.steps)
         self.replica.options = list(scenario.config.replicas)
         self._switching = True           # the dropdown shows what is loaded, without reloading it
@@ -208,24 +179,31 @@ class Explorer:
         try:
             path = resolve(self.path.value)
             self._load(load_scenario(path if path.is_file() else self.path.value), from_file=path.is_file())
-            self.message.value = f"loaded {shown(path) if path.is_file() else self.path.value}"
+            self.load_message.value = f"loaded {esc(shown(path) if path.is_file() else self.path.value)}"
         except HwlibError as exc:
-            self.message.value = f"<span style='color:#b00'>{exc}</span>"
+            self.load_message.value = _error(exc)
 
-    def _move(self, delta: int) -> None:
-        self.slider.value = max(0, min(self.slider.max, self.slider.value + delta))
+    def _fork(self) -> None:
+        try:
+            self.fork(self.position, self.action.value, self.replica.value, self.value.value)
+        except HwlibError as exc:
+            self.fork_message.value = _error(exc)
 
     def _save(self) -> None:
         try:
             path = self.save(self.save_path.value)
-            self.message.value = f"saved {shown(path)}: <code>hwlib run {shown(path)}</code>"
+            self.save_message.value = f"saved {esc(shown(path))}: <code>hwlib run {esc(shown(path))}</code>"
         except (HwlibError, OSError) as exc:
-            self.message.value = f"<span style='color:#b00'>{exc}</span>"
+            self.save_message.value = _error(exc)
 
     # --------------------------------------------------------------------------- display
     def _repr_mimebundle_(self, **kwargs):
         """The widgets for a live kernel; the self-contained stepper as the ``text/html``
         form that an exported notebook keeps."""
         bundle = self.widget._repr_mimebundle_(**kwargs)
-        bundle["text/html"] = stepper_html(self.results, self._titles, self.slider.value, per_run=self._frames)
+        bundle["text/html"] = stepper_html(self.results, self._titles, self.position, per_run=self._frames)
         return bundle
+
+
+def _error(exc: Exception) -> str:
+    return f"<span style='color:#b00'>{esc(str(exc))}</span>"

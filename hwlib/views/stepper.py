@@ -334,9 +334,15 @@ STYLE = """
 .hwl-stepper .diff{color:#b00;font-weight:bold}
 """
 
-SCRIPT = """
-(function(){
-  var root = document.getElementById(%(id)s);
+#: The stepper's browser side, one function for the offline page and the live explorer's
+#: widget (``explorer.StepperWidget``): ``hwlStepper(root, options)`` wires the controls of
+#: the stepper markup under ``root`` and returns ``{show, stop, position}``. Options: ``start``
+#: (the step to open at, default the markup's own), ``onStep(i)`` (told each step shown: the
+#: explorer's kernel learns where a fork goes), ``hash`` (the page's URL fragment picks the
+#: step, ``#<id>/step=N``: offline pages only).
+STEPPER_JS = """
+function hwlStepper(root, options){
+  options = options || {};
   var data = JSON.parse(root.querySelector('script.hwl-frames').textContent);
   var slider = root.querySelector('input.pos'), play = root.querySelector('button.play');
   var slots = root.querySelectorAll('.panel .frame-slot'), speed = root.querySelector('select.speed');
@@ -358,6 +364,7 @@ SCRIPT = """
     var sep = '  \\u2022  ';
     status.textContent = 'step ' + i + ' / ' + (data.n - 1) + (notes.length ? sep + notes.join(sep) : '');
     root.setAttribute('data-position', i);
+    if (options.onStep) { options.onStep(i); }
   }
   function stop(){ if (timer) { clearInterval(timer); timer = null; play.textContent = '\\u25B6 Play'; } }
   play.onclick = function(){
@@ -373,7 +380,8 @@ SCRIPT = """
   root.querySelectorAll('button.jump').forEach(function(button){
     button.onclick = function(){ stop(); show(data.keys[button.getAttribute('data-key')]); };
   });
-  root.querySelector('button.link').onclick = function(){
+  var link = root.querySelector('button.link');
+  if (link) link.onclick = function(){
     var url = location.href.split('#')[0] + '#' + root.id + '/step=' + slider.value;
     history.replaceState(null, '', url);
     var done = root.querySelector('.linked');
@@ -387,6 +395,8 @@ SCRIPT = """
     if (e.key === 'ArrowLeft') { stop(); show(+slider.value - 1); e.preventDefault(); }
     else if (e.key === 'ArrowRight') { stop(); show(+slider.value + 1); e.preventDefault(); }
     else if (e.key === ' ') { play.onclick(); e.preventDefault(); }
+    else { return; }
+    e.stopPropagation();          // the stepper's keys, not the page's (JupyterLab's other shortcuts still work)
   });
   slider.oninput = function(){ stop(); show(+slider.value); };
   function fromHash(){
@@ -394,9 +404,10 @@ SCRIPT = """
     if (m && m[1] === root.id) { stop(); show(+m[2]); root.scrollIntoView(); return true; }
     return false;
   }
-  window.addEventListener('hashchange', fromHash);
-  if (!fromHash()) { show(data.start); }
-})();
+  if (options.hash) { window.addEventListener('hashchange', fromHash); }
+  if (!(options.hash && fromHash())) { show(options.start === undefined ? data.start : options.start); }
+  return {show: function(i){ stop(); show(i); }, stop: stop, position: function(){ return +slider.value; }};
+}
 """
 
 _used_ids: set[str] = set()
@@ -424,6 +435,18 @@ def stepper_html(results: list[RunResult] | RunResult, titles: list[str] | None 
     puts that URL in the address bar (and the clipboard). ``per_run``: the runs'
     ``rendered_frames`` if already at hand (then ``titles`` are theirs); ``captions``: per run,
     step number -> caption."""
+    element_id, markup = stepper_markup(results, titles, start, per_run, captions)
+    script = STEPPER_JS + f"hwlStepper(document.getElementById({json.dumps(element_id)}), {{hash: true}});"
+    return f"{markup}<script>(function(){{{script}}})();</script>"    # after the stepper: it finds it by id
+
+
+def stepper_markup(results: list[RunResult] | RunResult, titles: list[str] | None = None,
+                   start: int | None = None, per_run: list[list[str]] | None = None,
+                   captions: list[dict[int, str]] | None = None, linkable: bool = True) -> tuple[str, str]:
+    """``(element id, the stepper's HTML)`` without its script: the controls, the panels at
+    the start step, each run's sequence diagram, and the frames as JSON for ``hwlStepper``
+    (``STEPPER_JS``). ``linkable``: offer "link to this step" (a page's URL; not in a live
+    notebook, whose URL is the notebook's)."""
     if isinstance(results, RunResult):
         results = [results]
     titles = titles or [f"{r.name} · {r.protocol}" for r in results]
@@ -449,7 +472,9 @@ def stepper_html(results: list[RunResult] | RunResult, titles: list[str] | None 
     ticks = "".join(f'<option value="{k}" label="{name}"></option>' for name, k in keys.items() if k is not None)
     jumps = "".join(f'<button class="jump" data-key="{name}" type="button" title="go to step {k}">'
                     f'first {name} (step {k})</button>' for name, k in keys.items() if k is not None)
-    return (
+    link = ('<button class="link" type="button" title="put a link to this step in the address bar">'
+            'link to this step</button><span class="linked"></span>') if linkable else ""
+    return element_id, (
         f'<div class="hwl-stepper" id="{element_id}" tabindex="0"><style>{STYLE}</style>'
         f'<div class="controls"><button class="back" type="button" title="step back (←)">◀ Back</button>'
         f'<button class="play" type="button" title="play / pause (space)">▶ Play</button>'
@@ -458,12 +483,10 @@ def stepper_html(results: list[RunResult] | RunResult, titles: list[str] | None 
         f'list="{element_id}-keys"><datalist id="{element_id}-keys">{ticks}</datalist>'
         f'<label>speed <select class="speed" aria-label="speed"><option value="1200">slow</option>'
         f'<option value="600" selected>normal</option><option value="200">fast</option></select></label>'
-        f'{jumps}<button class="link" type="button" title="put a link to this step in the address bar">'
-        f'link to this step</button><span class="linked"></span></div>'
+        f'{jumps}{link}</div>'
         f'<div class="status"></div>'
         f'<div class="panels">{"".join(panels)}</div>'
-        f'<script type="application/json" class="hwl-frames">{payload}</script>'
-        f'<script>{SCRIPT % {"id": json.dumps(element_id)}}</script></div>')
+        f'<script type="application/json" class="hwl-frames">{payload}</script></div>')
 
 
 _COPY_SCRIPT = """<script>

@@ -252,7 +252,8 @@ def test_live_explorer_in_jupyterlab_is_styled_steps_and_forks(tmp_path, browser
         page.wait_for_function("() => Array.from(document.querySelectorAll('.hwl-stepper .panel .frame'))"
                                ".filter(f => f.offsetParent !== null).length >= 2", timeout=120000)
         ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        explorer = page.locator(".hwl-stepper").first
+        explorer = page.locator(".hwl-explorer").first
+        stepper = explorer.locator(".hwl-stepper")
         explorer.scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / "jupyterlab-explorer-step-10.png"))
         shown = page.evaluate(_VISIBLE_FRAMES)[:2]          # the first explorer's two panels
@@ -264,14 +265,14 @@ def test_live_explorer_in_jupyterlab_is_styled_steps_and_forks(tmp_path, browser
         assert shown[0]["replicas"]["B"] == snap(hw, 10, "B") and shown[1]["replicas"]["B"] == snap(kip101, 10, "B")
         assert "the runs differ from step" in explorer.inner_text()
 
-        explorer.locator(".widget-slider", has_text="step").locator(".noUi-handle").first.focus()
-        page.keyboard.press("ArrowRight")                          # the slider, from the keyboard
+        stepper.focus()
+        page.keyboard.press("ArrowRight")                          # the stepper's keys, not JupyterLab's
         page.wait_for_function("() => document.querySelector('.hwl-stepper').innerText.includes('step 11 / 15')",
                                timeout=30000)
         shown = page.evaluate(_VISIBLE_FRAMES)[:2]
         assert [f["index"] for f in shown] == [11, 11]
         assert shown[0]["replicas"]["A"] == snap(hw, 11, "A") and shown[1]["replicas"]["B"] == snap(kip101, 11, "B")
-        forward = explorer.locator("button", has_text="▶|").first
+        forward = stepper.locator("button.fwd")
         for _ in range(4):
             forward.click()
         page.wait_for_function("() => document.querySelector('.hwl-stepper').innerText.includes('step 15 / 15')",
@@ -289,6 +290,14 @@ def test_live_explorer_in_jupyterlab_is_styled_steps_and_forks(tmp_path, browser
             assert all(f["label"].startswith(f"{last}. {action}") for f in shown), shown
             assert all(f["overflow"] <= 0 for f in shown)
             assert "data-loss, forked at step 15" in explorer.inner_text()
+            assert f"forked at step {last - 1}: " in explorer.locator(".widget-hbox", has_text="fork here").inner_text()
+        stepper.locator("button.jump", has_text="first difference").click()     # the kernel learns the step
+        explorer.locator(".widget-dropdown", has_text="fault").locator("select").select_option("power loss")
+        explorer.locator("button", has_text="fork here").click()
+        page.wait_for_function("() => document.querySelector('.hwl-stepper').innerText.includes('step 11 / 11')",
+                               timeout=30000)
+        explorer.get_by_text("forked at step 10: power loss A (11 steps now)").wait_for(timeout=30000)
+        assert "data-loss, forked at step 10" in stepper.inner_text()
         explorer.scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / "jupyterlab-explorer-forked.png"))
     finally:

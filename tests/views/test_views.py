@@ -47,17 +47,19 @@ def test_stepper_is_self_contained_and_marks_where_protocols_part():
 
 def test_explorer_forks_the_future_and_saves_it(tmp_path):
     explorer = Explorer("data-loss", ["hw", "kip101"], start=10)
-    assert explorer.slider.max == 15 and explorer.slider.value == 10
-    assert [len(stack.children) for stack in explorer.panels.children] == [16, 16]
+    assert explorer.position == explorer.stepper.step == 10
+    assert explorer.stepper.markup.count('class="panel"') == 2 and '"n": 16' in explorer.stepper.markup
     explorer.fork(10, "power loss", "B")
     assert len(explorer.steps) == 11 and explorer.steps[-1].lose_unflushed
-    assert explorer.slider.value == explorer.slider.max == 11
+    assert explorer.position == 11 and '"n": 12' in explorer.stepper.markup
+    assert explorer.fork_message.value == "forked at step 10: power loss B (11 steps now)"
     saved = explorer.save(tmp_path / "forked.yaml")
     replay = hwlib.run_scenario(hwlib.load_scenario(saved), protocol="hw")
     assert replay.trace_hash == explorer.results[0].trace_hash
     assert hwlib.load_scenario(saved).expect == {r.protocol: tuple(r.anomaly_kinds()) for r in explorer.results}
     explorer.right.value = "(none)"
-    assert explorer.protocols == ["hw"] and len(explorer.panels.children) == 1
+    assert explorer.protocols == ["hw"] and explorer.stepper.markup.count('class="panel"') == 1
+    assert "link to this step" not in explorer.stepper.markup     # a notebook's URL is the notebook's
     bundle = explorer._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle and 'class="hwl-stepper"' in bundle["text/html"]
     assert set(FORKS) >= {"produce", "fetch", "crash", "power loss", "restart", "elect"}
@@ -88,20 +90,21 @@ def test_explorer_shows_the_step_the_user_expects_and_what_is_loaded(tmp_path, m
     name again loads it; the live status line says where the runs differ."""
     explorer = Explorer("data-loss", ["hw", "kip101"], start=15)
     explorer.fork(15, "crash", "A")
-    assert explorer.slider.value == explorer.slider.max == 16
-    assert [stack.selected_index for stack in explorer.panels.children] == [16, 16]
-    assert explorer.status.value == "step 16 / 16 · the runs differ from step 10"
-    explorer.slider.value = 3
-    assert explorer.status.value == "step 3 / 16"
+    assert explorer.position == 16 and '"n": 17' in explorer.stepper.markup
+    assert '"difference": 10' in explorer.stepper.markup and "first difference (step 10)" in explorer.stepper.markup
+    assert "data-loss, forked at step 15 · hw" in explorer.stepper.markup
+    explorer.position = 3                                   # the browser moved the stepper
     explorer.fork(0, "crash", "A")
-    explorer.fork(explorer.slider.value, "restart", "A")
-    assert (explorer.slider.value, explorer.slider.max) == (2, 2)
+    explorer.action.value, explorer.replica.value = "restart", "A"
+    explorer._fork()                                        # the button: at the stepper's step
+    assert explorer.position == 2 and len(explorer.steps) == 2 and explorer.steps[1].kind == "restart"
     explorer.pick.value = "hw-update-one-record"
-    assert explorer.slider.value == 0 and explorer.slider.max == 3 and explorer.scenario.name == "hw-update-one-record"
+    assert explorer.position == 0 and '"n": 4' in explorer.stepper.markup
+    assert explorer.scenario.name == "hw-update-one-record" and explorer.fork_message.value == ""
     explorer.path.value = "data/scenarios/divergence.yaml"            # relative to the project root
     explorer._load_file()
-    assert explorer.scenario.name == "divergence" and explorer.pick.value is None and explorer.slider.value == 0
-    assert explorer.message.value == "loaded data/scenarios/divergence.yaml"
+    assert explorer.scenario.name == "divergence" and explorer.pick.value is None and explorer.position == 0
+    assert explorer.load_message.value == "loaded data/scenarios/divergence.yaml"
     explorer.pick.value = "hw-update-one-record"
     assert explorer.scenario.name == "hw-update-one-record"
 
@@ -113,11 +116,11 @@ def test_explorer_saves_against_the_project_root_and_refuses_a_missing_folder(tm
     explorer.save_path.value = "forked.yaml"
     explorer._save()
     assert (tmp_path / "forked.yaml").is_file()
-    assert explorer.message.value == "saved forked.yaml: <code>hwlib run forked.yaml</code>"
+    assert explorer.save_message.value == "saved forked.yaml: <code>hwlib run forked.yaml</code>"
     explorer.save_path.value = "missing/dir/x.yaml"
     explorer._save()
-    assert "save: folder missing/dir does not exist; create it or choose another" in explorer.message.value
-    assert not (tmp_path / "missing").exists()
+    assert "save: folder missing/dir does not exist; create it or choose another" in explorer.save_message.value
+    assert not (tmp_path / "missing").exists() and explorer.fork_message.value == explorer.load_message.value == ""
     assert Explorer("data-loss", ["hw"]).save_path.value == "data/my-scenarios/forked.yaml"   # not the root
     explorer.save_path.value = "data/my-scenarios/forked.yaml"
     explorer._save()                                        # the user's folder is made on the first save
