@@ -215,6 +215,11 @@ class _Emitter:
     def quick_restart(self) -> tuple[Step, int] | None:
         return self._down("crash_unseen", self._replica())
 
+    def replace_disk(self) -> tuple[Step, int] | None:
+        i = self._replica()
+        self.out.append(self.steps["crash"][i])
+        return self._after(self.steps["replace_disk"][i], self.restart_delay)
+
     def power_loss(self) -> tuple[Step, int] | None:
         i = self._replica()
         return self._down("power_loss" if self.draws.random() < self.power_loss_detected
@@ -225,7 +230,8 @@ class _Emitter:
 _EMITTERS: dict[str, Callable[[_Emitter], tuple[Step, int] | None]] = {
     "produce": _Emitter.produce, "replication_round": _Emitter.replication_round, "fetch": _Emitter.fetch,
     "fetch_split": _Emitter.fetch_split, "flush": _Emitter.flush, "crash": _Emitter.crash,
-    "quick_restart": _Emitter.quick_restart, "power_loss": _Emitter.power_loss, "leader_move": _Emitter.leader_move,
+    "quick_restart": _Emitter.quick_restart, "power_loss": _Emitter.power_loss,
+    "replace_disk": _Emitter.replace_disk, "leader_move": _Emitter.leader_move,
     "tick": _Emitter.tick, "isolate": _Emitter.isolate, "lost_ack": _Emitter.lost_ack, "consume": _Emitter.consume,
     "consumer_crash": _Emitter.consumer_crash, "deliver": _Emitter.deliver,
     "controller_failover": _Emitter.controller_failover, "stale_produce": _Emitter.stale_produce,
@@ -257,7 +263,7 @@ def _steps_for(replicas: tuple[str, ...]) -> dict[str, tuple[Step, ...]]:
     return {
         "fetch": each("fetch"), "fetch_request": each("fetch_request"),
         "fetch_response": each("fetch_response"), "flush": each("flush"), "elect": each("elect"),
-        "restart": each("restart"), "reconnect": each("reconnect"), "deliver": each("deliver"),
+        "restart": each("restart"), "replace_disk": each("replace_disk"), "reconnect": each("reconnect"), "deliver": each("deliver"),
         "isolate": each("isolate"), "isolate_unseen": each("isolate", detected=False),
         "crash": each("crash"), "crash_unseen": each("crash", detected=False),
         "power_loss": each("crash", lose_unflushed=True),
@@ -298,8 +304,9 @@ def fired_faults(steps: Sequence[Step], events: list[tuple], marks: list[int]) -
 
 _FAULT_OF_STEP = {"crash": "crash", "elect": "leader_move", "isolate": "isolate",
                   "consumer_crash": "consumer_crash", "fetch_request": "fetch_split", "flush": "flush",
-                  "deliver": "deliver", "controller_failover": "controller_failover"}
+                  "deliver": "deliver", "controller_failover": "controller_failover",
+                  "replace_disk": "replace_disk"}
 #: every kind ``fired_faults`` can report
-FAULT_KINDS = ("crash", "quick_restart", "power_loss", "leader_move", "isolate", "isr_expiry",
+FAULT_KINDS = ("crash", "quick_restart", "power_loss", "replace_disk", "leader_move", "isolate", "isr_expiry",
                "lost_ack", "fetch_split", "flush", "consumer_crash", "deliver", "controller_failover",
                "stale_produce")

@@ -24,7 +24,7 @@ class ProfileError(HwlibError, ValueError):
 #: actions that are not faults: swarm mode never switches them off
 BASE_ACTIONS = ("produce", "replication_round")
 #: fault actions (and client-side events), in the order they are documented
-FAULT_ACTIONS = ("fetch", "fetch_split", "flush", "crash", "quick_restart", "power_loss",
+FAULT_ACTIONS = ("fetch", "fetch_split", "flush", "crash", "quick_restart", "power_loss", "replace_disk",
                  "leader_move", "tick", "isolate", "lost_ack", "consume", "consumer_crash", "deliver",
                  "controller_failover", "stale_produce")
 ACTIONS = BASE_ACTIONS + FAULT_ACTIONS
@@ -39,6 +39,8 @@ ACTION_HELP = {
     "crash": "a process crash the controller notices; restart after restart_delay steps",
     "quick_restart": "a crash the controller does not notice (restart within the session timeout)",
     "power_loss": "a crash that loses the unflushed log; noticed with probability power_loss_detected",
+    "replace_disk": "a crash the controller notices; the broker comes back after restart_delay steps on a "
+                    "new, empty disk (no log, no HW checkpoint, no leader-epoch cache)",
     "leader_move": "the controller moves leadership to a random replica (clean: ISR members only)",
     "tick": "logical time passes by one of tick_ms (ISR expiry, timeouts, checkpoints)",
     "isolate": "the controller loses a broker (session expires with probability isolate_detected); "

@@ -219,8 +219,12 @@ def alphabet(replicas: tuple[str, ...], faults: tuple[str, ...], tick_ms: int) -
             steps.append(Step("crash", replica=r, lose_unflushed=True))
         if "power_loss_unseen" in faults:
             steps.append(Step("crash", replica=r, lose_unflushed=True, detected=False))
+        if "replace_disk" in faults and "crash" not in faults:
+            steps.append(Step("crash", replica=r))
         if {"crash", "quick_restart", "power_loss", "power_loss_unseen"} & set(faults):
             steps.append(Step("restart", replica=r))
+        if "replace_disk" in faults:
+            steps.append(Step("replace_disk", replica=r))
         if "flush" in faults:
             steps.append(Step("flush", replica=r))
         if "stale_produce" in faults:

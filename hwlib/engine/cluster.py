@@ -201,6 +201,8 @@ class Cluster:
             self.crash(cast(str, replica), step.lose_unflushed, step.detected)
         elif kind == "restart":
             self.restart(cast(str, replica))
+        elif kind == "replace_disk":
+            self.replace_disk(cast(str, replica))
         elif kind == "elect":
             self.elect(cast(str, replica))
         elif kind == "flush":
@@ -307,6 +309,13 @@ class Cluster:
         ask this, so the model checker and the steps cannot disagree."""
         if kind == "restart":
             return "replica is already online" if replica.online else None
+        if kind == "replace_disk":
+            if replica.online:
+                return "replica is online (a disk is replaced while its broker is down)"
+            if replica.id not in self.controller.dead:
+                return ("the controller has not noticed the broker down (replacing a disk takes longer than "
+                        "the session timeout)")
+            return None
         if not replica.online:
             if kind == "crash":
                 return "replica is already offline"
@@ -401,6 +410,22 @@ class Cluster:
         else:
             self.channel.send(replica, ctl.leader_and_isr())
         return None
+
+    def replace_disk(self, replica_id: str) -> None:
+        """The broker, down and noticed, comes back on a new, empty disk (KAFKA-14139): no log,
+        no HW checkpoint, no leader-epoch cache - then restarts as ``restart`` does. A new disk
+        has no clean-shutdown marker, so KIP-966 counts it an unclean shutdown."""
+        replica = self.replica(replica_id)
+        reason = self.fault_skip("replace_disk", replica)
+        if reason is not None:
+            return self.skip("replace_disk", replica_id, reason)
+        log = replica.log
+        lost = log.truncate_to(0)
+        log.cache.truncate_from_end(0)
+        replica.hw_checkpoint = 0
+        replica.unclean_shutdown = True
+        self.events.append(("replace_disk", replica_id, lost))
+        return self.restart(replica_id)
 
     def elect(self, replica_id: str) -> None:
         """Controller moves leadership to ``replica_id`` (clean: it must be a live ISR member)."""

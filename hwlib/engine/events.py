@@ -28,6 +28,7 @@ from collections.abc import Callable
 #   ("diverging", replica, fetch_offset, last_fetched_epoch, (epoch, end))  kip595 fetch answer
 #   ("crash", replica, lost_records, detected)
 #   ("restart", replica)
+#   ("replace_disk", replica, lost_records)         the broker's disk was replaced: it restarts empty
 #   ("detected", replica)                           session timeout: controller notices a crash
 #   ("bounced", replica)                            controller notices a quick restart (>= 1.1)
 #   ("isolate", replica, detected)                  controller can no longer reach the broker
@@ -96,6 +97,8 @@ _DESCRIBE: dict[str, Callable[..., str]] = {
     "reconciled": lambda r, offset: f"leader accepts {r}'s fetch at {offset}: its log matches, reconciled",
     "crash": _crash,
     "restart": lambda r: f"{r} restarts",
+    "replace_disk": lambda r, lost: (f"{r}'s disk was replaced: it comes back with an empty log (its {lost} "
+                                     "record(s) gone), no HW checkpoint and no leader-epoch cache"),
     "detected": lambda r: f"session timeout: the controller notices {r} is down",
     "bounced": lambda r: f"{r} re-registers: the controller handles its quick restart as a failure and a startup",
     "isolate": lambda r, detected: (f"the controller loses {r}: " + (

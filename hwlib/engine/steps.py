@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from ..errors import ScenarioError
 from .config import parse_acks
 
-REPLICA_STEPS = ("fetch", "fetch_request", "fetch_response", "flush", "crash", "restart", "elect",
-                 "isolate", "reconnect", "deliver")
+REPLICA_STEPS = ("fetch", "fetch_request", "fetch_response", "flush", "crash", "restart", "replace_disk",
+                 "elect", "isolate", "reconnect", "deliver")
 #: steps without arguments
 BARE_STEPS = ("retry", "commit", "consumer_crash", "controller_failover")
 STEP_KINDS = tuple(sorted(REPLICA_STEPS + BARE_STEPS + ("produce", "tick", "consume")))
@@ -87,6 +87,8 @@ class Step:
         if kind == "deliver":
             what = "request" if self.count == 1 else f"{self.count} requests"
             return f"deliver {self.replica} its oldest queued LeaderAndIsr {what}"
+        if kind == "replace_disk":
+            return f"{self.replica} restarts on a new, empty disk"
         return f"{kind} {self.replica}"
 
 

@@ -132,7 +132,8 @@ def step_action(step) -> str | None:
         return "leader_move"
     if kind == "fetch_request":
         return "fetch_split"
-    if kind in ("tick", "flush", "isolate", "deliver", "controller_failover", "consume", "consumer_crash"):
+    if kind in ("tick", "flush", "isolate", "deliver", "controller_failover", "consume", "consumer_crash",
+                "replace_disk"):
         return kind
     return None
 
@@ -143,7 +144,7 @@ ACTION_WORDS = {
     "fetch": "one replica fetches", "fetch_split": "a fetch whose response arrives a few steps later",
     "flush": "a replica flushes its log and HW checkpoint", "crash": "a crash the controller notices",
     "quick_restart": "a crash within the session timeout, not noticed", "power_loss": "a power loss: the "
-    "unflushed log is gone", "leader_move": "an operator moves leadership (clean election)",
+    "unflushed log is gone", "replace_disk": "a broker comes back on a new, empty disk", "leader_move": "an operator moves leadership (clean election)",
     "tick": "time passes", "isolate": "a broker loses the controller", "lost_ack": "an acknowledgement is lost",
     "consume": "the consumer polls", "consumer_crash": "the consumer dies", "deliver": "a cut-off broker "
     "applies a queued LeaderAndIsr late", "controller_failover": "a new controller takes over",
@@ -151,7 +152,7 @@ ACTION_WORDS = {
 }
 #: the actions counted as faults in "faults per run" (time passing, flushes, split fetches and
 #: consumer polls are counted apart)
-FAULTS_PER_RUN = ("crash", "quick_restart", "power_loss", "leader_move", "isolate", "deliver",
+FAULTS_PER_RUN = ("crash", "quick_restart", "power_loss", "replace_disk", "leader_move", "isolate", "deliver",
                   "controller_failover", "lost_ack", "stale_produce", "consumer_crash")
 
 

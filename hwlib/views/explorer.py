@@ -36,6 +36,7 @@ FORKS = {
     "quick restart (unnoticed crash)": lambda replica, value: Step("crash", replica=replica, detected=False),
     "power loss": lambda replica, value: Step("crash", replica=replica, lose_unflushed=True),
     "restart": lambda replica, value: Step("restart", replica=replica),
+    "restart on a new, empty disk": lambda replica, value: Step("replace_disk", replica=replica),
     "elect": lambda replica, value: Step("elect", replica=replica),
     "produce to this replica (stale client)": lambda replica, value: Step("produce", value=value, replica=replica),
     "isolate": lambda replica, value: Step("isolate", replica=replica),

@@ -1,0 +1,81 @@
+"""A broker back on a new, empty disk (``replace_disk``): what it loses, when the step acts, and its vocabulary."""
+
+from __future__ import annotations
+
+import pytest
+
+import hwlib
+from hwlib import Cluster, ClusterConfig, Step, parse_step, run_steps
+from hwlib.check import Bounds, explore
+from hwlib.check.vocabulary import FAULTS, step_fault
+from hwlib.errors import ScenarioError
+from hwlib.faults import FAULT_KINDS, fired_faults, generate
+from hwlib.profiles import load_profile
+
+BEFORE = [Step("produce", value="m1"), Step("fetch", replica="B"), Step("fetch", replica="B"),
+          Step("flush", replica="B"), Step("crash", replica="B")]
+
+
+def applied(config: ClusterConfig, steps: list[Step]) -> Cluster:
+    cluster = Cluster(config)
+    for step in steps:
+        cluster.apply(step)
+    return cluster
+
+
+@pytest.mark.parametrize("protocol", hwlib.PROTOCOLS)
+def test_the_broker_comes_back_empty_and_refetches_as_a_follower(protocol):
+    config = ClusterConfig(replicas=("A", "B"), protocol=protocol)
+    result = run_steps(config, BEFORE + [Step("replace_disk", replica="B")])
+    after = result.trace.snapshots[-1]["replicas"]["B"]
+    cluster = applied(config, BEFORE + [Step("replace_disk", replica="B")])
+    b = cluster.by_id["B"]
+    assert (b.log.values, b.log.cache.entries, b.hw, b.hw_checkpoint, b.online) == ([], [], 0, 0, True)
+    assert ("replace_disk", "B", 1) in result.events and result.events.index(("replace_disk", "B", 1)) < \
+        result.events.index(("restart", "B"))
+    assert "B" not in cluster.controller.isr and cluster.controller.leader == "A"
+    assert after["log"] == [] and after["hw"] == 0
+    refetched = run_steps(config, BEFORE + [Step("replace_disk", replica="B"), Step("fetch", replica="B"),
+                                            Step("fetch", replica="B"), Step("crash", replica="A")])
+    assert refetched.acked == ["m1"] and "lost-write" not in refetched.anomaly_kinds()
+    assert refetched.final["replicas"]["B"]["log"] == [[0, 0, "m1"]] and refetched.final["leader"] == "B"
+
+
+def test_elected_uncleanly_it_loses_every_acknowledged_record():
+    config = ClusterConfig(replicas=("A", "B"), protocol="kip595", unclean_leader_election=True)
+    result = run_steps(config, BEFORE + [Step("replace_disk", replica="B"), Step("crash", replica="A")])
+    assert ("leader", "A", "B", 2) in result.events and "lost-write" in result.anomaly_kinds()
+
+
+def test_under_kip966_a_new_disk_is_an_unclean_shutdown():
+    config = ClusterConfig(replicas=("A", "B"), protocol="kip966")
+    assert "B" in applied(config, BEFORE + [Step("replace_disk", replica="B")]).controller.ineligible
+
+
+@pytest.mark.parametrize("before, reason", [
+    ([], "replica is online (a disk is replaced while its broker is down)"),
+    ([Step("crash", replica="B", detected=False)], "the controller has not noticed the broker down"),
+])
+def test_it_skips_where_no_disk_can_be_replaced_and_says_why(before, reason):
+    result = run_steps(ClusterConfig(replicas=("A", "B")), before + [Step("replace_disk", replica="B")])
+    skips = [e for e in result.events if e[0] == "skip"]
+    assert skips and skips[-1][1:3] == ("replace_disk", "B") and skips[-1][3].startswith(reason)
+
+
+def test_scenario_form_profile_sweep_and_check_know_it():
+    step = parse_step({"replace_disk": "B"}, 0, ("A", "B"))
+    assert step == Step("replace_disk", replica="B") and step.to_obj() == {"replace_disk": "B"}
+    assert step.describe() == "B restarts on a new, empty disk"
+    with pytest.raises(ScenarioError, match=r"steps\[0\].replace_disk: 'C' is not a replica; allowed: A, B"):
+        parse_step({"replace_disk": "C"}, 0, ("A", "B"))
+    assert "replace_disk" in FAULTS and "replace_disk" in FAULT_KINDS and step_fault(step) == "replace_disk"
+    profile = load_profile("replaced-disk")
+    schedule = generate(profile, 3, ("A", "B", "C"))
+    assert any(s.kind == "replace_disk" for s in schedule.steps)
+    result = run_steps(ClusterConfig(replicas=("A", "B", "C"), protocol="kip320"), schedule.steps, record=False)
+    assert "replace_disk" in fired_faults(schedule.steps, result.events, result.marks)
+    # the ZooKeeper-era controller takes a failed broker out of the ISR and bumps the epoch:
+    # an empty broker is back only as a follower that must re-fetch (clean elections only)
+    found = explore(ClusterConfig(replicas=("A", "B"), protocol="kip320"), Bounds(replicas=2, max_records=1, max_epoch=1),
+                    faults=("replace_disk", "elect"), kinds=("lost-write",))
+    assert found.complete and found.violations == {} and found.distinct > 10
