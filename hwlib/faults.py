@@ -263,7 +263,8 @@ def _steps_for(replicas: tuple[str, ...]) -> dict[str, tuple[Step, ...]]:
     return {
         "fetch": each("fetch"), "fetch_request": each("fetch_request"),
         "fetch_response": each("fetch_response"), "flush": each("flush"), "elect": each("elect"),
-        "restart": each("restart"), "replace_disk": each("replace_disk"), "reconnect": each("reconnect"), "deliver": each("deliver"),
+        "restart": each("restart"), "replace_disk": each("replace_disk"), "reconnect": each("reconnect"),
+        "deliver": each("deliver"),
         "isolate": each("isolate"), "isolate_unseen": each("isolate", detected=False),
         "crash": each("crash"), "crash_unseen": each("crash", detected=False),
         "power_loss": each("crash", lose_unflushed=True),

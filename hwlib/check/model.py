@@ -63,6 +63,17 @@ def _answer(answer: object) -> tuple[int, ...]:
     return (int(answer),)        # type: ignore[call-overload]
 
 
+def _alter_isr(request: tuple | None, broker_epochs: dict[str, int], index: dict[str, int]) -> tuple:
+    """A leader's AlterIsr in flight (kip595+): its ISR, its epoch, and whether every member's
+    broker epoch it carries is still current - all the controller reads of it (a member's
+    registration only moves forward, so the absolute broker epochs are not state)."""
+    if request is None:
+        return ()
+    new_isr, epoch, member_epochs, _reason = request
+    current = all(broker_epochs[r] == e for r, e in zip(new_isr, member_epochs, strict=True))
+    return (tuple(index[r] for r in new_isr), epoch, int(current))
+
+
 def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) -> tuple:
     """The canonical state (see the module's docstring); ``values`` numbers the record values.
 
@@ -121,7 +132,8 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) ->
             tuple(log.cache.entries), tuple(index[m] for m in r.isr), int(r.isolated), int(r.awaiting_leader),
             int(r.unclean_shutdown and (elr or not reduced)),
             protocol.isr_join_floor(r.leader_epoch_start) if reduced else r.leader_epoch_start,
-            crashed, remotes, in_flight, tuple(index[q.follower.id] for q in r.purgatory)))
+            crashed, remotes, in_flight, tuple(index[q.follower.id] for q in r.purgatory),
+            _alter_isr(r.alter_isr, cluster.controller.broker_epochs, index)))
     ctl = cluster.controller
     controller = (rid(ctl.leader), ctl.leader_epoch, tuple(index[m] for m in ctl.isr), tuple(index[m] for m in ctl.elr),
                   tuple(sorted(index[m] for m in ctl.dead)), rid(ctl.last_known_leader),

@@ -466,6 +466,10 @@ class Cluster:
             return self.skip("reconnect", replica_id, reason)
         replica.isolated = False
         self.events.append(("reconnect", replica_id))
+        if replica.alter_isr is not None:
+            # its AlterIsr (kip595+), sent while it could not reach the controller, arrives first
+            if self.partition.alter_isr_answered(replica):
+                self.partition.maybe_increment_leader_hw(replica)
         if replica_id in self.controller.dead:
             self.channel.on_broker_startup(replica, unclean_shutdown=False)
         else:

@@ -33,7 +33,7 @@ class LeaderAndIsr:
 
 class Controller:
     __slots__ = ("assignment", "unclean", "leader", "leader_epoch", "isr", "dead", "elr_enabled",
-                 "min_isr", "elr", "last_known_leader", "ineligible")
+                 "min_isr", "elr", "last_known_leader", "ineligible", "broker_epochs")
 
     def __init__(self, assignment: tuple[str, ...], unclean_leader_election: bool,
                  elr: bool = False, min_insync_replicas: int = 1) -> None:
@@ -48,6 +48,9 @@ class Controller:
         self.elr: tuple[str, ...] = ()
         self.last_known_leader: str | None = None
         self.ineligible: set[str] = set()
+        #: each broker's registration (its broker epoch): a new one at every startup the
+        #: controller handles (KIP-380's ZooKeeper czxid, KRaft's registration record)
+        self.broker_epochs: dict[str, int] = {r: 0 for r in assignment}
 
     def copy(self) -> Controller:
         new = Controller(self.assignment, self.unclean, self.elr_enabled, self.min_isr)
@@ -58,6 +61,7 @@ class Controller:
         new.elr = self.elr
         new.last_known_leader = self.last_known_leader
         new.ineligible = set(self.ineligible)
+        new.broker_epochs = dict(self.broker_epochs)
         return new
 
     def leader_and_isr(self) -> LeaderAndIsr:
@@ -130,6 +134,7 @@ class Controller:
         """A failed broker is back; elect if the partition has no leader. After an unclean
         shutdown (kip966) it is not eligible from the ELR until it rejoins the ISR."""
         self.dead.discard(replica_id)
+        self.broker_epochs[replica_id] += 1
         if unclean_shutdown and self.elr_enabled:
             self.ineligible.add(replica_id)
             self.elr = tuple(r for r in self.elr if r != replica_id)

@@ -40,6 +40,8 @@ from collections.abc import Callable
 #   ("metadata", client, leader, epoch)             a client with stale metadata refreshed it
 #   ("refused", replica, leader, code, epoch, leader_epoch)  a follower's request was refused
 #   ("isr_refused", leader, epoch, new_isr, reason) a stale leader's ISR write was rejected
+#   ("alter_isr_sent", leader, epoch, new_isr, reason)  kip595+: an AlterIsr waits for the controller
+#   ("isr_ineligible", leader, new_isr, stale)      KIP-903: a member re-registered since; rejected
 #   ("repeated", times, events)                     the events before it repeat this many more times
 #   ("flush", replica, offset, hw)                  log and HW made durable
 #   ("checkpoint", replica, hw)                     periodic HW checkpoint
@@ -120,6 +122,12 @@ _DESCRIBE: dict[str, Callable[..., str]] = {
                                                                           else f", it is in epoch {leader_epoch}")),
     "isr_refused": lambda leader, epoch, isr, reason: (f"{leader} (a stale leader, epoch {epoch}) cannot write ISR "
                                                        f"{{{','.join(isr)}}} ({reason}): rejected"),
+    "alter_isr_sent": lambda leader, epoch, isr, reason: (f"{leader} sends AlterIsr {{{','.join(isr)}}} "
+                                                          f"(epoch {epoch}; {reason}); it waits for the "
+                                                          "controller, which it cannot reach"),
+    "isr_ineligible": lambda leader, isr, stale: (f"the controller rejects {leader}'s AlterPartition "
+                                                  f"{{{','.join(isr)}}}: {','.join(stale)} re-registered since the "
+                                                  "leader saw it (INELIGIBLE_REPLICA, KIP-903)"),
     "repeated": lambda times, events: (f"... the {events} refused ISR write(s) above repeat {times:,} more times, "
                                        "at every ISR check of this tick"),
     "flush": lambda r, offset, hw: f"{r} flushes its log to offset {offset} and checkpoints HW {hw}",

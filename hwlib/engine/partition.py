@@ -50,6 +50,8 @@ class Partition:
         ``resetReplicaState(isNewLeader = false)`` keeps ``logEndOffsetMetadata``)."""
         replica.role = LEADER
         replica.leader_id = replica.id
+        if replica.leader_epoch != request.epoch:
+            replica.alter_isr = None          # its answer would be for another epoch
         replica.leader_epoch = request.epoch
         replica.isr = request.isr
         replica.awaiting_leader = False
@@ -84,6 +86,7 @@ class Partition:
         replica.leader_id = request.leader
         replica.leader_epoch = request.epoch
         replica.isr = ()
+        replica.alter_isr = None
         replica.awaiting_leader = False
 
     def stop_leading(self, replica: Replica, code: str) -> None:
@@ -91,6 +94,7 @@ class Partition:
         ``code``, every request addressed to it is gone (parked or answered), and it forgets
         its followers."""
         self.delayed.fail(replica.id, code)
+        replica.alter_isr = None
         for r in self.replicas:
             if r.in_flight is not None and r.in_flight.leader is replica:
                 r.in_flight = None
@@ -114,7 +118,10 @@ class Partition:
         remote.last_fetch_ms = now
 
     def maybe_expand_isr(self, leader: Replica, follower_id: str) -> None:
-        """A follower joins the ISR once its remote LEO reaches the leader's HW."""
+        """A follower joins the ISR once its remote LEO reaches the leader's HW (nothing is
+        sent while an AlterIsr is in flight, as Kafka 2.7's ``Partition`` does)."""
+        if leader.alter_isr is not None:
+            return
         isr = leader.isr
         leo = leader.remotes[follower_id].leo
         if follower_id in isr or leo < leader.hw or leo < self.protocol.isr_join_floor(leader.leader_epoch_start):
@@ -126,7 +133,10 @@ class Partition:
     def maybe_shrink_isr(self, leader: Replica) -> None:
         """Drop followers not caught up for longer than replica.lag.time.max.ms
         (``Partition.getOutOfSyncReplicas``); from Kafka 2.1 (KAFKA-7152) one whose LEO equals
-        the leader's stays, however long ago it fetched (``caught_up_follower_stays_in_isr``)."""
+        the leader's stays, however long ago it fetched (``caught_up_follower_stays_in_isr``).
+        Nothing is sent while an AlterIsr is in flight."""
+        if leader.alter_isr is not None:
+            return
         leader_leo = leader.leo
         now, lag = self.time.now, self.lag
         stays = self.protocol.caught_up_follower_stays_in_isr
@@ -140,10 +150,19 @@ class Partition:
                 self.maybe_increment_leader_hw(leader)
 
     def update_isr(self, leader: Replica, new_isr: tuple[str, ...], reason: str) -> bool:
-        """The leader writes a new ISR (ZooKeeper conditional update / AlterPartition). The
-        write is refused, and the leader's cached ISR kept, unless it is the controller's
-        current leader in the current epoch (a zombie leader keeps retrying, as Kafka logs
-        "Cached zkVersion ... not equal to that in zookeeper")."""
+        """The leader writes a new ISR (ZooKeeper conditional update; from kip595 an AlterIsr
+        request, KIP-497). The write is refused, and the leader's cached ISR kept, unless it is
+        the controller's current leader in the current epoch (a zombie leader keeps retrying,
+        as Kafka logs "Cached zkVersion ... not equal to that in zookeeper"). An AlterIsr from
+        a leader that cannot reach the controller waits, in flight, until it can
+        (``alter_isr_answered``)."""
+        if self.protocol.alter_isr_via_controller:
+            epochs = self.controller.broker_epochs
+            leader.alter_isr = (new_isr, leader.leader_epoch, tuple(epochs[r] for r in new_isr), reason)
+            if leader.isolated:
+                self.events.append(("alter_isr_sent", leader.id, leader.leader_epoch, new_isr, reason))
+                return False
+            return self.alter_isr_answered(leader)
         ctl = self.controller
         if ctl.leader != leader.id or ctl.leader_epoch != leader.leader_epoch:
             self.events.append(("isr_refused", leader.id, leader.leader_epoch, new_isr, reason))
@@ -154,11 +173,39 @@ class Partition:
         self.events.extend(membership_events(ctl, old_isr, old_elr, reason))
         return True
 
+    def alter_isr_answered(self, leader: Replica) -> bool:
+        """The controller handles ``leader``'s AlterIsr in flight and answers it (Kafka 2.7's
+        ``processAlterIsr``: refused unless the sender leads in the controller's current
+        epoch; kip966, KIP-903: also refused when a member re-registered since the leader saw
+        it). Accepted, the leader - if it still leads in that epoch - takes the new ISR and
+        may raise its HW (the caller's job when it answers at once). Returns whether it was
+        accepted."""
+        ctl = self.controller
+        request = leader.alter_isr
+        assert request is not None, "alter_isr_answered: no AlterIsr in flight"
+        new_isr, epoch, member_epochs, reason = request
+        leader.alter_isr = None
+        if ctl.leader != leader.id or ctl.leader_epoch != epoch:
+            self.events.append(("isr_refused", leader.id, epoch, new_isr, reason))
+            return False
+        stale = tuple(r for r, e in zip(new_isr, member_epochs, strict=True) if ctl.broker_epochs[r] != e)
+        if stale and self.protocol.alter_isr_checks_broker_epochs:
+            self.events.append(("isr_ineligible", leader.id, new_isr, stale))
+            return False
+        old_isr, old_elr = ctl.isr, ctl.elr
+        ctl.set_isr(new_isr)
+        self.events.extend(membership_events(ctl, old_isr, old_elr, reason))
+        if leader.role == LEADER and leader.leader_epoch == epoch:
+            leader.isr = ctl.isr
+        return True
+
     # -------------------------------------------------------------------------- the HW
     def maybe_increment_leader_hw(self, leader: Replica) -> bool:
         """HW = min LEO over the leader and every follower in the ISR or caught up within the lag;
         it only ever rises. Completes acks=all produces it passes."""
         isr = leader.isr
+        if leader.alter_isr is not None:      # KIP-497: the maximal ISR while a change is in flight
+            isr = tuple(set(isr) | set(leader.alter_isr[0]))
         if self.protocol.strict_min_isr and len(isr) < self.config.min_insync_replicas:
             return False
         new_hw = len(leader.log.values)

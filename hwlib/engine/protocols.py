@@ -80,6 +80,22 @@ class Protocol:
     #: of an older epoch replaced the whole cache (``truncateAndAppend``), and under kip595's
     #: truncation on fetch the conflicting entry made the follower ask forever.
     truncation_clears_end_epochs = False
+    #: Kafka >= 2.7.0 (KIP-497, ``AlterIsrManager``; ZooKeeper mode with
+    #: inter.broker.protocol.version >= 2.7-IV2, and every KRaft release): the leader no
+    #: longer writes the ISR to ZooKeeper but sends AlterIsr / AlterPartition to the
+    #: controller. Until the answer the change is in flight: the HW is computed over the
+    #: maximal ISR (the current one plus any member being added) and no other ISR change is
+    #: sent. The controller checks the leader epoch (2.7's ``processAlterIsr``), not whether
+    #: an added broker restarted since: a broker back on an empty disk can be added by a
+    #: request made before it restarted (KAFKA-14139). In this model a request is answered at
+    #: once unless the leader cannot reach the controller (``isolate``); then at ``reconnect``.
+    alter_isr_via_controller = False
+    #: Kafka >= 3.5 in KRaft mode (KIP-903, ``ReplicationControlManager``): AlterPartition
+    #: carries each ISR member's broker epoch as the leader saw it in its fetches, and the
+    #: controller rejects it (INELIGIBLE_REPLICA) when a member re-registered since. ZooKeeper
+    #: mode never checked them (3.5's ``KafkaController.processAlterPartition`` keeps only the
+    #: broker ids).
+    alter_isr_checks_broker_epochs = False
 
     def on_become_leader(self, log: ReplicaLog, epoch: int) -> int:
         """A replica becomes leader of ``epoch``; returns the start offset of that epoch
@@ -208,6 +224,7 @@ class Kip595(Kip320):
     truncate_on_fetch = True
     fences_consumer_fetches = True
     truncation_clears_end_epochs = True
+    alter_isr_via_controller = True
 
     def diverging_epoch(self, leader_log: ReplicaLog, last_fetched_epoch: int,
                         fetch_offset: int) -> tuple[int, int] | None:
@@ -220,16 +237,23 @@ class Kip595(Kip320):
 
 
 class Kip966(Kip595):
-    """Kafka 3.7 / 4.x (KIP-966): strict min ISR - the HW does not advance while the ISR is
-    smaller than min.insync.replicas - and Eligible Leader Replicas in elections; a replica
-    back from an unclean shutdown (power loss) is not eligible until it rejoins the ISR."""
+    """Kafka 4.0 / 4.1 (KIP-966, KRaft): strict min ISR - the HW does not advance while the ISR
+    is smaller than min.insync.replicas (3.7, KAFKA-15583) - and Eligible Leader Replicas in
+    elections (4.0; on by default for new clusters from 4.1); a replica back from an unclean
+    shutdown (power loss, a new disk) is not eligible until it rejoins the ISR. From KRaft's
+    earlier releases it keeps KIP-903's check (3.5): an AlterPartition naming a broker that
+    re-registered since is rejected. Its control plane is still modelled as the ZooKeeper-era
+    controller's (elections, LeaderAndIsr); KRaft's registrations, heartbeats and metadata log
+    are not modelled yet."""
 
     name = "kip966"
-    kafka = "3.7 / 4.x"
+    kafka = "4.0 / 4.1"
     summary = ("strict min ISR (no HW advance below min.insync.replicas); elections take ISR, "
-               "then ELR, then the last known leader; unclean-shutdown replicas not eligible")
+               "then ELR, then the last known leader; unclean-shutdown replicas not eligible; "
+               "AlterPartition checks members' broker epochs (KIP-903)")
     strict_min_isr = True
     eligible_leader_replicas = True
+    alter_isr_checks_broker_epochs = True
 
 
 GENERATIONS: dict[str, Protocol] = {

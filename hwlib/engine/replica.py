@@ -85,7 +85,7 @@ class Replica:
     __slots__ = ("id", "index", "online", "log", "hw", "hw_checkpoint", "role", "leader_id",
                  "leader_epoch", "fetch_state", "in_flight", "remotes", "purgatory",
                  "crashed_at_ms", "leader_epoch_start", "unclean_shutdown", "isr", "isolated",
-                 "awaiting_leader")
+                 "awaiting_leader", "alter_isr")
 
     def __init__(self, replica_id: str, index: int, log: ReplicaLog | None = None) -> None:
         self.id = replica_id
@@ -113,6 +113,9 @@ class Replica:
         self.isolated = False
         #: restarted and not yet told who leads (it has not reconciled with anyone)
         self.awaiting_leader = False
+        #: as leader (kip595+, KIP-497): its AlterIsr request waiting for the controller -
+        #: ``(new ISR, leader epoch, each member's broker epoch as the leader saw it)`` - or None
+        self.alter_isr: tuple | None = None
 
     def copy(self) -> Replica:
         """Everything but the requests in flight and the purgatory, which refer to other
@@ -132,6 +135,7 @@ class Replica:
         new.isr = self.isr
         new.isolated = self.isolated
         new.awaiting_leader = self.awaiting_leader
+        new.alter_isr = self.alter_isr
         return new
 
     @property

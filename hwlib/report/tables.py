@@ -144,7 +144,8 @@ ACTION_WORDS = {
     "fetch": "one replica fetches", "fetch_split": "a fetch whose response arrives a few steps later",
     "flush": "a replica flushes its log and HW checkpoint", "crash": "a crash the controller notices",
     "quick_restart": "a crash within the session timeout, not noticed", "power_loss": "a power loss: the "
-    "unflushed log is gone", "replace_disk": "a broker comes back on a new, empty disk", "leader_move": "an operator moves leadership (clean election)",
+    "unflushed log is gone", "replace_disk": "a broker comes back on a new, empty disk",
+    "leader_move": "an operator moves leadership (clean election)",
     "tick": "time passes", "isolate": "a broker loses the controller", "lost_ack": "an acknowledgement is lost",
     "consume": "the consumer polls", "consumer_crash": "the consumer dies", "deliver": "a cut-off broker "
     "applies a queued LeaderAndIsr late", "controller_failover": "a new controller takes over",

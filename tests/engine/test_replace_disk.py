@@ -62,6 +62,41 @@ def test_it_skips_where_no_disk_can_be_replaced_and_says_why(before, reason):
     assert skips and skips[-1][1:3] == ("replace_disk", "B") and skips[-1][3].startswith(reason)
 
 
+def test_kafka_14139_an_alter_isr_made_before_the_restart_adds_the_empty_broker_under_kip595_only():
+    """Kafka 2.7's AlterIsr (KIP-497) is accepted on the leader epoch alone: the empty B joins
+    the ISR and is elected; up to 2.6 the leader wrote the ISR itself (B was removed when it
+    failed); KRaft 3.5+ (KIP-903) rejects it by B's new broker epoch."""
+    name = "kafka-14139-replaced-disk"
+    losses = {p: "lost-write" in hwlib.run_scenario(name, protocol=p).anomaly_kinds() for p in hwlib.PROTOCOLS}
+    assert losses == {"hw": False, "kip101": False, "kip279": False, "kip320": False, "kip595": True,
+                      "kip966": False}
+    kip595, kip966 = (hwlib.run_scenario(name, protocol=p) for p in ("kip595", "kip966"))
+    assert ("alter_isr_sent", "A", 0, ("A", "B"), "B caught up to HW 2") in kip595.events
+    assert ("isr", ("A",), ("A", "B"), "B caught up to HW 2") in kip595.events
+    assert ("isr_ineligible", "A", ("A", "B"), ("B",)) in kip966.events
+    assert ("leader", "A", "B", 1) in kip595.events and kip595.acked == ["m1", "m2"]
+
+
+def test_an_alter_isr_in_flight_holds_the_isr_and_counts_the_maximal_one():
+    """While A's AlterIsr waits (A cut off from the controller), A sends no other ISR change
+    and computes its HW over the maximal ISR; a new leader epoch makes the controller refuse
+    it (Kafka 2.7's processAlterIsr: FENCED_LEADER_EPOCH)."""
+    config = ClusterConfig(replicas=("A", "B"), protocol="kip595", min_insync_replicas=1)
+    steps = [Step("produce", value="m1", acks="1"), Step("tick", ms=46000),
+             Step("isolate", replica="A", detected=False), Step("fetch", replica="B"), Step("fetch", replica="B")]
+    cluster = applied(config, steps)
+    a = cluster.by_id["A"]
+    assert a.alter_isr is not None and a.isr == ("A",) and cluster.controller.isr == ("A",)
+    cluster.apply(Step("elect", replica="A"))          # skipped: A leads already
+    cluster.apply(Step("crash", replica="B"))
+    cluster.apply(Step("restart", replica="B"))
+    cluster.apply(Step("reconnect", replica="A"))
+    assert ("isr", ("A",), ("A", "B"), "B caught up to HW 1") in cluster.events    # a bounce outside the ISR
+    moved = applied(config, steps + [Step("produce", value="m2"), Step("crash", replica="A"),
+                                     Step("restart", replica="A")])
+    assert moved.by_id["A"].alter_isr is None                   # a crash drops the request
+
+
 def test_scenario_form_profile_sweep_and_check_know_it():
     step = parse_step({"replace_disk": "B"}, 0, ("A", "B"))
     assert step == Step("replace_disk", replica="B") and step.to_obj() == {"replace_disk": "B"}
@@ -76,6 +111,7 @@ def test_scenario_form_profile_sweep_and_check_know_it():
     assert "replace_disk" in fired_faults(schedule.steps, result.events, result.marks)
     # the ZooKeeper-era controller takes a failed broker out of the ISR and bumps the epoch:
     # an empty broker is back only as a follower that must re-fetch (clean elections only)
-    found = explore(ClusterConfig(replicas=("A", "B"), protocol="kip320"), Bounds(replicas=2, max_records=1, max_epoch=1),
-                    faults=("replace_disk", "elect"), kinds=("lost-write",))
+    found = explore(ClusterConfig(replicas=("A", "B"), protocol="kip320"),
+                    Bounds(replicas=2, max_records=1, max_epoch=1), faults=("replace_disk", "elect"),
+                    kinds=("lost-write",))
     assert found.complete and found.violations == {} and found.distinct > 10
