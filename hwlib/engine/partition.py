@@ -176,10 +176,10 @@ class Partition:
     def alter_isr_answered(self, leader: Replica) -> bool:
         """The controller handles ``leader``'s AlterIsr in flight and answers it (Kafka 2.7's
         ``processAlterIsr``: refused unless the sender leads in the controller's current
-        epoch; kip966, KIP-903: also refused when a member re-registered since the leader saw
-        it). Accepted, the leader - if it still leads in that epoch - takes the new ISR and
-        may raise its HW (the caller's job when it answers at once). Returns whether it was
-        accepted."""
+        epoch; kip966: also refused when a member is fenced - the controller sees it down
+        (KIP-841) - or re-registered since the leader saw it (KIP-903)). Accepted, the leader -
+        if it still leads in that epoch - takes the new ISR and may raise its HW (the caller's
+        job when it answers at once). Returns whether it was accepted."""
         ctl = self.controller
         request = leader.alter_isr
         assert request is not None, "alter_isr_answered: no AlterIsr in flight"
@@ -189,7 +189,9 @@ class Partition:
             self.events.append(("isr_refused", leader.id, epoch, new_isr, reason))
             return False
         stale = tuple(r for r, e in zip(new_isr, member_epochs, strict=True) if ctl.broker_epochs[r] != e)
-        if stale and self.protocol.alter_isr_checks_broker_epochs:
+        if self.protocol.alter_isr_rejects_fenced:
+            stale += tuple(r for r in new_isr if r in ctl.dead and r not in stale)
+        if stale and (self.protocol.alter_isr_checks_broker_epochs or self.protocol.alter_isr_rejects_fenced):
             self.events.append(("isr_ineligible", leader.id, new_isr, stale))
             return False
         old_isr, old_elr = ctl.isr, ctl.elr

@@ -96,6 +96,10 @@ class Protocol:
     #: mode never checked them (3.5's ``KafkaController.processAlterPartition`` keeps only the
     #: broker ids).
     alter_isr_checks_broker_epochs = False
+    #: KRaft from 3.3 (KIP-841, ``ReplicationControlManager``): AlterPartition may not add a
+    #: fenced (or shutting-down) broker to the ISR: INELIGIBLE_REPLICA. ZooKeeper mode's
+    #: ``processAlterIsr`` does not ask whether a member is alive.
+    alter_isr_rejects_fenced = False
 
     def on_become_leader(self, log: ReplicaLog, epoch: int) -> int:
         """A replica becomes leader of ``epoch``; returns the start offset of that epoch
@@ -254,6 +258,7 @@ class Kip966(Kip595):
     strict_min_isr = True
     eligible_leader_replicas = True
     alter_isr_checks_broker_epochs = True
+    alter_isr_rejects_fenced = True
 
 
 GENERATIONS: dict[str, Protocol] = {

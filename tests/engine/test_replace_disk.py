@@ -97,6 +97,20 @@ def test_an_alter_isr_in_flight_holds_the_isr_and_counts_the_maximal_one():
     assert moved.by_id["A"].alter_isr is None                   # a crash drops the request
 
 
+def test_kip841_a_fenced_broker_is_not_added_to_the_isr_under_kraft_but_is_in_zookeeper_mode():
+    """hwlib check's 8-step counterexample for kip595: A's AlterIsr, made while B was alive,
+    adds B after B went down (2.7's processAlterIsr does not ask); B then comes back empty,
+    inside the ISR. KRaft from 3.3 (KIP-841) rejects a fenced member."""
+    steps = [Step("produce", value="m1"), Step("fetch", replica="B"), Step("tick", ms=45001),
+             Step("isolate", replica="A", detected=False), Step("fetch", replica="B"), Step("crash", replica="B"),
+             Step("reconnect", replica="A"), Step("replace_disk", replica="B")]
+    kinds = {p: run_steps(ClusterConfig(replicas=("A", "B"), protocol=p), steps).anomaly_kinds()
+             for p in ("kip595", "kip966")}
+    assert "strong-isr" in kinds["kip595"] and kinds["kip966"] == []
+    kip966 = run_steps(ClusterConfig(replicas=("A", "B"), protocol="kip966"), steps)
+    assert ("isr_ineligible", "A", ("A", "B"), ("B",)) in kip966.events
+
+
 def test_scenario_form_profile_sweep_and_check_know_it():
     step = parse_step({"replace_disk": "B"}, 0, ("A", "B"))
     assert step == Step("replace_disk", replica="B") and step.to_obj() == {"replace_disk": "B"}
