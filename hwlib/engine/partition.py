@@ -156,30 +156,21 @@ class Partition:
         as Kafka logs "Cached zkVersion ... not equal to that in zookeeper"). An AlterIsr from
         a leader that cannot reach the controller waits, in flight, until it can
         (``alter_isr_answered``)."""
-        if self.protocol.alter_isr_via_controller:
-            epochs = self.controller.broker_epochs
-            leader.alter_isr = (new_isr, leader.leader_epoch, tuple(epochs[r] for r in new_isr), reason)
-            if leader.isolated:
-                self.events.append(("alter_isr_sent", leader.id, leader.leader_epoch, new_isr, reason))
-                return False
-            return self.alter_isr_answered(leader)
-        ctl = self.controller
-        if ctl.leader != leader.id or ctl.leader_epoch != leader.leader_epoch:
-            self.events.append(("isr_refused", leader.id, leader.leader_epoch, new_isr, reason))
+        epochs = self.controller.broker_epochs
+        leader.alter_isr = (new_isr, leader.leader_epoch, tuple(epochs[r] for r in new_isr), reason)
+        if self.protocol.alter_isr_via_controller and leader.isolated:
+            self.events.append(("alter_isr_sent", leader.id, leader.leader_epoch, new_isr, reason))
             return False
-        old_isr, old_elr = ctl.isr, ctl.elr
-        ctl.set_isr(new_isr)
-        leader.isr = ctl.isr
-        self.events.extend(membership_events(ctl, old_isr, old_elr, reason))
-        return True
+        return self.alter_isr_answered(leader)
 
     def alter_isr_answered(self, leader: Replica) -> bool:
-        """The controller handles ``leader``'s AlterIsr in flight and answers it (Kafka 2.7's
-        ``processAlterIsr``: refused unless the sender leads in the controller's current
-        epoch; kip966: also refused when a member is fenced - the controller sees it down
-        (KIP-841) - or re-registered since the leader saw it (KIP-903)). Accepted, the leader -
-        if it still leads in that epoch - takes the new ISR and may raise its HW (the caller's
-        job when it answers at once). Returns whether it was accepted."""
+        """The controller handles ``leader``'s ISR write - before kip595 the ZooKeeper write,
+        from kip595 its AlterIsr in flight - and answers it (Kafka 2.7's ``processAlterIsr``:
+        refused unless the sender leads in the controller's current epoch; kip966: also
+        refused when a member is fenced - the controller sees it down (KIP-841) - or
+        re-registered since the leader saw it (KIP-903)). Accepted, the leader - if it still
+        leads in that epoch - takes the new ISR and may raise its HW (the caller's job).
+        Returns whether it was accepted."""
         ctl = self.controller
         request = leader.alter_isr
         assert request is not None, "alter_isr_answered: no AlterIsr in flight"
@@ -188,11 +179,12 @@ class Partition:
         if ctl.leader != leader.id or ctl.leader_epoch != epoch:
             self.events.append(("isr_refused", leader.id, epoch, new_isr, reason))
             return False
-        stale = tuple(r for r, e in zip(new_isr, member_epochs, strict=True) if ctl.broker_epochs[r] != e)
-        if self.protocol.alter_isr_rejects_fenced:
-            stale += tuple(r for r in new_isr if r in ctl.dead and r not in stale)
-        if stale and (self.protocol.alter_isr_checks_broker_epochs or self.protocol.alter_isr_rejects_fenced):
-            self.events.append(("isr_ineligible", leader.id, new_isr, stale))
+        protocol = self.protocol
+        ineligible = tuple(r for r, e in zip(new_isr, member_epochs, strict=True)
+                           if (protocol.alter_isr_checks_broker_epochs and ctl.broker_epochs[r] != e)
+                           or (protocol.alter_isr_rejects_fenced and r in ctl.dead))
+        if ineligible:
+            self.events.append(("isr_ineligible", leader.id, new_isr, ineligible))
             return False
         old_isr, old_elr = ctl.isr, ctl.elr
         ctl.set_isr(new_isr)
