@@ -35,8 +35,11 @@ def random_run_hashes() -> dict[str, str]:
         profile = load_profile(name)
         digest = hashlib.sha256()
         for i in range(RUNS):
-            config = hwlib.ClusterConfig(replicas=REPLICAS, protocol=hwlib.PROTOCOLS[i % 6],
-                                         acks=("1", "all")[i % 2], min_insync_replicas=1 + i % 3 // 2,
+            # every generation, each with both acks settings (i // n, not i: with an even number
+            # of generations i % 2 would pin each generation to one setting)
+            n = len(hwlib.PROTOCOLS)
+            config = hwlib.ClusterConfig(replicas=REPLICAS, protocol=hwlib.PROTOCOLS[i % n],
+                                         acks=("1", "all")[i // n % 2], min_insync_replicas=1 + i % 3 // 2,
                                          client_metadata=("current", "stale")[i % 5 == 0])
             steps = generate(profile, derive_seed(7, name, i), REPLICAS).steps
             digest.update(hwlib.run_steps(config, steps, record=False).trace_hash.encode())

@@ -63,15 +63,38 @@ def _answer(answer: object) -> tuple[int, ...]:
     return (int(answer),)        # type: ignore[call-overload]
 
 
-def _alter_isr(request: tuple | None, broker_epochs: dict[str, int], index: dict[str, int]) -> tuple:
-    """A leader's AlterIsr in flight (kip595+): its ISR, its epoch, and whether every member's
-    broker epoch it carries is still current - all the controller reads of it (a member's
-    registration only moves forward, so the absolute broker epochs are not state)."""
+def _alter_isr(request: tuple | None, broker_epochs: dict[str, int], index: dict[str, int],
+               partition_epoch: int | None) -> tuple:
+    """A leader's AlterIsr in flight (kip595+): its ISR, its epoch, whether every member's
+    broker epoch it carries is still current and (KRaft, ``partition_epoch`` given) whether its
+    partition epoch is the controller's - all the controller reads of it (registrations and
+    partition epochs only move forward, so their absolute values are not state)."""
     if request is None:
         return ()
-    new_isr, epoch, member_epochs, _reason = request
+    new_isr, epoch, request_partition_epoch, member_epochs, _reason = request
     current = all(broker_epochs[r] == e for r, e in zip(new_isr, member_epochs, strict=True))
-    return (tuple(index[r] for r in new_isr), epoch, int(current))
+    same = -1 if partition_epoch is None else int(request_partition_epoch == partition_epoch)
+    return (tuple(index[r] for r in new_isr), epoch, int(current), same)
+
+
+def _partition_epochs(cluster: Cluster, reduced: bool) -> tuple:
+    """KRaft (kip841+): the partition epochs a broker compares - the controller's, each
+    replica's, each queued change's - as their ranks among the values present. Only their
+    order is ever read (a change is stale below the broker's; the controller's next value is
+    above all of them), so an order-preserving renaming is the same state. ZooKeeper-era
+    generations never read them: (). Reduced, an offline replica's are left out: a restart
+    forgets its partition epoch and drops its queue (reduction 2)."""
+    if not cluster.protocol.kraft:
+        return ()
+    ctl, queues = cluster.controller, cluster.channel.queues
+    kept = [r for r in cluster.replicas if r.online or not reduced]
+    present = {ctl.partition_epoch, *(r.partition_epoch for r in kept),
+               *(q.partition_epoch for r in kept for q in queues[r.id])}
+    rank = {value: i for i, value in enumerate(sorted(present))}
+    return (rank[ctl.partition_epoch],
+            tuple(rank[r.partition_epoch] if r.online or not reduced else -1 for r in cluster.replicas),
+            tuple(tuple(rank[q.partition_epoch] for q in queues[r.id]) if r.online or not reduced else ()
+                  for r in cluster.replicas))
 
 
 def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) -> tuple:
@@ -133,7 +156,8 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) ->
             int(r.unclean_shutdown and (elr or not reduced)),
             protocol.isr_join_floor(r.leader_epoch_start) if reduced else r.leader_epoch_start,
             crashed, remotes, in_flight, tuple(index[q.follower.id] for q in r.purgatory),
-            _alter_isr(r.alter_isr, cluster.controller.broker_epochs, index)))
+            _alter_isr(r.alter_isr, cluster.controller.broker_epochs, index,
+                       cluster.controller.partition_epoch if protocol.kraft else None)))
     ctl = cluster.controller
     controller = (rid(ctl.leader), ctl.leader_epoch, tuple(index[m] for m in ctl.isr), tuple(index[m] for m in ctl.elr),
                   tuple(sorted(index[m] for m in ctl.dead)), rid(ctl.last_known_leader),
@@ -159,7 +183,7 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) ->
     reader = (consumer.position, consumer.committed_offset,
               _age(now, consumer.last_commit_ms, config.auto_commit_interval_ms), consumer.session)
     clock = (cluster.clock.next_isr_check - now, cluster.clock.next_checkpoint - now)
-    return (tuple(replicas), controller, channel, metadata, clients, reader, clock)
+    return (tuple(replicas), controller, channel, metadata, clients, reader, clock, _partition_epochs(cluster, reduced))
 
 
 @dataclass(frozen=True)

@@ -6,9 +6,15 @@ broker delivers them in order, retrying until the broker answers (``ControllerCh
 order, once it can be reached again - possibly long after other brokers acted on newer ones.
 A broker the controller believes dead has no queue at all: ``removeBroker`` drops it, and
 the broker learns the current state when it comes back (``onBrokerStartup``). A controller
-failover drops every queue too: the new controller sends the current state only (under
-KRaft the same happens when a broker applies several partition changes in one metadata
-delta).
+failover drops every queue too: the new controller sends the current state only.
+
+Under KRaft (kip841+) the queue is the part of the metadata log a broker has not replayed
+yet. It replays in order, but every record of one commit it reads lands in one metadata delta
+(3.3's ``BrokerMetadataListener.HandleCommitsEvent`` loads all batches, then publishes once)
+and ``ReplicaManager.applyDelta`` acts on the partition's final state only: so ``deliver``
+with a count, and a broker reaching the controller again, apply the changes they take in one
+delta - the epochs in between are skipped. A controller failover drops nothing (the log
+survives it). A fenced broker that comes back catches up in one delta too.
 """
 
 from __future__ import annotations
@@ -32,8 +38,9 @@ class ControllerChannel:
     controller's, what reaches the brokers is the channel's."""
 
     def __init__(self, controller: Controller, events: list, replicas: list[Replica], replica_manager: ReplicaManager,
-                 delayed: DelayedOperations, source: ControllerChannel | None = None) -> None:
+                 delayed: DelayedOperations, kraft: bool = False, source: ControllerChannel | None = None) -> None:
         self.controller = controller
+        self.kraft = kraft
         self.events = events
         self.replicas = replicas
         self.by_id = {r.id: r for r in replicas}
@@ -68,12 +75,12 @@ class ControllerChannel:
             self.events.extend(membership_events(ctl, old_isr, old_elr, f"controller: {replica.id} failed"))
             self.send_leader_and_isr(old_leader)
 
-    def on_broker_startup(self, replica: Replica, unclean_shutdown: bool) -> None:
-        """A broker (re-)registers: elect if the partition has no leader, else send it the
-        current state."""
+    def on_broker_startup(self, replica: Replica, unclean_shutdown: bool, registers: bool = True) -> None:
+        """A broker (re-)registers - or, under KRaft, is unfenced (``registers`` False: the same
+        registration) - : elect if the partition has no leader, else send it the current state."""
         ctl = self.controller
         old_leader, old_isr, old_elr = ctl.leader, ctl.isr, ctl.elr
-        elected = ctl.on_broker_startup(replica.id, unclean_shutdown)
+        elected = ctl.on_broker_startup(replica.id, unclean_shutdown, registers)
         self.events.extend(membership_events(ctl, old_isr, old_elr, f"election of {ctl.leader}"))
         if elected:
             self.send_leader_and_isr(old_leader)
@@ -92,12 +99,25 @@ class ControllerChannel:
             return
         self.replica_manager.become_leader_or_follower(r, request)
 
+    def publish(self, request: LeaderAndIsr) -> None:
+        """KRaft: a partition change the leader's AlterPartition made reaches every broker (the
+        leader first), as every record of the metadata log does."""
+        leader = request.leader
+        if leader is not None:
+            self.send(self.by_id[leader], request)
+        for r in self.replicas:
+            if r.id != leader:
+                self.send(r, request)
+
     def deliver(self, r: Replica, count: int | None = None) -> int:
-        """The broker applies its ``count`` oldest queued requests (all with None), in order;
-        returns how many."""
+        """The broker applies its ``count`` oldest queued requests (all with None), in order -
+        under KRaft in one metadata delta, i.e. only the newest of them; returns how many."""
         queue = self.queues[r.id]
         n = len(queue) if count is None else min(count, len(queue))
         taken, queue[:n] = queue[:n], []
+        if self.kraft and n > 1:
+            self.events.append(("metadata_delta", r.id, n, taken[-1].epoch))
+            taken = taken[-1:]
         for request in taken:
             self.replica_manager.become_leader_or_follower(r, request, queued=True)
         return n

@@ -39,6 +39,9 @@ from .steps import STEP_KINDS, Step
 
 __all__ = ["Cluster", "ProduceRequest"]
 
+KRAFT_FAILOVER_SKIP = ("KRaft: the metadata log survives a controller failover; brokers keep replaying it "
+                       "(an epoch is skipped by replaying several changes in one delta: deliver with a count)")
+
 
 class Cluster:
     """One partition: ``config.replicas`` in assignment order; the first leads epoch 0 at start,
@@ -61,7 +64,8 @@ class Cluster:
             self.replicas = [Replica(rid, i) for i, rid in enumerate(config.replicas)]
             self.controller = Controller(config.replicas, config.unclean_leader_election,
                                          elr=protocol.eligible_leader_replicas,
-                                         min_insync_replicas=config.min_insync_replicas)
+                                         min_insync_replicas=config.min_insync_replicas,
+                                         shrink_bumps_epoch=protocol.isr_shrink_bumps_leader_epoch)
             first = self.replicas[0].id              # leads epoch 0; every replica knows it
             self.controller.leader = self.controller.last_known_leader = first
             for r in self.replicas:
@@ -77,8 +81,9 @@ class Cluster:
         self.fetcher = ReplicaFetcher(config, protocol, events, self.by_id, self.delayed)
         self.replica_manager = ReplicaManager(config, protocol, events, self.partition, self.fetcher, self.delayed)
         self.channel: ControllerChannel = ControllerChannel(self.controller, events, self.replicas,
-                                                            self.replica_manager, self.delayed,
+                                                            self.replica_manager, self.delayed, protocol.kraft,
                                                             None if source is None else source.channel)
+        self.partition.publisher = self.channel      # the declared cycle (see ``partition``)
         self.metadata: ClientMetadata = ClientMetadata(self.controller, events, config.client_metadata == "stale",
                                                        None if source is None else source.metadata)
         self.producer: Producer = Producer(config, events, self.metadata, self.by_id, self.replica_manager,
@@ -125,6 +130,7 @@ class Cluster:
             r.in_flight = None
             r.purgatory.clear()
         self.delayed.release()
+        self.partition.release()
         del self.clock, self.channel, self.partition, self.replica_manager, self.fetcher
         del self.producer, self.consumer, self.delayed
 
@@ -231,7 +237,9 @@ class Cluster:
         give, asked of the same functions the step methods use - or None when it acts (the
         guard beside the effect, as a TLA+ action keeps them; the model checker asks it)."""
         kind = step.kind
-        if kind in ("produce", "tick", "consume", "commit", "consumer_crash", "controller_failover"):
+        if kind == "controller_failover":
+            return KRAFT_FAILOVER_SKIP if self.protocol.kraft else None
+        if kind in ("produce", "tick", "consume", "commit", "consumer_crash"):
             return None
         if kind == "retry":
             return None if self.producer.retrying else RETRY_SKIP
@@ -395,6 +403,7 @@ class Cluster:
         replica.role = FOLLOWER
         replica.leader_id = None
         replica.leader_epoch = -1
+        replica.partition_epoch = -1
         replica.awaiting_leader = True
         replica.isolated = False   # a new process: a new ZooKeeper session and controller channel
         self.channel.drop(replica_id)
@@ -443,10 +452,13 @@ class Cluster:
         """The controller can no longer reach the broker: LeaderAndIsr requests to it wait in
         its queue until ``deliver`` or ``reconnect`` (a restart drops them). The broker keeps
         running on what it knows - a follower keeps fetching from the leader it knew, a leader
-        keeps leading (a zombie). ``detected``: its ZooKeeper session expires too, so the
-        controller handles it as failed (KAFKA-6880) and sends it nothing until it
-        re-registers; otherwise the controller still counts it live, may elect it, and queues
-        its requests."""
+        keeps leading (a zombie), its ISR changes wait (kip595+). ZooKeeper mode:
+        ``detected`` - its ZooKeeper session expires too, so the controller handles it as
+        failed (KAFKA-6880) and sends it nothing until it re-registers; otherwise the
+        controller still counts it live, may elect it, and queues its requests. KRaft
+        (kip841+): the queue is the metadata it has not replayed; ``detected`` - its heartbeats
+        stop and the controller fences it after broker.session.timeout.ms; otherwise its
+        heartbeats get through (it stays unfenced and electable) but it replays no metadata."""
         replica = self.replica(replica_id)
         reason = self.fault_skip("isolate", replica)
         if reason is not None:
@@ -471,7 +483,9 @@ class Cluster:
             if self.partition.alter_isr_answered(replica):
                 self.partition.maybe_increment_leader_hw(replica)
         if replica_id in self.controller.dead:
-            self.channel.on_broker_startup(replica, unclean_shutdown=False)
+            # ZooKeeper: a new session, a new registration; KRaft: heartbeats again, caught up on
+            # metadata, unfenced under the same registration (broker epoch)
+            self.channel.on_broker_startup(replica, unclean_shutdown=False, registers=not self.protocol.kraft)
         else:
             self.channel.deliver(replica)
         return None
@@ -488,12 +502,16 @@ class Cluster:
         return None
 
     def controller_failover(self) -> None:
-        """A new controller takes over (ZooKeeper-era failover; under KRaft, a broker that
-        applies several partition changes in one metadata delta): every queued request is
-        dropped, and each live broker gets the current state only - at once if it can be
-        reached (it has it already), else when it is reached again. An unreachable broker
-        thus skips the epochs in between."""
+        """A new controller takes over (ZooKeeper mode): every queued request is dropped, and
+        each live broker gets the current state only - at once if it can be reached (it has it
+        already), else when it is reached again. An unreachable broker thus skips the epochs
+        in between. Under KRaft the metadata log survives a failover: nothing changes (a skip);
+        there a broker skips epochs by replaying several changes in one delta (``deliver``
+        with a count, ``reconnect``)."""
+        if self.protocol.kraft:
+            return self.skip("controller_failover", None, KRAFT_FAILOVER_SKIP)
         self.channel.failover()
+        return None
 
     def tick(self, ms: int) -> None:
         """Advance logical time by ``ms`` (see ``Clock``)."""

@@ -4,6 +4,11 @@ ZooKeeper-era rules (``KafkaController`` / ``PartitionStateMachine``, 0.10.2 to 
 broker failure the broker leaves the ISR unless it is the last member; a failed leader is
 replaced by the first live ISR member in assignment order (or, with unclean election, the
 first live replica, ISR := {it}); every change the controller writes bumps the leader epoch.
+KRaft (kip841+, ``ReplicationControlManager``) keeps these rules for a fenced broker
+(``handleBrokerFenced``: the ISR never empties, ``PartitionChangeBuilder.build``) but bumps the
+leader epoch only on a leader change or an ISR shrink - and from metadata.version 3.6-IV0
+(KAFKA-15021) on a leader change only. Every change moves the partition epoch (ZooKeeper's
+zkVersion), which AlterPartition and, under KRaft, the brokers compare.
 
 kip966 (KIP-966, Eligible Leader Replicas): a failed broker always leaves the ISR; replicas
 that leave while the ISR is below min.insync.replicas join the ELR (the HW cannot move then,
@@ -17,26 +22,30 @@ from __future__ import annotations
 
 
 class LeaderAndIsr:
-    """One partition's state in a LeaderAndIsr request: leader epoch, leader (None: no
-    leader, Kafka's -1) and ISR. Never changed once made."""
+    """One partition's state in a LeaderAndIsr request (under KRaft, a PartitionChangeRecord):
+    leader epoch, leader (None: no leader, Kafka's -1), ISR and partition epoch. Never
+    changed once made."""
 
-    __slots__ = ("epoch", "leader", "isr")
+    __slots__ = ("epoch", "leader", "isr", "partition_epoch")
 
-    def __init__(self, epoch: int, leader: str | None, isr: tuple[str, ...]) -> None:
+    def __init__(self, epoch: int, leader: str | None, isr: tuple[str, ...], partition_epoch: int = 0) -> None:
         self.epoch = epoch
         self.leader = leader
         self.isr = isr
+        self.partition_epoch = partition_epoch
 
     def __repr__(self) -> str:
-        return f"LeaderAndIsr(epoch={self.epoch}, leader={self.leader!r}, isr={self.isr!r})"
+        return (f"LeaderAndIsr(epoch={self.epoch}, leader={self.leader!r}, isr={self.isr!r}, "
+                f"partition_epoch={self.partition_epoch})")
 
 
 class Controller:
     __slots__ = ("assignment", "unclean", "leader", "leader_epoch", "isr", "dead", "elr_enabled",
-                 "min_isr", "elr", "last_known_leader", "ineligible", "broker_epochs")
+                 "min_isr", "elr", "last_known_leader", "ineligible", "broker_epochs", "partition_epoch",
+                 "shrink_bumps_epoch")
 
     def __init__(self, assignment: tuple[str, ...], unclean_leader_election: bool,
-                 elr: bool = False, min_insync_replicas: int = 1) -> None:
+                 elr: bool = False, min_insync_replicas: int = 1, shrink_bumps_epoch: bool = True) -> None:
         self.assignment = assignment
         self.unclean = unclean_leader_election
         self.leader: str | None = None
@@ -51,9 +60,14 @@ class Controller:
         #: each broker's registration (its broker epoch): a new one at every startup the
         #: controller handles (KIP-380's ZooKeeper czxid, KRaft's registration record)
         self.broker_epochs: dict[str, int] = {r: 0 for r in assignment}
+        #: moves with every change written (ZooKeeper's zkVersion, KRaft's partition epoch)
+        self.partition_epoch = 0
+        #: the controller's own ISR removal bumps the leader epoch (all but KAFKA-15021's rule)
+        self.shrink_bumps_epoch = shrink_bumps_epoch
 
     def copy(self) -> Controller:
-        new = Controller(self.assignment, self.unclean, self.elr_enabled, self.min_isr)
+        new = Controller(self.assignment, self.unclean, self.elr_enabled, self.min_isr, self.shrink_bumps_epoch)
+        new.partition_epoch = self.partition_epoch
         new.leader = self.leader
         new.leader_epoch = self.leader_epoch
         new.isr = self.isr
@@ -66,7 +80,7 @@ class Controller:
 
     def leader_and_isr(self) -> LeaderAndIsr:
         """The current (leader epoch, leader, ISR) as a LeaderAndIsr request carries it."""
-        return LeaderAndIsr(self.leader_epoch, self.leader, self.isr)
+        return LeaderAndIsr(self.leader_epoch, self.leader, self.isr, self.partition_epoch)
 
     def _ordered(self, ids) -> tuple[str, ...]:
         return tuple(r for r in self.assignment if r in ids)
@@ -112,29 +126,48 @@ class Controller:
         return None
 
     def on_broker_failure(self, replica_id: str) -> bool:
-        """Returns whether the controller wrote a new leader/ISR (and bumped the epoch)."""
+        """Returns whether the controller wrote a new leader/ISR (the partition epoch moves; the
+        leader epoch too, unless KAFKA-15021 spares an ISR-only shrink)."""
         self.dead.add(replica_id)
-        changed = False
+        changed = leader_changed = False
         if replica_id in self.isr and (len(self.isr) > 1 or self.elr_enabled):
             self.set_isr(tuple(r for r in self.isr if r != replica_id))
             changed = True
         if self.leader == replica_id:
             self._set_leader(self.elect_leader())
-            changed = True
+            changed = leader_changed = True
         if changed:
-            self.leader_epoch += 1
+            self.partition_epoch += 1
+            if leader_changed or self.shrink_bumps_epoch:
+                self.leader_epoch += 1
         return changed
+
+    def alter_partition(self, new_isr: tuple[str, ...], bump_on_shrink: bool) -> bool:
+        """Write the leader's accepted ISR change (AlterIsr / AlterPartition); the partition
+        epoch moves, and with ``bump_on_shrink`` (KRaft 3.3 to 3.5) a shrink bumps the leader
+        epoch too. Returns whether it did."""
+        shrink = not set(self.isr) <= set(new_isr)
+        self.set_isr(new_isr)
+        self.partition_epoch += 1
+        if bump_on_shrink and shrink:
+            self.leader_epoch += 1
+            return True
+        return False
 
     def _set_leader(self, leader: str | None) -> None:
         self.leader = leader
         if leader is not None:
             self.last_known_leader = leader
 
-    def on_broker_startup(self, replica_id: str, unclean_shutdown: bool = False) -> bool:
+    def on_broker_startup(self, replica_id: str, unclean_shutdown: bool = False, registers: bool = True) -> bool:
         """A failed broker is back; elect if the partition has no leader. After an unclean
-        shutdown (kip966) it is not eligible from the ELR until it rejoins the ISR."""
+        shutdown (kip966) it is not eligible from the ELR until it rejoins the ISR.
+        ``registers``: it registered again (a new broker epoch) - every return in ZooKeeper
+        mode (a new session); under KRaft only a new process, not a fenced broker whose
+        heartbeats get through again."""
         self.dead.discard(replica_id)
-        self.broker_epochs[replica_id] += 1
+        if registers:
+            self.broker_epochs[replica_id] += 1
         if unclean_shutdown and self.elr_enabled:
             self.ineligible.add(replica_id)
             self.elr = tuple(r for r in self.elr if r != replica_id)
@@ -143,12 +176,14 @@ class Controller:
             if new_leader is not None:
                 self._set_leader(new_leader)
                 self.leader_epoch += 1
+                self.partition_epoch += 1
                 return True
         return False
 
     def move_leadership(self, replica_id: str) -> None:
         self._set_leader(replica_id)
         self.leader_epoch += 1
+        self.partition_epoch += 1
 
 
 def membership_events(controller: Controller, old_isr: tuple[str, ...], old_elr: tuple[str, ...],

@@ -37,6 +37,7 @@ from collections.abc import Callable
 #   ("leader_and_isr", replica, epoch, leader)      a broker applies a request that waited in its queue
 #   ("leader_and_isr_stale", replica, epoch, known) a broker ignores a request not newer than what it knows
 #   ("controller_failover", dropped)                a new controller: queued requests dropped
+#   ("metadata_delta", replica, n, epoch)           KRaft: n queued partition changes in one delta (the last applies)
 #   ("metadata", client, leader, epoch)             a client with stale metadata refreshed it
 #   ("refused", replica, leader, code, epoch, leader_epoch)  a follower's request was refused
 #   ("isr_refused", leader, epoch, new_isr, reason) a stale leader's ISR write was rejected
@@ -115,6 +116,8 @@ _DESCRIBE: dict[str, Callable[..., str]] = {
                                                      f"epoch {known}"),
     "metadata": lambda client, leader, epoch: (f"the {client} refreshes its metadata: leader {leader or 'none'}, "
                                                f"epoch {epoch}"),
+    "metadata_delta": lambda r, n, epoch: (f"{r} replays {n} partition changes in one metadata delta: only the last "
+                                           f"(epoch {epoch}) is applied"),
     "controller_failover": lambda dropped: (f"a new controller takes over: {dropped} queued LeaderAndIsr "
                                             "request(s) dropped; unreachable brokers will get the current state only"),
     "refused": lambda r, leader, code, epoch, leader_epoch: (f"{leader} refuses {r}'s request (epoch {epoch}): "

@@ -8,7 +8,7 @@ modelled release; each takes the broker's replica it acts on.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 from .controller import Controller, LeaderAndIsr, membership_events
 from .kafka_errors import NOT_LEADER_OR_FOLLOWER, OUT_OF_ORDER_SEQUENCE_NUMBER
@@ -18,7 +18,14 @@ if TYPE_CHECKING:
     from .config import ClusterConfig
     from .delayed import DelayedOperations
     from .logical_time import Time
-    from .protocols import Protocol
+    from .protocols import Protocol as Generation
+
+
+class PartitionChangePublisher(Protocol):
+    """Who carries a partition change the controller wrote for the leader to every broker
+    (under KRaft the metadata log every broker replays): the controller's channel."""
+
+    def publish(self, request: LeaderAndIsr) -> None: ...
 
 
 class Partition:
@@ -27,7 +34,10 @@ class Partition:
     replicas (a leader keeps a view of each follower) and the purgatories (``DelayedOperations``:
     an append wakes parked fetches, a higher HW completes waiting produces)."""
 
-    def __init__(self, config: ClusterConfig, protocol: Protocol, events: list, time: Time, controller: Controller,
+    #: the declared cycle ``publisher`` -> channel -> replica manager -> here, broken by ``release``
+    __deletable__ = ("publisher",)
+
+    def __init__(self, config: ClusterConfig, protocol: Generation, events: list, time: Time, controller: Controller,
                  replicas: list[Replica], delayed: DelayedOperations) -> None:
         self.config = config
         self.protocol = protocol
@@ -38,6 +48,13 @@ class Partition:
         self.delayed = delayed
         self.lag = config.replica_lag_time_max_ms
         self.flush_interval = config.log_flush_interval_messages
+        #: KRaft: publishes the leader's accepted AlterPartition to every broker (set once the
+        #: channel exists)
+        self.publisher: PartitionChangePublisher | None = None
+
+    def release(self) -> None:
+        """Break the declared cycle (the channel applies changes through the replica manager here)."""
+        self.publisher = None
 
     # ------------------------------------------------------------------------------ roles
     def make_leader(self, replica: Replica, request: LeaderAndIsr, is_new_leader: bool,
@@ -50,12 +67,18 @@ class Partition:
         ``resetReplicaState(isNewLeader = false)`` keeps ``logEndOffsetMetadata``)."""
         replica.role = LEADER
         replica.leader_id = replica.id
-        if replica.leader_epoch != request.epoch:
-            replica.alter_isr = None          # its answer would be for another epoch
-        replica.leader_epoch = request.epoch
         replica.isr = request.isr
+        replica.partition_epoch = request.partition_epoch
         replica.awaiting_leader = False
         replica.fetch_state = FETCHING
+        if replica.leader_epoch == request.epoch and not is_new_leader:
+            # KRaft: a change that keeps the leader epoch (the leader's own AlterPartition
+            # replayed, a shrink under KAFKA-15021) updates the ISR only (3.3's makeLeader:
+            # "Skipped the become-leader state change ... already the leader")
+            self.maybe_increment_leader_hw(replica)
+            return
+        replica.alter_isr = None              # its answer would be for another epoch
+        replica.leader_epoch = request.epoch
         replica.leader_epoch_start = self.protocol.on_become_leader(replica.log, request.epoch)
         leo = replica.leo
         now = self.time.now
@@ -85,6 +108,7 @@ class Partition:
         replica.role = FOLLOWER
         replica.leader_id = request.leader
         replica.leader_epoch = request.epoch
+        replica.partition_epoch = request.partition_epoch
         replica.isr = ()
         replica.alter_isr = None
         replica.awaiting_leader = False
@@ -157,7 +181,8 @@ class Partition:
         a leader that cannot reach the controller waits, in flight, until it can
         (``alter_isr_answered``)."""
         epochs = self.controller.broker_epochs
-        leader.alter_isr = (new_isr, leader.leader_epoch, tuple(epochs[r] for r in new_isr), reason)
+        leader.alter_isr = (new_isr, leader.leader_epoch, leader.partition_epoch, tuple(epochs[r] for r in new_isr),
+                            reason)
         if self.protocol.alter_isr_via_controller and leader.isolated:
             self.events.append(("alter_isr_sent", leader.id, leader.leader_epoch, new_isr, reason))
             return False
@@ -166,20 +191,23 @@ class Partition:
     def alter_isr_answered(self, leader: Replica) -> bool:
         """The controller handles ``leader``'s ISR write - before kip595 the ZooKeeper write,
         from kip595 its AlterIsr in flight - and answers it (Kafka 2.7's ``processAlterIsr``:
-        refused unless the sender leads in the controller's current epoch; kip966: also
-        refused when a member is fenced - the controller sees it down (KIP-841) - or
-        re-registered since the leader saw it (KIP-903)). Accepted, the leader - if it still
-        leads in that epoch - takes the new ISR and may raise its HW (the caller's job).
-        Returns whether it was accepted."""
+        refused unless the sender leads in the controller's current epoch; KRaft's
+        ``validateAlterPartitionData`` also compares the partition epoch (kip841+: a change
+        may keep the leader epoch), and refuses a member that is fenced - the controller sees
+        it down (KIP-841, 3.3) - or registered again since the leader saw it (KIP-903, 3.5)).
+        Accepted, the leader - if it still leads in that epoch - takes the new ISR and may
+        raise its HW (the caller's job); under KRaft the change is then replayed by every
+        broker (a shrink bumps the leader epoch up to 3.5). Returns whether it was accepted."""
         ctl = self.controller
         request = leader.alter_isr
         assert request is not None, "alter_isr_answered: no AlterIsr in flight"
-        new_isr, epoch, member_epochs, reason = request
+        new_isr, epoch, partition_epoch, member_epochs, reason = request
         leader.alter_isr = None
-        if ctl.leader != leader.id or ctl.leader_epoch != epoch:
+        protocol = self.protocol
+        if (ctl.leader != leader.id or ctl.leader_epoch != epoch
+                or (protocol.kraft and ctl.partition_epoch != partition_epoch)):
             self.events.append(("isr_refused", leader.id, epoch, new_isr, reason))
             return False
-        protocol = self.protocol
         ineligible = tuple(r for r, e in zip(new_isr, member_epochs, strict=True)
                            if (protocol.alter_isr_checks_broker_epochs and ctl.broker_epochs[r] != e)
                            or (protocol.alter_isr_rejects_fenced and r in ctl.dead))
@@ -187,10 +215,15 @@ class Partition:
             self.events.append(("isr_ineligible", leader.id, new_isr, ineligible))
             return False
         old_isr, old_elr = ctl.isr, ctl.elr
-        ctl.set_isr(new_isr)
+        bumped = ctl.alter_partition(new_isr, protocol.kraft and protocol.isr_shrink_bumps_leader_epoch)
         self.events.extend(membership_events(ctl, old_isr, old_elr, reason))
-        if leader.role == LEADER and leader.leader_epoch == epoch:
+        if leader.role == LEADER and leader.leader_epoch == epoch and not bumped:
+            # the response's state (3.3's handleAlterPartitionUpdate ignores one whose leader
+            # epoch is not its own: a bumped epoch reaches it as a partition change instead)
             leader.isr = ctl.isr
+            leader.partition_epoch = ctl.partition_epoch
+        if protocol.kraft and self.publisher is not None:
+            self.publisher.publish(ctl.leader_and_isr())
         return True
 
     # -------------------------------------------------------------------------- the HW

@@ -100,6 +100,24 @@ class Protocol:
     #: fenced (or shutting-down) broker to the ISR: INELIGIBLE_REPLICA. ZooKeeper mode's
     #: ``processAlterIsr`` does not ask whether a member is alive.
     alter_isr_rejects_fenced = False
+    #: KRaft (kip841+, Kafka 3.3's ``BrokerMetadataListener`` / ``ReplicaManager.applyDelta``):
+    #: brokers learn partition changes by replaying the metadata log, not from LeaderAndIsr
+    #: requests. A broker that lags applies what it missed in order, but every record of one
+    #: commit it reads lands in one metadata delta, which it applies as the partition's final
+    #: state only (``deliver`` with a count, ``reconnect``): it can skip epochs. A controller
+    #: failover drops nothing (the log survives it). A partition change is stale when its
+    #: partition epoch is below the broker's (``Partition.makeLeader`` / ``makeFollower``), so a
+    #: change that keeps the leader epoch still reaches the leader; every AlterPartition the
+    #: controller accepts is such a record, replayed by every broker. A fenced broker that
+    #: reaches the controller again keeps its registration (its broker epoch).
+    kraft = False
+    #: whether the controller bumps the leader epoch when an ISR shrinks without a leader
+    #: change. ZooKeeper mode: on the controller's own writes (a failed broker removed), never
+    #: on the leader's ISR writes. KRaft 3.3 to 3.5 (``PartitionChangeBuilder
+    #: .triggerLeaderEpochBumpIfNeeded``): on every shrink, the leader's AlterPartition included.
+    #: KRaft with metadata.version 3.6-IV0 or later (KAFKA-15021): never - only the partition
+    #: epoch moves.
+    isr_shrink_bumps_leader_epoch = True
 
     def on_become_leader(self, log: ReplicaLog, epoch: int) -> int:
         """A replica becomes leader of ``epoch``; returns the start offset of that epoch
@@ -217,14 +235,16 @@ class Kip320(Kip279):
 
 
 class Kip595(Kip320):
-    """Kafka 2.7+ (truncation on fetch, as in KIP-595's Raft fetch): the fetch itself carries
-    ``last_fetched_epoch``; a diverging log gets ``diverging_epoch (epoch, end offset)`` back
-    with no records and no HW, truncates by the same rule and fetches again."""
+    """Kafka 2.7 to 3.6 in ZooKeeper mode (truncation on fetch, as in KIP-595's Raft fetch): the
+    fetch itself carries ``last_fetched_epoch``; a diverging log gets ``diverging_epoch (epoch,
+    end offset)`` back with no records and no HW, truncates by the same rule and fetches again.
+    (ZooKeeper mode from 3.7 adds strict min ISR, KAFKA-15583 - kip966's first rule.)"""
 
     name = "kip595"
-    kafka = "2.7+"
+    kafka = "2.7 - 3.6 (ZooKeeper)"
     summary = ("fetch carries last_fetched_epoch; leader answers diverging_epoch (no records, no "
-               "HW); follower truncates as in kip320 and fetches again: no extra round trip")
+               "HW); follower truncates as in kip320 and fetches again: no extra round trip; the "
+               "leader's ISR changes go to the controller as AlterIsr (KIP-497)")
     truncate_on_fetch = True
     fences_consumer_fetches = True
     truncation_clears_end_epochs = True
@@ -240,29 +260,63 @@ class Kip595(Kip320):
         return None
 
 
-class Kip966(Kip595):
-    """Kafka 4.0 / 4.1 (KIP-966, KRaft): strict min ISR - the HW does not advance while the ISR
-    is smaller than min.insync.replicas (3.7, KAFKA-15583) - and Eligible Leader Replicas in
-    elections (4.0; on by default for new clusters from 4.1); a replica back from an unclean
-    shutdown (power loss, a new disk) is not eligible until it rejoins the ISR. From KRaft's
-    earlier releases it keeps KIP-903's check (3.5): an AlterPartition naming a broker that
-    re-registered since is rejected. Its control plane is still modelled as the ZooKeeper-era
-    controller's (elections, LeaderAndIsr); KRaft's registrations, heartbeats and metadata log
-    are not modelled yet."""
+class Kip841(Kip595):
+    """Kafka 3.3 / 3.4 in KRaft mode (KIP-841; KIP-631's control plane): brokers replay the
+    metadata log, register and heartbeat; a broker whose session lapses
+    (``broker.session.timeout.ms``) is fenced - removed from the ISR, not electable - and is
+    unfenced once it is back and caught up. The ISR changes by AlterPartition, checked by
+    leader and partition epoch (``ReplicationControlManager.validateAlterPartitionData``), and
+    since 3.3 an AlterPartition that adds a fenced broker is refused (INELIGIBLE_REPLICA). The
+    controller bumps the leader epoch on every ISR shrink, the leader's own included.
+    KIP-704 (3.2): an unclean election marks the leader RECOVERING, but 3.3's
+    ``Partition.makeLeader`` marks it RECOVERED at once and its first AlterPartition says so -
+    nothing a verdict reads. ``isolate`` under KRaft: ``detected`` - heartbeats stop, the
+    controller fences the broker; otherwise its heartbeats get through but it replays no
+    metadata (a stalled metadata fetch or loader), so the controller still counts it live."""
 
-    name = "kip966"
-    kafka = "4.0 / 4.1"
-    summary = ("strict min ISR (no HW advance below min.insync.replicas); elections take ISR, "
-               "then ELR, then the last known leader; unclean-shutdown replicas not eligible; "
-               "AlterPartition checks members' broker epochs (KIP-903)")
-    strict_min_isr = True
-    eligible_leader_replicas = True
-    alter_isr_checks_broker_epochs = True
+    name = "kip841"
+    kafka = "3.3 / 3.4 (KRaft)"
+    summary = ("KRaft control plane: brokers replay the metadata log (several changes can land in "
+               "one delta: an epoch skipped); fenced brokers leave the ISR and are neither "
+               "electable nor accepted in an AlterPartition (KIP-841); an ISR shrink bumps the "
+               "leader epoch")
+    kraft = True
     alter_isr_rejects_fenced = True
 
 
+class Kip903(Kip841):
+    """Kafka 3.5 in KRaft mode (KIP-903): a follower's fetch carries its broker epoch and the
+    leader's AlterPartition names each member with the broker epoch it saw; the controller
+    refuses a member that registered again since (a broker back on an empty disk,
+    KAFKA-14139). 3.6 runs the same rules up to metadata.version 3.6-IV0, from which an ISR
+    shrink no longer bumps the leader epoch (KAFKA-15021; that rule is kip966's)."""
+
+    name = "kip903"
+    kafka = "3.5 (KRaft)"
+    summary = ("fetch and AlterPartition carry broker epochs: a replica that registered again "
+               "(a replaced disk) cannot be added on the strength of an older fetch")
+    alter_isr_checks_broker_epochs = True
+
+
+class Kip966(Kip903):
+    """Kafka 4.0 / 4.1 (KIP-966, KRaft): strict min ISR - the HW does not advance while the ISR
+    is smaller than min.insync.replicas (3.7, KAFKA-15583) - and Eligible Leader Replicas in
+    elections (4.0; on by default for new clusters from 4.1); a replica back from an unclean
+    shutdown (power loss, a new disk) is not eligible until it rejoins the ISR. From 3.6
+    (KAFKA-15021) an ISR shrink no longer bumps the leader epoch, only the partition epoch."""
+
+    name = "kip966"
+    kafka = "4.0 / 4.1 (KRaft)"
+    summary = ("strict min ISR (no HW advance below min.insync.replicas); elections take ISR, "
+               "then ELR, then the last known leader; unclean-shutdown replicas not eligible; "
+               "an ISR shrink keeps the leader epoch (KAFKA-15021)")
+    strict_min_isr = True
+    eligible_leader_replicas = True
+    isr_shrink_bumps_leader_epoch = False
+
+
 GENERATIONS: dict[str, Protocol] = {
-    p.name: p for p in (Protocol(), Kip101(), Kip279(), Kip320(), Kip595(), Kip966())
+    p.name: p for p in (Protocol(), Kip101(), Kip279(), Kip320(), Kip595(), Kip841(), Kip903(), Kip966())
 }
 
 

@@ -85,7 +85,7 @@ class Replica:
     __slots__ = ("id", "index", "online", "log", "hw", "hw_checkpoint", "role", "leader_id",
                  "leader_epoch", "fetch_state", "in_flight", "remotes", "purgatory",
                  "crashed_at_ms", "leader_epoch_start", "unclean_shutdown", "isr", "isolated",
-                 "awaiting_leader", "alter_isr")
+                 "awaiting_leader", "alter_isr", "partition_epoch")
 
     def __init__(self, replica_id: str, index: int, log: ReplicaLog | None = None) -> None:
         self.id = replica_id
@@ -114,8 +114,12 @@ class Replica:
         #: restarted and not yet told who leads (it has not reconciled with anyone)
         self.awaiting_leader = False
         #: as leader (kip595+, KIP-497): its AlterIsr request waiting for the controller -
-        #: ``(new ISR, leader epoch, each member's broker epoch as the leader saw it)`` - or None
+        #: ``(new ISR, leader epoch, partition epoch, each member's broker epoch as the leader
+        #: saw it, reason)`` - or None
         self.alter_isr: tuple | None = None
+        #: the partition epoch of the last partition state it applied (-1: none since it
+        #: started); under KRaft an older change is stale
+        self.partition_epoch = -1
 
     def copy(self) -> Replica:
         """Everything but the requests in flight and the purgatory, which refer to other
@@ -136,6 +140,7 @@ class Replica:
         new.isolated = self.isolated
         new.awaiting_leader = self.awaiting_leader
         new.alter_isr = self.alter_isr
+        new.partition_epoch = self.partition_epoch
         return new
 
     @property

@@ -51,8 +51,15 @@ class ReplicaManager:
         one it knew (``makeFollowers``: makeFollower returns true - kip320+, Kafka 2.1: on any
         epoch change - then the fetcher stops and restarts from where reconciliation says).
         ``queued``: the request waited in the channel (the broker was unreachable), which the
-        events say."""
-        if request.epoch <= r.leader_epoch:
+        events say. Under KRaft (kip841+) the broker replays a partition change instead, stale
+        only when its partition epoch is below the broker's (3.3's ``Partition.makeLeader`` /
+        ``makeFollower``): a change that keeps the leader epoch updates a leader's ISR, and a
+        follower restarts its fetcher only on a new leader epoch."""
+        if self.protocol.kraft:
+            if request.partition_epoch < r.partition_epoch:
+                self.events.append(("leader_and_isr_stale", r.id, request.epoch, r.leader_epoch))
+                return
+        elif request.epoch <= r.leader_epoch:
             self.events.append(("leader_and_isr_stale", r.id, request.epoch, r.leader_epoch))
             return
         if queued:
@@ -70,12 +77,15 @@ class ReplicaManager:
             fetcher.drop_in_flight(r)
             r.leader_id = None
             r.leader_epoch = request.epoch
-        elif r.leader_id != new_leader or r.role == LEADER or self.protocol.reconcile_on_epoch_change:
+            r.partition_epoch = request.partition_epoch
+        elif (r.leader_id != new_leader or r.role == LEADER
+              or (self.protocol.reconcile_on_epoch_change and request.epoch != r.leader_epoch)):
             partition.make_follower(r, request)
             fetcher.drop_in_flight(r)
             fetcher.begin_reconciliation(r)
         else:
             r.leader_epoch = request.epoch
+            r.partition_epoch = request.partition_epoch
 
     # ---------------------------------------------------------------- a follower's fetch
     def fetch_messages(self, leader: Replica, follower: Replica) -> None:

@@ -132,7 +132,7 @@ def test_a_truncation_at_the_log_end_drops_the_trailing_epoch_from_kafka_2_7(pro
     assert b.log.values == ["v1", "v2"] and b.log.cache.entries == after_append
 
 
-@pytest.mark.parametrize("protocol", ["kip320", "kip595", "kip966"])
+@pytest.mark.parametrize("protocol", ["kip320", "kip595", "kip841", "kip903", "kip966"])
 def test_a_restart_drops_an_epoch_cached_at_the_log_end(protocol):
     """Loading the log (Kafka's Log init: truncateFromEnd(log end)) drops the (1, 1) that B's
     election cached without an append, in every release with leader epochs."""

@@ -69,7 +69,7 @@ def test_kafka_14139_an_alter_isr_made_before_the_restart_adds_the_empty_broker_
     name = "kafka-14139-replaced-disk"
     losses = {p: "lost-write" in hwlib.run_scenario(name, protocol=p).anomaly_kinds() for p in hwlib.PROTOCOLS}
     assert losses == {"hw": False, "kip101": False, "kip279": False, "kip320": False, "kip595": True,
-                      "kip966": False}
+                      "kip841": True, "kip903": False, "kip966": False}
     kip595, kip966 = (hwlib.run_scenario(name, protocol=p) for p in ("kip595", "kip966"))
     assert ("alter_isr_sent", "A", 0, ("A", "B"), "B caught up to HW 2") in kip595.events
     assert ("isr", ("A",), ("A", "B"), "B caught up to HW 2") in kip595.events
