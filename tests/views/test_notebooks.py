@@ -108,7 +108,7 @@ def test_exported_html_is_offline_and_keeps_the_steppers(exported):
         assert not re.search(r"https?://[^\s\"'<>]*(cdn|unpkg|jsdelivr)", text, re.IGNORECASE), name
         assert "application/vnd.jupyter.widget-view+json" not in text
         steppers = text.count('class="hwl-stepper"')
-        assert steppers == (2 if name == "01_explore_rounds" else 12), (name, steppers)
+        assert steppers == (2 if name == "01_explore_rounds" else 15), (name, steppers)
 
 
 def _shown(stepper, panel: int, replica: str) -> tuple[int, int]:
@@ -152,7 +152,7 @@ def test_exported_explorer_steps_offline_in_chromium(exported, browser):
 def test_exported_gallery_steppers_work_offline(exported, browser):
     page = offline_page(browser, exported["02_anomaly_gallery"][1].as_uri())
     steppers = page.locator(".hwl-stepper")
-    assert steppers.count() == 12
+    assert steppers.count() == 15
     zombie = page.locator(".hwl-stepper").nth(5)
     assert "kafka-6880-zombie-follower" in zombie.inner_text()
     zombie.locator("button.fwd").click()                          # 17: A leads again, epoch 3
@@ -162,10 +162,10 @@ def test_exported_gallery_steppers_work_offline(exported, browser):
     assert "FENCED_LEADER_EPOCH" in zombie.locator(".panel").nth(1).inner_text()
     zombie.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "gallery-zombie-fenced.png"))
-    failover = steppers.nth(8)
-    assert "after a controller failover" in failover.inner_text()
-    failover.locator("button.fwd").click()                        # 8: controller failover (right)
-    failover.locator("button.fwd").click()                        # 9: A reconnects
+    failover = steppers.nth(11)
+    assert "epochs 1 and 2 in one delta" in failover.inner_text()
+    # it opens at the first anomaly, step 9: A catches up in one metadata delta (KRaft)
+    assert failover.get_attribute("data-position") == "9"
     right = failover.locator(".panel").nth(1).inner_text()
     assert "m1 at offset 0 acknowledged" in right and "strong-isr" in right
     assert "acknowledged: none yet" in failover.locator(".panel").nth(0).inner_text()
