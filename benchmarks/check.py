@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import json
 import time
+from pathlib import Path
 
 import tlc
 from baseline import REPO, checkout, in_tree  # beside this script (its folder is on sys.path)
@@ -39,11 +40,8 @@ FAULTS = ("elect", "isolate", "isolate_unseen", "deliver")
 KINDS = ("strong-isr", "lost-write", "log-divergence", "committed-truncated")
 
 
-
-def tlc_line(spec, protocol: str, replicas: int, workers: int) -> str:
+def tlc_line(spec: Path, protocol: str, replicas: int, workers: int) -> str:
     """TLC's run of the specification's module for ``protocol``, in one line (or why not)."""
-    if spec is None or protocol not in tlc.MODULES:
-        return "TLC: -"
     try:
         run = tlc.run(spec, protocol, replicas, workers=workers)
     except (tlc.TlcUnavailable, OSError) as error:

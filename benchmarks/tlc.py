@@ -9,6 +9,7 @@ temporary copy of the specification, so the checkout is never written to.
 
 from __future__ import annotations
 
+import atexit
 import re
 import shutil
 import subprocess
@@ -62,17 +63,18 @@ def tla2tools() -> Path:
 
 
 def specification(spec_dir: str | None) -> Path:
-    """The specification's checkout: ``spec_dir`` if given, else a fresh clone."""
+    """The specification's checkout: ``spec_dir`` if given, else a fresh clone (removed when
+    the process exits)."""
     if spec_dir is not None:
         path = Path(spec_dir)
         if not (path / "KafkaReplication.tla").is_file():
             raise TlcUnavailable(f"--spec-dir: {path} holds no KafkaReplication.tla (a checkout of {SPEC_URL})")
         return path
     target = Path(tempfile.mkdtemp(prefix="hwlib-tla-spec-"))
+    atexit.register(shutil.rmtree, target, True)          # the clone is ours: gone at exit
     done = subprocess.run(["git", "clone", "--quiet", "--depth", "1", SPEC_URL, str(target)],
                           capture_output=True, text=True)
     if done.returncode != 0:
-        shutil.rmtree(target, ignore_errors=True)
         raise TlcUnavailable(f"TLC: cannot clone {SPEC_URL} ({done.stderr.strip() or 'git failed'}); "
                              "give a checkout with --spec-dir")
     return target

@@ -87,14 +87,17 @@ def _partition_epochs(cluster: Cluster, reduced: bool) -> tuple:
     if not cluster.protocol.kraft:
         return ()
     ctl, queues = cluster.controller, cluster.channel.queues
-    kept = [r for r in cluster.replicas if r.online or not reduced]
-    present = {ctl.partition_epoch, *(r.partition_epoch for r in kept),
-               *(q.partition_epoch for r in kept for q in queues[r.id])}
+    kept = [r.online or not reduced for r in cluster.replicas]
+    present = {ctl.partition_epoch}
+    for r, keep in zip(cluster.replicas, kept, strict=True):
+        if keep:
+            present.add(r.partition_epoch)
+            present.update(q.partition_epoch for q in queues[r.id])
     rank = {value: i for i, value in enumerate(sorted(present))}
     return (rank[ctl.partition_epoch],
-            tuple(rank[r.partition_epoch] if r.online or not reduced else -1 for r in cluster.replicas),
-            tuple(tuple(rank[q.partition_epoch] for q in queues[r.id]) if r.online or not reduced else ()
-                  for r in cluster.replicas))
+            tuple(rank[r.partition_epoch] if keep else -1 for r, keep in zip(cluster.replicas, kept, strict=True)),
+            tuple(tuple(rank[q.partition_epoch] for q in queues[r.id]) if keep else ()
+                  for r, keep in zip(cluster.replicas, kept, strict=True)))
 
 
 def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) -> tuple:

@@ -55,11 +55,9 @@ class ReplicaManager:
         only when its partition epoch is below the broker's (3.3's ``Partition.makeLeader`` /
         ``makeFollower``): a change that keeps the leader epoch updates a leader's ISR, and a
         follower restarts its fetcher only on a new leader epoch."""
-        if self.protocol.kraft:
-            if request.partition_epoch < r.partition_epoch:
-                self.events.append(("leader_and_isr_stale", r.id, request.epoch, r.leader_epoch))
-                return
-        elif request.epoch <= r.leader_epoch:
+        stale = (request.partition_epoch < r.partition_epoch if self.protocol.kraft
+                 else request.epoch <= r.leader_epoch)
+        if stale:
             self.events.append(("leader_and_isr_stale", r.id, request.epoch, r.leader_epoch))
             return
         if queued:
