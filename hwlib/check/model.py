@@ -63,18 +63,20 @@ def _answer(answer: object) -> tuple[int, ...]:
     return (int(answer),)        # type: ignore[call-overload]
 
 
-def _alter_isr(request: tuple | None, broker_epochs: dict[str, int], index: dict[str, int],
+def _alter_isr(request: tuple | None, broker_epochs: dict[str, int] | None, index: dict[str, int],
                partition_epoch: int | None) -> tuple:
     """A leader's AlterIsr in flight (kip595+): its ISR, its epoch, whether every member's
-    broker epoch it carries is still current and (KRaft, ``partition_epoch`` given) whether its
-    partition epoch is the controller's - all the controller reads of it (registrations and
-    partition epochs only move forward, so their absolute values are not state)."""
+    broker epoch it carries is still current (``broker_epochs`` given: the generation's
+    controller compares them) and (KRaft, ``partition_epoch`` given) whether its partition epoch
+    is the controller's - all the controller reads of it (registrations and partition epochs
+    only move forward, so their absolute values are not state)."""
     if request is None:
         return ()
     new_isr, epoch, request_partition_epoch, member_epochs, _reason = request
-    current = all(broker_epochs[r] == e for r, e in zip(new_isr, member_epochs, strict=True))
+    current = -1 if broker_epochs is None else int(all(
+        broker_epochs[r] == e for r, e in zip(new_isr, member_epochs, strict=True)))
     same = -1 if partition_epoch is None else int(request_partition_epoch == partition_epoch)
-    return (tuple(index[r] for r in new_isr), epoch, int(current), same)
+    return (tuple(index[r] for r in new_isr), epoch, current, same)
 
 
 def _partition_epochs(cluster: Cluster, reduced: bool) -> tuple:
@@ -123,7 +125,17 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) ->
        start offset of the leader's epoch is read only by ``isr_join_floor`` (0 before kip320),
        the unclean-shutdown flag only by a controller with Eligible Leader Replicas (kip966).
     4. **The epoch a request in flight asked about** is written only into events (the leader's
-       answer is computed when the request arrives)."""
+       answer is computed when the request arrives).
+    5. **An AlterIsr's member broker epochs** are compared by the controller only from Kafka 3.5
+       (KIP-903, kip903+: ``alter_isr_checks_broker_epochs``); before, whether they are current
+       is not state.
+    6. **A follower's last fetch, once it caught up then.** The leader's view of a follower
+       keeps, besides its LEO and caught-up time, the leader's LEO and the time of the
+       follower's last fetch; Kafka's ``Replica.updateFetchState`` (2.x-3.x) reads the two only
+       to move the caught-up time back to that fetch (``lastFetchTimeMs > lastCaughtUpTimeMs``),
+       nothing else reads them, and every write of the caught-up time - the next fetch, a
+       ``make_leader`` - writes both anew. So once the caught-up time is at or after the last
+       fetch they can never act, and are left out."""
     config = cluster.config
     now = cluster.now
     lag = config.replica_lag_time_max_ms
@@ -146,7 +158,10 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) ->
                              int(r.unclean_shutdown and elr), crashed))
             continue
         remotes = tuple(sorted((index[f], m.leo, _age(now, m.last_caught_up_ms, lag), m.last_fetch_leader_leo,
-                                _age(now, m.last_fetch_ms, lag)) for f, m in r.remotes.items()))
+                                _age(now, m.last_fetch_ms, lag))
+                               if not reduced or m.last_fetch_ms > m.last_caught_up_ms
+                               else (index[f], m.leo, _age(now, m.last_caught_up_ms, lag), -1, -1)
+                               for f, m in r.remotes.items()))
         req = r.in_flight
         in_flight: tuple = () if req is None else (
             codes[req.kind], index[req.leader.id], req.fetch_offset, 0 if reduced else req.asked_epoch,
@@ -159,8 +174,10 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) ->
             int(r.unclean_shutdown and (elr or not reduced)),
             protocol.isr_join_floor(r.leader_epoch_start) if reduced else r.leader_epoch_start,
             crashed, remotes, in_flight, tuple(index[q.follower.id] for q in r.purgatory),
-            _alter_isr(r.alter_isr, cluster.controller.broker_epochs, index,
-                       cluster.controller.partition_epoch if protocol.kraft else None)))
+            _alter_isr(r.alter_isr,
+                       cluster.controller.broker_epochs
+                       if protocol.alter_isr_checks_broker_epochs or not reduced else None,
+                       index, cluster.controller.partition_epoch if protocol.kraft else None)))
     ctl = cluster.controller
     controller = (rid(ctl.leader), ctl.leader_epoch, tuple(index[m] for m in ctl.isr), tuple(index[m] for m in ctl.elr),
                   tuple(sorted(index[m] for m in ctl.dead)), rid(ctl.last_known_leader),

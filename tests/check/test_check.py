@@ -153,7 +153,8 @@ def test_an_expected_effect_is_drawn_apart_from_the_safety_verdicts():
 #: bounds small enough to search without the reductions: (profile, protocol, max records, depth)
 EQUIVALENT = [("leader-moves", "hw", 1, None), ("leader-moves", "kip101", 1, None), ("leader-moves", "kip320", 1, None),
               ("power-loss", "hw", 1, 9), ("power-loss", "kip966", 1, 9), ("zombies", "kip279", 1, 8),
-              ("zombies", "kip320", 1, 8), ("swarm", "kip101", 1, 6)]
+              ("zombies", "kip320", 1, 8), ("swarm", "kip101", 1, 6), ("leader-moves", "kip595", 1, None),
+              ("zombies", "kip841", 1, 8)]
 
 
 @pytest.mark.parametrize(("profile", "protocol", "records", "depth"), EQUIVALENT)
@@ -175,6 +176,19 @@ def test_the_reduced_fingerprint_finds_what_the_whole_state_finds(profile, proto
     assert reduced.distinct < whole.distinct
     for kind, found in reduced.violations.items():
         assert kind in hwlib.run_steps(cfg, found.steps).anomaly_kinds()
+
+
+@pytest.mark.parametrize("protocol", ["hw", "kip101", "kip595", "kip841"])
+def test_the_reduced_fingerprint_keeps_the_tla_bounds_verdicts(protocol):
+    """At the TLA+ specification's bounds (2 replicas, <= 2 records, epoch <= 2, its faults),
+    complete both ways: the same verdicts at the same depths, in fewer states."""
+    reduced = explore(config(protocol), Bounds(replicas=2), NO_CRASHES, KINDS, exhaustive=True)
+    whole = explore(config(protocol), Bounds(replicas=2), NO_CRASHES, KINDS, exhaustive=True, reduced=False)
+    assert reduced.complete and whole.complete
+    assert {k: v.depth for k, v in reduced.violations.items()} == {k: v.depth for k, v in whole.violations.items()}
+    assert reduced.distinct < whole.distinct
+    for found in reduced.violations.values():
+        assert found.kind in hwlib.run_steps(config(protocol), found.steps).anomaly_kinds()
 
 
 def test_an_offline_replicas_hw_is_its_checkpoint_capped_by_its_log_end():
