@@ -1,4 +1,4 @@
-"""Model-checking speed: states/s and time to complete each generation, beside TLC's figures for the same bounds.
+"""Model-checking speed: states/s and time to complete, beside TLC on the TLA+ specification, same bounds, same run.
 
 Bounds: 2 replicas, <= 2 records, <= 2 leader epochs, faults elect / isolate (session expired
 or not) / deliver, plus produce and the fetch halves - what the TLA+ specification of Kafka
@@ -10,17 +10,20 @@ requests and the controller's queues, so it has more states than the spec at equ
 Printed, not asserted.
 
     python benchmarks/check.py [--spec-dir DIR | --no-tlc] [--three-replica-depth 8] [--workers N]
-                               [--master local[2]]
+                               [--master local[2]] [--no-complete]
     python benchmarks/check.py --baseline-ref REF [--repeat 2]
 
-The 3-replica kip320 run is done on one process and on ``--workers`` (default: every core),
-and with ``--master`` as Spark jobs level by level, the ratios printed (same run, same
-machine: the noise of a shared machine cancels).
+At 3 replicas, kip320's search runs to completion on ``--workers`` (default: every core) beside
+TLC's complete run of Kip320 - the issue's yardstick: time to complete, distinct and generated
+states, states/s and the ratios (``--no-complete`` leaves this ~10-minute pair out). Then, to
+``--three-replica-depth``, the same search on one process, on the workers and with ``--master``
+as Spark jobs level by level, the ratios printed (same run, same machine: the noise of a shared
+machine cancels).
 
 ``--baseline-ref REF`` instead times the 2-replica exhaustive search of every generation on this
 tree and on git REF's (a temporary worktree with its own compiled engine), each in a fresh
 process, the two alternating, best of ``--repeat``: states/s per generation and the ratio, and
-whether both searched the same number of states.
+how many distinct states each searched (fewer on this tree: a reduction of the state key).
 """
 
 from __future__ import annotations
@@ -40,15 +43,16 @@ FAULTS = ("elect", "isolate", "isolate_unseen", "deliver")
 KINDS = ("strong-isr", "lost-write", "log-divergence", "committed-truncated")
 
 
-def tlc_line(spec: Path, protocol: str, replicas: int, workers: int) -> str:
-    """TLC's run of the specification's module for ``protocol``, in one line (or why not)."""
+def tlc_line(spec: Path, protocol: str, replicas: int, workers: int) -> tuple[str, tlc.TlcRun | None]:
+    """TLC's run of the specification's module for ``protocol``, in one line (or why not), and
+    the run."""
     try:
         run = tlc.run(spec, protocol, replicas, workers=workers)
     except (tlc.TlcUnavailable, OSError) as error:
-        return str(error)
+        return str(error), None
     verdict = "complete" if run.complete else f"{run.violated} violated"
     return (f"TLC {run.module}: {verdict} in {run.seconds:.1f} s, {run.distinct:,} distinct, "
-            f"{run.generated:,} generated, {run.states_per_second:,.0f} states/s")
+            f"{run.generated:,} generated, {run.states_per_second:,.0f} states/s"), run
 
 
 def child() -> None:
@@ -81,7 +85,7 @@ def against(ref: str, repeat: int) -> None:
     for label, _ in sources:
         print(f"{label}: {engines[label]}")
     print(f"2 replicas, exhaustive, faults {','.join(FAULTS)}: states/s (best of {repeat}, alternating)")
-    print(f"  {'':<8}{ref:>14}{'this tree':>14}{'ratio':>8}  same states")
+    print(f"  {'':<8}{ref:>14}{'this tree':>14}{'ratio':>8}  distinct states")
     for protocol in PROTOCOLS:
         old, new = best.get((ref, protocol)), best[("this tree", protocol)]
         if old is None:
@@ -89,8 +93,8 @@ def against(ref: str, repeat: int) -> None:
             continue
         rate_old, rate_new = old["generated"] / old["seconds"], new["generated"] / new["seconds"]
         same = (old["distinct"], old["generated"]) == (new["distinct"], new["generated"])
-        print(f"  {protocol:<8}{rate_old:>14,.0f}{rate_new:>14,.0f}{rate_new / rate_old:>7.2f}x  "
-              f"{'yes' if same else 'NO: ' + str((old['distinct'], new['distinct']))}")
+        states = "the same" if same else f"{old['distinct']:,} -> {new['distinct']:,}"
+        print(f"  {protocol:<8}{rate_old:>14,.0f}{rate_new:>14,.0f}{rate_new / rate_old:>7.2f}x  {states}")
 
 
 def main() -> None:
@@ -98,7 +102,9 @@ def main() -> None:
 
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--three-replica-depth", type=int, default=8,
-                        help="depth bound of the 3-replica kip320 run (its complete space is beyond one machine)")
+                        help="depth bound of the 3-replica kip320 runs on one process, the workers and Spark")
+    parser.add_argument("--no-complete", action="store_true",
+                        help="leave out the complete 3-replica kip320 search beside TLC's (about 10 minutes)")
     parser.add_argument("--workers", type=int, default=cores(),
                         help="processes for the shared-frontier run (default: every core)")
     parser.add_argument("--master", help="also run it on this Spark master (hwlib check --master), e.g. local[2]")
@@ -131,7 +137,7 @@ def main() -> None:
               f"{result.distinct:>8,} distinct, {result.generated:>9,} generated, "
               f"{result.states_per_second:>7,.0f} states/s; {found}")
         if protocol in tlc.MODULES and spec is not None:
-            print(f"  {'':<7} {tlc_line(spec, protocol, 2, args.workers)}")
+            print(f"  {'':<7} {tlc_line(spec, protocol, 2, args.workers)[0]}")
     print("3 replicas")
     for protocol in ("hw", "kip101", "kip279"):
         start = time.perf_counter()
@@ -140,13 +146,23 @@ def main() -> None:
         print(f"  {protocol:<7} strong-isr violated at depth {found.depth if found else '-'} after "
               f"{time.perf_counter() - start:.1f} s")
         if spec is not None:
-            print(f"  {'':<7} {tlc_line(spec, protocol, 3, args.workers)}")
+            print(f"  {'':<7} {tlc_line(spec, protocol, 3, args.workers)[0]}")
+    if not args.no_complete:
+        whole = explore(ClusterConfig(protocol="kip320", acks="all"), Bounds(replicas=3), FAULTS, KINDS,
+                        exhaustive=True, workers=args.workers)
+        print(f"  kip320  {whole.ending} in {whole.seconds:.1f} s on {args.workers} workers: "
+              f"{whole.distinct:,} distinct, {whole.generated:,} generated, {whole.states_per_second:,.0f} states/s")
+        if spec is not None:
+            line, run = tlc_line(spec, "kip320", 3, args.workers)
+            print(f"  {'':<7} {line}")
+            if run is not None:
+                print(f"  {'':<7} hwlib / TLC: time {whole.seconds / run.seconds:.1f}x, distinct states "
+                      f"{whole.distinct / run.distinct:.1f}x, "
+                      f"states/s {whole.states_per_second / run.states_per_second:.2f}x")
     bounds = Bounds(replicas=3, depth=args.three_replica_depth)
     alone = explore(ClusterConfig(protocol="kip320", acks="all"), bounds, FAULTS, KINDS, exhaustive=True)
     print(f"  kip320  holds to depth {alone.depth}: {alone.distinct:,} distinct states in {alone.seconds:.1f} s, "
           f"{alone.states_per_second:,.0f} states/s on 1 process")
-    if spec is not None:
-        print(f"  {'':<7} {tlc_line(spec, 'kip320', 3, args.workers)} (complete: the whole space)")
     shared = explore(ClusterConfig(protocol="kip320", acks="all"), bounds, FAULTS, KINDS, exhaustive=True,
                      workers=args.workers)
     assert (shared.distinct, shared.generated) == (alone.distinct, alone.generated)
