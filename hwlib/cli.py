@@ -112,6 +112,9 @@ def build_parser() -> argparse.ArgumentParser:
                           + ", ".join(FAULTS) + f"; the TLA+ specification's set is {', '.join(TLA_FAULTS)}")
     chk.add_argument("--profile", help="take the faults from this fault profile (a built-in name or a YAML "
                                        "file): every step it can draw (instead of --faults)")
+    chk.add_argument("--coverage-runs", type=int, metavar="N",
+                     help="with --profile: replay N of the profile's random runs (seeded as a sweep draws them) and "
+                          "say what share of the reachable states they visit, where the search completes")
     chk.add_argument("--kinds",
                      help=f"anomaly kinds to look for, comma-separated (default: {', '.join(DEFAULT_KINDS)})")
     chk.add_argument("--max-states", type=int,
@@ -177,6 +180,10 @@ def _check_progress(protocol: str):
     return show
 
 
+#: the coverage line of a search that did not complete (its states are not the reachable space)
+NOT_MEASURED = "not measured: the search did not complete (give --exhaustive, or raise --max-states)"
+
+
 def _check(args) -> int:
     """``hwlib check``: per generation its verdicts and each shortest counterexample's steps (or
     JSON), files with --out; with --fail-on-violation exit 1 when anything is violated."""
@@ -201,15 +208,23 @@ def _check(args) -> int:
 
     bounds = Bounds(replicas=args.replicas, max_records=args.max_records, max_epoch=args.max_epoch,
                     max_ticks=args.max_ticks, depth=args.depth, tick_ms=args.tick_ms, max_states=args.max_states)
+    coverage = None
     if args.profile is not None:
         if args.faults is not None:
             raise CheckError("profile: give --profile or --faults, not both")
         from .profiles import load_profile
 
-        faults, _ = profile_faults(load_profile(args.profile))
+        profile = load_profile(args.profile)
+        faults, _ = profile_faults(profile)
+        if args.coverage_runs is not None:
+            if args.coverage_runs < 1:
+                raise CheckError(f"coverage-runs: must be an integer >= 1, got {args.coverage_runs}")
+            coverage = (profile, args.coverage_runs, 0)
         if "tick" in faults and not args.max_ticks:
             raise CheckError(f"max-ticks: profile {args.profile!r} lets time pass; give --max-ticks N (e.g. 1)")
     else:
+        if args.coverage_runs is not None:
+            raise CheckError("coverage-runs: give --profile as well (the runs are that profile's)")
         faults = parse_faults(args.faults) if args.faults is not None else DEFAULT_FAULTS
     if args.max_ticks and "tick" not in faults:
         raise CheckError("max-ticks: give --faults ... ,tick as well (ticks are a fault here)")
@@ -240,7 +255,7 @@ def _check(args) -> int:
 
         spark = start_session(args.master, app_name="hwlib-check")
     results = check_all(config, protocols, bounds, faults, kinds, exhaustive, progress, directory, args.resume,
-                        args.checkpoint_every, args.workers, spark)
+                        args.checkpoint_every, args.workers, spark, coverage)
     if progress is not None:
         print(file=sys.stderr)
     written = write_outputs(directory.out, results, kinds) if directory is not None else []
@@ -256,6 +271,9 @@ def _check(args) -> int:
               f"({result.states_per_second:,.0f} states/s)")
         for kind in kinds:
             print(f"  {kind:<20} {verdict(result, kind)}")
+        if coverage is not None:
+            measured = result.coverage
+            print(f"  coverage: {measured.text() if measured is not None else NOT_MEASURED}")
         for kind, found in result.violations.items():
             print(f"  shortest {kind} ({found.depth} steps): {found.detail}")
             for i, step in enumerate(found.steps, 1):

@@ -1,4 +1,4 @@
-"""Layer 3: bounded model checking - the model, the search, its runners, checkpoints and verdicts.
+"""Layer 3: bounded model checking - the model, the search, its runners, checkpoints, verdicts and coverage.
 
 ``explore`` searches one generation; ``check_all`` every generation asked, with checkpoints;
 ``verdicts`` turns results into the words, files and scenarios people read. The facade loads a
@@ -17,6 +17,7 @@ compiled.extend(__path__, __name__)     # model and search are compiled
 
 if typing.TYPE_CHECKING:     # the names' types, for type checkers; at run time __getattr__ loads them
     from .checkpoints import CheckDir, settings
+    from .coverage import Coverage
     from .model import Bounds, alphabet, enabled_steps, fingerprint, state_key
     from .runners import explore
     from .search import CheckResult, Search, Violation
@@ -47,14 +48,14 @@ if typing.TYPE_CHECKING:     # the names' types, for type checkers; at run time 
     )
 
 __all__ = ["DEFAULT_FAULTS", "DEFAULT_KINDS", "DEFAULT_MIN_INSYNC_REPLICAS", "FAULTS", "FAULT_WORDS",
-           "TLA_FAULTS", "Bounds", "CheckDir", "CheckError", "CheckResult", "Search", "Verdict", "Violation",
-           "alphabet", "cell_verdict", "check_all", "counterexample", "coverage_text", "enabled_steps", "explore",
-           "fingerprint", "matrix_markdown", "parse_faults", "parse_kinds", "parse_protocols", "profile_faults",
-           "settings", "short_coverage", "state_key", "step_fault", "verdict", "write_outputs"]
+           "TLA_FAULTS", "Bounds", "CheckDir", "CheckError", "CheckResult", "Coverage", "Search", "Verdict",
+           "Violation", "alphabet", "cell_verdict", "check_all", "counterexample", "coverage_text", "enabled_steps",
+           "explore", "fingerprint", "matrix_markdown", "parse_faults", "parse_kinds", "parse_protocols",
+           "profile_faults", "settings", "short_coverage", "state_key", "step_fault", "verdict", "write_outputs"]
 
 #: the module that defines each public name
 _HOME = {
-    "CheckDir": "checkpoints", "settings": "checkpoints",
+    "CheckDir": "checkpoints", "settings": "checkpoints", "Coverage": "coverage",
     "Bounds": "model", "alphabet": "model", "enabled_steps": "model", "fingerprint": "model", "state_key": "model",
     "explore": "runners",
     "CheckResult": "search", "Search": "search", "Violation": "search",

@@ -18,10 +18,12 @@ the initial leader and decides every clean election, so replicas are never inter
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 from array import array
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 from ..anomalies import AnomalyChecker
 from ..engine.cluster import Cluster
@@ -63,6 +65,9 @@ class CheckResult:
     depth: int = 0
     seconds: float = 0.0
     violations: dict[str, Violation] = field(default_factory=dict)
+    #: what share of the reachable states a fault profile's random runs visit
+    #: (``coverage.Coverage``; measured only when asked for and the search completed)
+    coverage: Any = None
 
     @property
     def states_per_second(self) -> float:
@@ -86,9 +91,12 @@ class CheckResult:
         return not self.complete and limit is not None and self.distinct >= limit
 
     def as_dict(self) -> dict:
-        return {"protocol": self.protocol, "complete": self.complete, "distinct": self.distinct,
-                "generated": self.generated, "depth": self.depth, "seconds": round(self.seconds, 3),
-                "violations": {k: v.to_dict() for k, v in self.violations.items()}}
+        out = {"protocol": self.protocol, "complete": self.complete, "distinct": self.distinct,
+               "generated": self.generated, "depth": self.depth, "seconds": round(self.seconds, 3),
+               "violations": {k: v.to_dict() for k, v in self.violations.items()}}
+        if self.coverage is not None:
+            out["coverage"] = dataclasses.asdict(self.coverage)
+        return out
 
 
 class _Node:
@@ -135,7 +143,9 @@ class Search:
         replicas = bounds.replica_ids
         self.config = config.replace(replicas=list(replicas))
         self.bounds = bounds
-        self.steps = alphabet(replicas, faults, bounds.tick_ms or self.config.replica_lag_time_max_ms * 3 // 2 + 1)
+        #: how much time one ``tick`` step passes
+        self.tick_ms = bounds.tick_ms or self.config.replica_lag_time_max_ms * 3 // 2 + 1
+        self.steps = alphabet(replicas, faults, self.tick_ms)
         self.values = {f"m{i}": i for i in range(1, bounds.max_records + 1)}
         self.kinds = kinds
         self.exhaustive = exhaustive

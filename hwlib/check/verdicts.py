@@ -16,11 +16,13 @@ from pathlib import Path
 
 from ..anomalies import is_safety
 from ..engine.config import PROTOCOLS, ClusterConfig
+from ..profiles import FaultProfile
 from ..run import run_steps
 from ..scenario import Scenario
 from ..util.files import atomic_path, write_text_atomically
 from ..util.names import parse_names
 from .checkpoints import CheckDir
+from .coverage import Visits
 from .model import Bounds
 from .runners import explore
 from .search import CheckResult
@@ -38,27 +40,38 @@ def parse_protocols(text: str | list[str] | tuple[str, ...]) -> list[str]:
 def check_all(config: ClusterConfig, protocols: list[str], bounds: Bounds, faults: tuple[str, ...],
               kinds: tuple[str, ...], exhaustive: bool = False, progress=None, directory: CheckDir | None = None,
               resume: bool = False, checkpoint_every: float = 10.0, workers: int = 1,
-              spark=None) -> list[CheckResult]:
+              spark=None, coverage: tuple[FaultProfile, int, int] | None = None) -> list[CheckResult]:
     """``explore`` per generation (on ``workers`` processes, or as Spark jobs on ``spark``: a
     Spark cluster); with ``directory``, each search checkpoints there and each finished
-    generation is recorded, and ``resume`` goes on from what it holds."""
+    generation is recorded, and ``resume`` goes on from what it holds. With ``coverage``
+    (profile, runs, seed), each search that completes here also measures what share of its
+    states that many of the profile's random runs visit (``CheckResult.coverage``)."""
     results = []
     for protocol in protocols:
         generation = config.replace(protocol=protocol)
-        if directory is None:
-            results.append(explore(generation, bounds, faults, kinds, exhaustive,
-                                   None if progress is None else progress(protocol), workers=workers,
-                                   spark=spark))
-            continue
         result = directory.finished(protocol, generation.replace(replicas=list(bounds.replica_ids)),
-                                    bounds, faults) if resume else None
+                                    bounds, faults) if directory is not None and resume else None
         if result is None:
+            visits = Visits() if coverage is not None else None     # holds the search's visited set
+            checkpoint = None if directory is None else directory.checkpointer(protocol, checkpoint_every)
+
+            def level_done(search, checkpoint=checkpoint, visits=visits) -> None:
+                if visits is not None:
+                    visits.level_done(search)
+                if checkpoint is not None:
+                    checkpoint(search)
+
             result = explore(generation, bounds, faults, kinds, exhaustive,
-                             None if progress is None else progress(protocol),
-                             level_done=directory.checkpointer(protocol, checkpoint_every),
-                             restore=directory.saved_search(protocol) if resume else None, workers=workers,
-                             spark=spark)
-            directory.done(result)
+                             None if progress is None else progress(protocol), level_done=level_done,
+                             restore=directory.saved_search(protocol) if directory is not None and resume else None,
+                             workers=workers, spark=spark)
+            if visits is not None and coverage is not None:
+                if result.complete:
+                    profile, runs, seed = coverage
+                    result.coverage = visits.measure(profile, runs, seed)
+                visits.search = None        # its visited set is not needed any more
+            if directory is not None:
+                directory.done(result)
         results.append(result)
     return results
 

@@ -104,6 +104,7 @@ def run(spec, kinds: tuple[str, ...] = KINDS, workers: int = 1, max_states: int 
     present = {cell.config.protocol for cell in spec.cells}
     protocols = [p for p in PROTOCOLS if p in present]
     checks = []
+    profiles = spec.profiles()
     for faults, names in groups.items():
         bounds = dataclasses.replace(BOUNDS, max_ticks=1 if "tick" in faults else 0, max_states=max_states)
         def started(protocol: str, names: list[str] = names) -> None:
@@ -111,7 +112,7 @@ def run(spec, kinds: tuple[str, ...] = KINDS, workers: int = 1, max_states: int 
                 log(f"model check, faults of {' and '.join(names)}: {protocol}")
 
         results = check_all(CONFIG, protocols, bounds, faults, kinds, exhaustive=False, progress=started,
-                            workers=workers)
+                            workers=workers, coverage=(profiles[names[0]], spec.runs, spec.seed))
         checks.append(ProfileCheck(names, faults, results))
     return checks
 
@@ -195,6 +196,25 @@ def reconcile(checks: list[ProfileCheck], spec, runs: pd.DataFrame, kinds: tuple
                     f"{runs_text}) with {join(lacks)}, beyond them")
 
 
+def sampling(check: ProfileCheck) -> str:
+    """What share of the reachable states the profile's random runs visit, where the search
+    completed (``check.coverage``): the sweep samples, the search covers."""
+    measured = [r for r in check.results if r.coverage is not None]
+    if not measured:
+        return ""
+    first = measured[0].coverage
+    low = min(r.coverage.share for r in measured)
+    high = max(r.coverage.share for r in measured)
+    share = f"{low:.1%}" if f"{low:.1%}" == f"{high:.1%}" else f"{low:.1%} to {high:.1%}"
+    example = next((r for r in measured if r.protocol == "kip320"), measured[0])
+    inside = first.in_bounds / first.steps if first.steps else 0.0
+    return (f"Random runs against this space: {first.runs:,} runs of {first.profile}, drawn as the sweep draws "
+            f"its runs but over {check.results[0].bounds.replicas} replicas, visit {share} of the reachable states "
+            f"where the search completed ({example.protocol}: {example.coverage.visited:,} of "
+            f"{example.coverage.reachable:,}); {inside:.0%} of their steps stay within these bounds. "
+            f"A sweep says how often; only the search says never.")
+
+
 def matrix(checks: list[ProfileCheck], kinds: tuple[str, ...] = KINDS) -> str:
     """One verdict table per set of faults, under a heading naming its profiles."""
     parts = []
@@ -202,6 +222,8 @@ def matrix(checks: list[ProfileCheck], kinds: tuple[str, ...] = KINDS) -> str:
         names = " and ".join(f"<b>{html.escape(p)}</b>" for p in check.profiles)
         parts.append(f'<h4 style="margin:1em 0 .3em">With the faults of {names}</h4>'
                      f'<p style="margin:0 0 .4em;color:#333">{html.escape(check.coverage)}</p>'
+                     + (f'<p style="margin:0 0 .4em;color:#333">{html.escape(sampling(check))}</p>'
+                        if sampling(check) else "")
                      + matrix_html(check.results, kinds, check.verdicts, legend=index == len(checks) - 1))
     return "".join(parts)
 

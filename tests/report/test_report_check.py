@@ -7,7 +7,17 @@ import pytest
 
 from hwlib.check import FAULTS, Bounds, CheckResult, profile_faults, step_fault
 from hwlib.profiles import ACTIONS, FaultProfile, load_profile
-from hwlib.report.model_check import CONFIG, ProfileCheck, ReportConsistencyError, beyond, findings, reconcile
+from hwlib.report.model_check import (
+    CONFIG,
+    ProfileCheck,
+    ReportConsistencyError,
+    beyond,
+    findings,
+    matrix,
+    reconcile,
+    run,
+    sampling,
+)
 from hwlib.sweep import parse_spec
 from hwlib.sweep.runs import run_batch
 
@@ -60,6 +70,20 @@ def test_a_holds_the_sweep_contradicts_beyond_its_bounds_says_what_the_bounds_la
     assert "the sweep shows it (cell c000" in verdict.text
     text = findings([check], ("lost-write",), "x")[0].html
     assert "cannot under" not in text and "under hw the bounds are too small to tell" in text
+
+
+def test_the_check_says_what_share_of_its_complete_spaces_the_profiles_random_runs_visit():
+    spec = parse_spec({"name": "t", "seed": 4, "runs": 30, "profile": NO_TICKS,
+                       "grid": {"protocol": ["hw", "kip320"], "replicas": [3], "acks": ["all"]}})
+    (check,) = run(spec)
+    hw, kip320 = check.results
+    assert hw.complete and hw.violations and hw.coverage.reachable == hw.distinct
+    assert kip320.complete and kip320.coverage.runs == 30 and kip320.coverage.reachable == kip320.distinct
+    assert 0 < kip320.coverage.visited < kip320.distinct
+    text = sampling(check)
+    assert text.startswith("Random runs against this space: 30 runs of crash-mix")
+    assert f"kip320: {kip320.coverage.visited:,} of {kip320.distinct:,}" in text
+    assert text in matrix([check]).replace("&#x27;", "'")
 
 
 def test_beyond_names_each_bound_a_run_exceeds():

@@ -1,0 +1,85 @@
+"""Coverage of random runs: the share of a complete search's reachable states a fault profile's seeded runs visit."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from hwlib import ClusterConfig, Step
+from hwlib.check import Bounds, CheckError, check_all, explore, profile_faults
+from hwlib.check.coverage import Visits, _walk
+from hwlib.profiles import load_profile
+
+
+def _config(protocol: str) -> ClusterConfig:
+    return ClusterConfig(replicas=("A", "B"), protocol=protocol, acks="all")
+
+
+def _searched(protocol: str, faults: tuple[str, ...], bounds: Bounds) -> Visits:
+    visits = Visits()
+    explore(_config(protocol), bounds, faults, ("strong-isr",), exhaustive=True, level_done=visits.level_done)
+    return visits
+
+
+def test_a_walk_along_the_searchs_own_schedules_meets_only_reachable_states():
+    """Every state on a path the search took is counted, whatever the records are called."""
+    faults = ("elect", "isolate", "isolate_unseen", "deliver")
+    visits = _searched("kip320", faults, Bounds(replicas=2))
+    search = visits.search
+    assert search is not None and search.result.complete
+    deepest = len(search.parents) - 1
+    path = [Step("produce", value=s.value.replace("m", "v"), replica=s.replica) if s.kind == "produce" else s
+            for s in search.path(deepest)]
+    met: set[int] = set()
+    walked, kept = _walk(search, path, met)
+    assert walked == kept == len(path) >= 10
+    assert len(met) == len(path) and met <= search.seen
+
+
+def test_a_walk_is_counted_until_it_leaves_the_bounds():
+    visits = _searched("kip320", ("elect",), Bounds(replicas=2, max_records=1))
+    search = visits.search
+    met: set[int] = set()
+    steps = [Step("produce", value="v1"), Step("fetch", replica="B"), Step("produce", value="v2"),
+             Step("fetch", replica="B")]
+    assert _walk(search, steps, met) == (4, 2)
+    assert len(met) == 2
+
+
+def test_coverage_of_a_profiles_runs_is_a_share_of_the_reachable_states_and_repeatable():
+    profile = load_profile("leader-moves")
+    faults, _ = profile_faults(profile)
+    bounds = Bounds(replicas=2, max_records=1)
+    one = _searched("kip320", faults, bounds).measure(profile, 20)
+    two = _searched("kip320", faults, bounds).measure(profile, 20)
+    assert one == two
+    assert one.runs == 20 and one.reachable == len(_searched("kip320", faults, bounds).search.seen)
+    assert 0 < one.visited < one.reachable and 0 < one.in_bounds < one.steps
+    assert "20 random runs of leader-moves visit" in one.text()
+
+
+def test_an_incomplete_search_has_no_coverage():
+    profile = load_profile("leader-moves")
+    faults, _ = profile_faults(profile)
+    bounds = Bounds(replicas=2, depth=3)
+    visits = _searched("kip320", faults, bounds)
+    with pytest.raises(CheckError, match="did not complete"):
+        visits.measure(profile, 5)
+    results = check_all(_config("kip320"), ["kip320", "hw"], Bounds(replicas=2, max_records=1), faults,
+                        ("strong-isr",), exhaustive=False, coverage=(profile, 5, 0))
+    by = {r.protocol: r for r in results}
+    assert by["kip320"].complete and by["kip320"].coverage is not None
+    assert not by["hw"].complete and by["hw"].coverage is None       # stopped at its violation
+
+
+def test_the_command_line_prints_coverage_and_refuses_it_without_a_profile():
+    done = subprocess.run([sys.executable, "-m", "hwlib.cli", "check", "--protocol", "kip320", "--max-records", "1",
+                           "--profile", "leader-moves", "--max-ticks", "1", "--coverage-runs", "10", "--quiet"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "coverage: 10 random runs of leader-moves visit" in done.stdout
+    bad = subprocess.run([sys.executable, "-m", "hwlib.cli", "check", "--coverage-runs", "10"],
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0 and "coverage-runs" in bad.stderr
