@@ -180,8 +180,11 @@ def _check_progress(protocol: str):
     return show
 
 
-#: the coverage line of a search that did not complete (its states are not the reachable space)
-NOT_MEASURED = "not measured: the search did not complete (give --exhaustive, or raise --max-states)"
+#: the coverage line where none was measured: a search that did not complete (its states are
+#: not the reachable space), or one an earlier run finished with other coverage runs
+NOT_MEASURED = {False: "not measured: the search did not complete (give --exhaustive, or raise --max-states)",
+                True: "not measured: an earlier run finished this search with other --coverage-runs "
+                      "(run without --resume to measure)"}
 
 
 def _check(args) -> int:
@@ -273,7 +276,7 @@ def _check(args) -> int:
             print(f"  {kind:<20} {verdict(result, kind)}")
         if coverage is not None:
             measured = result.coverage
-            print(f"  coverage: {measured.text() if measured is not None else NOT_MEASURED}")
+            print(f"  coverage: {measured.text() if measured is not None else NOT_MEASURED[result.complete]}")
         for kind, found in result.violations.items():
             print(f"  shortest {kind} ({found.depth} steps): {found.detail}")
             for i, step in enumerate(found.steps, 1):

@@ -26,6 +26,7 @@ from pathlib import Path
 from ..compiled import source_key
 from ..engine.config import ClusterConfig
 from ..util.files import OutputError, atomic_path, check_directory, write_text_atomically
+from .coverage import Coverage
 from .model import Bounds
 from .search import CheckResult, Search, Violation
 from .vocabulary import CheckError
@@ -120,6 +121,8 @@ class CheckDir:
                                  distinct=data["distinct"], generated=data["generated"], depth=data["depth"],
                                  seconds=data["seconds"])
             result.violations = {k: Violation.from_dict(k, v) for k, v in data["violations"].items()}
+            if "coverage" in data:
+                result.coverage = Coverage(**data["coverage"])
         except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
             raise CheckError(f"resume: {path} is damaged ({exc}); run without --resume to start over") from None
         return result

@@ -51,6 +51,9 @@ def check_all(config: ClusterConfig, protocols: list[str], bounds: Bounds, fault
         generation = config.replace(protocol=protocol)
         result = directory.finished(protocol, generation.replace(replicas=list(bounds.replica_ids)),
                                     bounds, faults) if directory is not None and resume else None
+        if result is not None and result.coverage is not None and (
+                coverage is None or (result.coverage.profile, result.coverage.runs) != (coverage[0].name, coverage[1])):
+            result.coverage = None          # measured for other runs by the check being resumed
         if result is None:
             visits = Visits() if coverage is not None else None     # holds the search's visited set
             checkpoint = None if directory is None else directory.checkpointer(protocol, checkpoint_every)

@@ -83,3 +83,15 @@ def test_the_command_line_prints_coverage_and_refuses_it_without_a_profile():
     bad = subprocess.run([sys.executable, "-m", "hwlib.cli", "check", "--coverage-runs", "10"],
                          capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.strip().count("\n") == 0 and "coverage-runs" in bad.stderr
+
+
+def test_a_resumed_check_keeps_the_coverage_its_finished_searches_measured(tmp_path):
+    args = [sys.executable, "-m", "hwlib.cli", "check", "--protocol", "kip320", "--max-records", "1",
+            "--profile", "leader-moves", "--max-ticks", "1", "--quiet", "--out", str(tmp_path / "out")]
+    first = subprocess.run([*args, "--coverage-runs", "10"], capture_output=True, text=True)
+    line = next(x for x in first.stdout.splitlines() if "coverage:" in x)
+    assert "10 random runs of leader-moves visit" in line
+    again = subprocess.run([*args, "--coverage-runs", "10", "--resume"], capture_output=True, text=True)
+    assert line in again.stdout.splitlines()
+    other = subprocess.run([*args, "--coverage-runs", "20", "--resume"], capture_output=True, text=True)
+    assert "coverage: not measured: an earlier run finished this search with other --coverage-runs" in other.stdout
