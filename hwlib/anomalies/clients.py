@@ -12,18 +12,19 @@ if TYPE_CHECKING:
 
 
 class ClientChecks:
+    acked_seen: int
+    #: acknowledged value -> the step since which the leader's log lacks it
+    _absent_since: dict[str, int]
+    polls_seen: int
+    _read_at: dict[int, str]            # offset -> value the consumer first read there
+    _inconsistent: set[int]
+    _session_last: dict[int, int]       # consumer session -> last offset it read
+    _values_read: set[str]
+
     def __init__(self, cluster: Cluster, report: Callable[..., None], source: ClientChecks | None = None) -> None:
         self.cluster = cluster
         self.report = report
-        self.acked_seen = 0
-        #: acknowledged value -> the step since which the leader's log lacks it
-        self._absent_since: dict[str, int] = {}
-        self.polls_seen = 0
-        self._read_at: dict[int, str] = {}          # offset -> value the consumer first read there
-        self._inconsistent: set[int] = set()
-        self._session_last: dict[int, int] = {}     # consumer session -> last offset it read
-        self._values_read: set[str] = set()
-        if source is not None:
+        if source is not None:          # continue ``source``'s watch on a clone of its cluster
             self.acked_seen = source.acked_seen
             self._absent_since = dict(source._absent_since)
             self.polls_seen = source.polls_seen
@@ -31,6 +32,14 @@ class ClientChecks:
             self._inconsistent = set(source._inconsistent)
             self._session_last = dict(source._session_last)
             self._values_read = set(source._values_read)
+            return
+        self.acked_seen = 0
+        self._absent_since = {}
+        self.polls_seen = 0
+        self._read_at = {}
+        self._inconsistent = set()
+        self._session_last = {}
+        self._values_read = set()
 
     def verdict_key(self, values: dict[str, int]) -> tuple:
         """What the client checks remember that decides their later verdicts (values as the

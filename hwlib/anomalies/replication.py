@@ -22,6 +22,22 @@ class ReplicationChecks:
     """State is kept per replica index and per pair code ``i * n + j`` (replica indices,
     ``i < j`` for a pair, ``i`` the presumed leader for a strong-ISR violation)."""
 
+    #: the pair codes each replica belongs to
+    _pairs_of: list[list[int]]
+    #: per pair, a prefix of the two logs known to be equal (indexed by pair code)
+    agree: list[int]
+    #: pair code -> offset of a reported divergence, while it stands
+    diverged: dict[int, int]
+    #: strong-isr violations standing after the last check: leader * n + member, and
+    #: n * n + member for a member lacking a committed record
+    weak_isr: set[int]
+    #: the partition's committed prefix: every record that was ever below the partition HW
+    committed_epochs: list[int]
+    committed_values: list[str]
+    #: per replica, a prefix of its log known to equal the committed prefix
+    has_committed: list[int]
+    last_hw: int | None
+
     def __init__(self, cluster: Cluster, report: Callable[..., None],
                  source: ReplicationChecks | None = None) -> None:
         self.cluster = cluster
@@ -30,26 +46,9 @@ class ReplicationChecks:
         n = self.n = len(reps)
         self.pairs: list[tuple[Replica, Replica, int]] = [
             (a, b, a.index * n + b.index) for i, a in enumerate(reps) for b in reps[i + 1:]]
-        #: per pair, a prefix of the two logs known to be equal (indexed by pair code)
-        self.agree = [0] * (n * n)
-        #: the pair codes each replica belongs to
-        self._pairs_of: list[list[int]] = [[] for _ in reps]
-        for a, b, code in self.pairs:
-            self._pairs_of[a.index].append(code)
-            self._pairs_of[b.index].append(code)
-        #: pair code -> offset of a reported divergence, while it stands
-        self.diverged: dict[int, int] = {}
-        #: strong-isr violations standing after the last check: leader * n + member, and
-        #: n * n + member for a member lacking a committed record
-        self.weak_isr: set[int] = set()
-        #: the partition's committed prefix: every record that was ever below the partition HW
-        self.committed_epochs: list[int] = []
-        self.committed_values: list[str] = []
-        #: per replica, a prefix of its log known to equal the committed prefix
-        self.has_committed = [0] * n
-        self.last_hw: int | None = None
         self.cache_versions = [r.log.cache.version for r in reps]
         if source is not None:       # continue ``source``'s watch on a clone of its cluster
+            self._pairs_of = source._pairs_of        # by index only, never changed
             self.agree = list(source.agree)
             self.diverged = dict(source.diverged)
             self.weak_isr = set(source.weak_isr)
@@ -57,6 +56,18 @@ class ReplicationChecks:
             self.committed_values = list(source.committed_values)
             self.has_committed = list(source.has_committed)
             self.last_hw = source.last_hw
+            return
+        self._pairs_of = [[] for _ in reps]
+        for a, b, code in self.pairs:
+            self._pairs_of[a.index].append(code)
+            self._pairs_of[b.index].append(code)
+        self.agree = [0] * (n * n)
+        self.diverged = {}
+        self.weak_isr = set()
+        self.committed_epochs = []
+        self.committed_values = []
+        self.has_committed = [0] * n
+        self.last_hw = None
 
     def verdict_key(self, values: dict[str, int]) -> tuple:
         """What these checks remember that decides their later verdicts: the committed prefix,
