@@ -55,6 +55,11 @@ def _age(now: int, then: int, cap: int) -> int:
     return age if age <= cap else cap + 1
 
 
+def _rid(index: dict[str, int], replica_id: str | None) -> int:
+    """A replica by its index (-1: none)."""
+    return -1 if replica_id is None else index[replica_id]
+
+
 def _answer(answer: object) -> tuple[int, ...]:
     if answer is None:
         return ()
@@ -144,9 +149,6 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) ->
     protocol = cluster.protocol
     elr = cluster.controller.elr_enabled
 
-    def rid(replica_id: str | None) -> int:
-        return -1 if replica_id is None else index[replica_id]
-
     replicas: list[tuple] = []
     for r in cluster.replicas:
         log = r.log
@@ -168,7 +170,7 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) ->
             int(req.parked), req.deadline - now if req.parked else 0, tuple(values[v] for v in req.values),
             tuple(req.epochs), tuple(req.seqs), req.hw, codes[req.error], req.leader_leo, _answer(req.answer))
         replicas.append((
-            int(r.online), codes[r.role], rid(r.leader_id), r.leader_epoch, codes[r.fetch_state], r.hw,
+            int(r.online), codes[r.role], _rid(index, r.leader_id), r.leader_epoch, codes[r.fetch_state], r.hw,
             r.hw_checkpoint, tuple(values[v] for v in log.values), tuple(log.epochs), tuple(log.seqs), log.flushed,
             tuple(log.cache.entries), tuple(index[m] for m in r.isr), int(r.isolated), int(r.awaiting_leader),
             int(r.unclean_shutdown and (elr or not reduced)),
@@ -179,21 +181,24 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) ->
                        if protocol.alter_isr_checks_broker_epochs or not reduced else None,
                        index, cluster.controller.partition_epoch if protocol.kraft else None)))
     ctl = cluster.controller
-    controller = (rid(ctl.leader), ctl.leader_epoch, tuple(index[m] for m in ctl.isr), tuple(index[m] for m in ctl.elr),
-                  tuple(sorted(index[m] for m in ctl.dead)), rid(ctl.last_known_leader),
+    controller = (_rid(index, ctl.leader), ctl.leader_epoch, tuple(index[m] for m in ctl.isr),
+                  tuple(index[m] for m in ctl.elr), tuple(sorted(index[m] for m in ctl.dead)),
+                  _rid(index, ctl.last_known_leader),
                   tuple(sorted(index[m] for m in ctl.ineligible)))
     queues = cluster.channel.queues
     channel = tuple(() if reduced and not r.online else
-                    tuple((q.epoch, rid(q.leader), tuple(index[m] for m in q.isr)) for q in queues[r.id])
+                    tuple((q.epoch, _rid(index, q.leader), tuple(index[m] for m in q.isr)) for q in queues[r.id])
                     for r in cluster.replicas)
-    metadata = (tuple((rid(leader), epoch) for leader, epoch in cluster.metadata.known.values())
+    metadata = (tuple((_rid(index, leader), epoch) for leader, epoch in cluster.metadata.known.values())
                 if cluster.metadata.stale else ())
     producer, waiting = cluster.producer, cluster.delayed.produces
-    position = {id(request): i for i, request in enumerate(producer.produces)}
-    pending = set(map(id, waiting))
-    live = pending | set(map(id, producer.retrying)) | set(map(id, producer.queued))
-    requests = tuple((values[p.value], codes[p.acks], p.offset, rid(p.leader), p.epoch, codes[p.status],
-                      p.deadline - now if id(p) in pending else 0, p.seq, p.attempts, int(p.lose_ack), rid(p.to))
+    position = {id(request): i for i, request in enumerate(producer.produces)} if producer.produces else {}
+    pending = set(map(id, waiting)) if waiting else set()
+    live = (pending | set(map(id, producer.retrying)) | set(map(id, producer.queued))
+            if pending or producer.retrying or producer.queued else pending)
+    requests = tuple((values[p.value], codes[p.acks], p.offset, _rid(index, p.leader), p.epoch, codes[p.status],
+                      p.deadline - now if id(p) in pending else 0, p.seq, p.attempts, int(p.lose_ack),
+                      _rid(index, p.to))
                      if not reduced or id(p) in live else (values[p.value],)
                      for p in producer.produces)
     clients = (requests, tuple(position[id(p)] for p in waiting),
