@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ..engine.config import replica_names
+from ..engine.config import ClusterConfig, replica_names
 from ..engine.kafka_errors import (
     DIVERGING,
     FENCED_LEADER_EPOCH,
@@ -227,6 +227,11 @@ class Bounds:
     #: stop after the level at which this many distinct states are known (None: no limit); a
     #: search stopped so is not complete, and its verdicts say how deep it went
     max_states: int | None = None
+
+    def tick_length(self, config: ClusterConfig) -> int:
+        """How much time one ``tick`` step passes under ``config``: ``tick_ms``, else 1.5 x
+        replica.lag.time.max.ms + 1."""
+        return self.tick_ms or config.replica_lag_time_max_ms * 3 // 2 + 1
 
     @property
     def replica_ids(self) -> tuple[str, ...]:

@@ -144,7 +144,7 @@ class Search:
         self.config = config.replace(replicas=list(replicas))
         self.bounds = bounds
         #: how much time one ``tick`` step passes
-        self.tick_ms = bounds.tick_ms or self.config.replica_lag_time_max_ms * 3 // 2 + 1
+        self.tick_ms = bounds.tick_length(self.config)
         self.steps = alphabet(replicas, faults, self.tick_ms)
         self.values = {f"m{i}": i for i in range(1, bounds.max_records + 1)}
         self.kinds = kinds

@@ -144,7 +144,7 @@ def coverage_text(result: CheckResult) -> str:
     config = result.config
     faults = _fault_words(result.faults, qualified=True)
     if "tick" in result.faults:
-        tick = b.tick_ms or config.replica_lag_time_max_ms * 3 // 2 + 1
+        tick = b.tick_length(config)
         count = "1 tick" if b.max_ticks == 1 else f"{b.max_ticks} ticks"
         faults.append(f"time passing (<= {count} of {tick / 1000:.0f} s)")
     parts = [f"{b.replicas} replicas (acks={config.acks}, min.insync.replicas={config.min_insync_replicas}"

@@ -154,7 +154,7 @@ def beyond(scenario: Scenario, result: CheckResult) -> list[str]:
     ticks = [s.ms for s in steps if s.kind == "tick"]
     if len(ticks) > b.max_ticks:
         out.append(f"{len(ticks)} ticks")
-    tick_ms = b.tick_ms or config.replica_lag_time_max_ms * 3 // 2 + 1
+    tick_ms = b.tick_length(config)
     odd = sorted({ms for ms in ticks if ms != tick_ms})
     if odd and "tick" in result.faults:
         out.append("time passing in steps of " + ", ".join(f"{ms / 1000:g} s" for ms in odd))
@@ -220,10 +220,10 @@ def matrix(checks: list[ProfileCheck], kinds: tuple[str, ...] = KINDS) -> str:
     parts = []
     for index, check in enumerate(checks):
         names = " and ".join(f"<b>{html.escape(p)}</b>" for p in check.profiles)
+        sampled = sampling(check)
         parts.append(f'<h4 style="margin:1em 0 .3em">With the faults of {names}</h4>'
                      f'<p style="margin:0 0 .4em;color:#333">{html.escape(check.coverage)}</p>'
-                     + (f'<p style="margin:0 0 .4em;color:#333">{html.escape(sampling(check))}</p>'
-                        if sampling(check) else "")
+                     + (f'<p style="margin:0 0 .4em;color:#333">{html.escape(sampled)}</p>' if sampled else "")
                      + matrix_html(check.results, kinds, check.verdicts, legend=index == len(checks) - 1))
     return "".join(parts)
 
