@@ -134,6 +134,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="with --out: save the search after a level at most this often (default %(default)s)")
     chk.add_argument("--workers", type=int, default=cores(),
                      help="processes that share a large frontier (default: the machine's cores, %(default)s)")
+    chk.add_argument("--memory", type=float, metavar="GIB",
+                     help="memory the frontier's live states may take, shared by the workers (default: half the "
+                          "machine's); beyond it a state is kept as its schedule and replayed when expanded - the "
+                          "same result, slower")
     chk.add_argument("--master", help="run the levels of a large search on this Spark master, e.g. "
                                       "spark://host:7077 or local[4] (instead of --workers; same results)")
     chk.add_argument("--fail-on-violation", action="store_true",
@@ -238,6 +242,8 @@ def _check(args) -> int:
                            unclean_leader_election=args.unclean_leader_election)
     if args.workers < 1:
         raise CheckError(f"workers: must be an integer >= 1, got {args.workers}")
+    if args.memory is not None and not 0 < args.memory < float("inf"):
+        raise CheckError(f"memory: must be a finite number of GiB > 0, got {args.memory:g}")
     if args.resume and not args.out:
         raise CheckError("resume: give the --out directory of the check to resume")
     if not args.checkpoint_every >= 0:
@@ -258,7 +264,7 @@ def _check(args) -> int:
 
         spark = start_session(args.master, app_name="hwlib-check")
     results = check_all(config, protocols, bounds, faults, kinds, exhaustive, progress, directory, args.resume,
-                        args.checkpoint_every, args.workers, spark, coverage)
+                        args.checkpoint_every, args.workers, spark, coverage, args.memory)
     if progress is not None:
         print(file=sys.stderr)
     written = write_outputs(directory.out, results, kinds) if directory is not None else []

@@ -10,6 +10,7 @@ processes (``workers.Coordinator``) or, given a Spark master, as Spark jobs
 from __future__ import annotations
 
 import gc
+import os
 import time
 from collections.abc import Callable
 from typing import Any
@@ -25,7 +26,7 @@ def explore(config: ClusterConfig, bounds: Bounds | None = None, faults: tuple[s
             kinds: tuple[str, ...] = KINDS, exhaustive: bool = False,
             progress: Callable[[int, int, int], None] | None = None,
             level_done: Callable[[Search], None] | None = None, restore: dict | None = None,
-            workers: int = 1, spark: Any = None, reduced: bool = True) -> CheckResult:
+            workers: int = 1, spark: Any = None, reduced: bool = True, memory: float | None = None) -> CheckResult:
     """Breadth-first search from the initial state of ``config`` (its replicas are the
     bounds' count). Stops when every kind in ``kinds`` was found (unless ``exhaustive``),
     the frontier is empty (complete), or a bound is reached. ``level_done`` is called after
@@ -33,12 +34,19 @@ def explore(config: ClusterConfig, bounds: Bounds | None = None, faults: tuple[s
     with ``workers`` > 1 a frontier of ``workers.SPLIT_AT`` states or more is shared with that
     many processes, and with ``spark`` (a SparkSession) its levels run as Spark jobs instead
     (same result either way). ``reduced=False`` fingerprints the whole state
-    (``model.state_key``: the equivalence tests of its reductions)."""
+    (``model.state_key``: the equivalence tests of its reductions). ``memory``: the GiB the
+    frontier's live states may take, shared by the processes that hold them (default: half the
+    machine's memory); beyond it states are kept as their schedules and replayed when expanded
+    (``Search``: the same result, slower)."""
     kinds = parse_kinds(kinds)
     bounds = bounds or Bounds()
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise CheckError(f"workers: must be an integer >= 1, got {workers!r}")
+    if memory is not None and (isinstance(memory, bool) or not isinstance(memory, int | float)
+                               or not 0 < memory < float("inf")):
+        raise CheckError(f"memory: must be a finite number of GiB > 0, got {memory!r}")
     search = Search(config, bounds, faults, kinds, exhaustive, reduced)
+    search.hot_limit = hot_limit(search, memory, workers if spark is None else 1)
     started = time.perf_counter()
     collecting = gc.isenabled()
     gc.disable()                # nothing cyclic is left behind (see Search): no collector needed
@@ -68,6 +76,17 @@ def explore(config: ClusterConfig, bounds: Bounds | None = None, faults: tuple[s
         if collecting:
             gc.enable()
     return search.result
+
+
+def hot_limit(search: Search, memory: float | None, processes: int) -> int:
+    """How many new states an expansion keeps live (``Search.hot_limit``) so that each of
+    ``processes`` holds its share of ``memory`` GiB (default: half the machine's): a live state's
+    size is measured on clones of the initial state, with a quarter more for the records and
+    requests a later state holds, and a level holds up to 1.5x the limit while the old
+    frontier is expanded."""
+    budget = (memory * 2 ** 30 if memory is not None
+              else os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2)
+    return max(1, int(budget / processes / (1.5 * 1.25 * search.state_bytes())))
 
 
 def _shared(search: Search, workers: int, spark: Any):

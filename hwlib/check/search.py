@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import dataclasses
 import heapq
+import tracemalloc
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -101,11 +102,14 @@ class CheckResult:
 
 class _Node:
     """A frontier state: its cluster and checker, the records produced and ticks passed on the
-    way, its number (-1 until it is kept), fingerprint, parent and the step index from it."""
-    __slots__ = ("cluster", "checker", "records", "ticks", "index", "key", "parent", "step")
+    way, its number (-1 until it is kept), fingerprint, parent, the step index from it and its
+    schedule (``path``: the step indices from the initial state, one byte each). A *cold* node
+    holds no cluster (None): it is rebuilt from its schedule when it is expanded
+    (``Search.rebuild``)."""
+    __slots__ = ("cluster", "checker", "records", "ticks", "index", "key", "parent", "step", "path")
 
-    def __init__(self, cluster: Cluster, checker: AnomalyChecker, records: int, ticks: int, index: int,
-                 key: int, parent: int = -1, step: int = -1) -> None:
+    def __init__(self, cluster: Cluster | None, checker: AnomalyChecker | None, records: int, ticks: int,
+                 index: int, key: int, parent: int = -1, step: int = -1, path: bytes = b"") -> None:
         self.cluster = cluster
         self.checker = checker
         self.records = records
@@ -114,6 +118,7 @@ class _Node:
         self.key = key
         self.parent = parent
         self.step = step
+        self.path = path
 
 
 def _anomalies_here(checker: AnomalyChecker, depth: int) -> list:
@@ -135,24 +140,36 @@ class Search:
     the frontier.
 
     What it keeps besides the frontier is small and plain: the fingerprints seen and, per
-    state, its parent and the step that led to it - enough to write a checkpoint and to
-    rebuild any state by replaying its schedule (``restore``)."""
+    state, its parent and the step that led to it (``parents``, flat: state k's at 2k and
+    2k + 1) - enough to write a checkpoint and to rebuild any state by replaying its schedule
+    (``restore``).
+
+    The frontier is what takes memory (a live cluster and checker, ~9 KB at 3 replicas): with
+    ``hot_limit`` set, each expansion keeps at most that many new states live and the rest
+    *cold* - their schedule only, a few dozen bytes -, rebuilt by replaying it when they are
+    expanded in turn (as Spark tasks rebuild every state). The same states, numbered alike,
+    whatever the limit: it trades time (a replay costs about a third of an expansion) for
+    memory."""
 
     def __init__(self, config: ClusterConfig, bounds: Bounds, faults: tuple[str, ...], kinds: tuple[str, ...],
-                 exhaustive: bool, reduced: bool = True) -> None:
+                 exhaustive: bool, reduced: bool = True, hot_limit: int | None = None) -> None:
         replicas = bounds.replica_ids
         self.config = config.replace(replicas=list(replicas))
         self.bounds = bounds
         #: how much time one ``tick`` step passes
         self.tick_ms = bounds.tick_length(self.config)
         self.steps = alphabet(replicas, faults, self.tick_ms)
+        if len(self.steps) > 256:       # a schedule is kept one byte per step
+            raise CheckError(f"faults: {len(self.steps)} steps to try, at most 256; fewer replicas or faults")
+        #: new states an expansion keeps live at most (None: all); see the class docstring
+        self.hot_limit = hot_limit
         self.values = {f"m{i}": i for i in range(1, bounds.max_records + 1)}
         self.kinds = kinds
         self.exhaustive = exhaustive
         self.reduced = reduced
         self.result = CheckResult(self.config.protocol, self.config, bounds, faults)
         self.seen: set[int] = set()
-        self.parents: list[tuple[int, int]] = []      # per state: (parent state, step index)
+        self.parents = array("q")                     # per state: parent state, step index
         self.frontier: list[_Node] = []
         self.depth = 0
         #: this level's first transition per kind not found before: kind -> (parent state,
@@ -170,11 +187,31 @@ class Search:
         del checker.anomalies[:]
         return root, checker
 
+    def state_bytes(self) -> float:
+        """The memory a live state (cluster and checker) takes, in bytes as the allocator
+        counts them: measured on clones of the initial state."""
+        root, checker = self._root()
+        tracing = tracemalloc.is_tracing()
+        if not tracing:
+            tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            clones = [root.clone() for _ in range(32)]
+            copies = [(clone, AnomalyChecker(clone, checker)) for clone in clones]
+            size = (tracemalloc.get_traced_memory()[0] - before) / len(copies)
+        finally:
+            if not tracing:
+                tracemalloc.stop()
+        for clone, copy in copies:
+            _drop(clone, copy)
+        _drop(root, checker)
+        return max(size, 1.0)
+
     def start(self) -> None:
         root, checker = self._root()
         key = fingerprint(root, checker, self.values, 0, self.reduced)
         self.seen = {key}
-        self.parents = [(-1, -1)]
+        self.parents = array("q", (-1, -1))
         self.frontier = [_Node(root, checker, 0, 0, 0, key)]
 
     def more(self) -> bool:
@@ -201,6 +238,8 @@ class Search:
         bounds, result, values = self.bounds, self.result, self.values
         found = self.level_found
         out: list[_Node] = []
+        parent, checker = node.cluster, node.checker
+        assert parent is not None and checker is not None         # expanded nodes are live
         for index, step in enumerate(self.steps):
             records, ticks = node.records, node.ticks
             if step.kind == "produce":
@@ -212,10 +251,10 @@ class Search:
                 if ticks >= bounds.max_ticks:
                     continue
                 ticks += 1
-            elif node.cluster.skip_reason(step) is not None:
+            elif parent.skip_reason(step) is not None:
                 continue
-            cluster = node.cluster.clone()
-            watch = AnomalyChecker(cluster, node.checker)
+            cluster = parent.clone()
+            watch = AnomalyChecker(cluster, checker)
             cluster.apply(step)
             result.generated += 1
             if cluster.controller.leader_epoch > bounds.max_epoch:
@@ -235,14 +274,25 @@ class Search:
     def expand(self, nodes: Iterable[_Node], depth: int, seen: set[int]) -> Iterator[_Node]:
         """The one expansion loop (every runner uses it): each node's successors in
         (node, step) order, except those whose fingerprint is in ``seen`` or met before in this
-        call (released at once); each node is released once expanded."""
+        call (released at once); each node is rebuilt first if it is cold and released once
+        expanded. Past ``hot_limit`` new states, the rest are yielded cold."""
         level: set[int] = set()
+        limit = self.hot_limit
+        live = 0
         for node in nodes:
+            if node.cluster is None:
+                node = self.rebuild(node)
             for child in self.successors(node, depth):
                 if child.key in seen or child.key in level:
                     release_node(child)
                     continue
                 level.add(child.key)
+                child.path = node.path + bytes((child.step,))
+                if limit is not None and live >= limit:
+                    release_node(child)
+                    child.cluster = child.checker = None
+                else:
+                    live += 1
                 yield child
             release_node(node)
 
@@ -259,8 +309,9 @@ class Search:
             if key in seen:
                 continue
             seen.add(key)
-            parents.append((parent, step))
-            kept.append((len(parents) - 1, key, tuple(tag)))
+            parents.append(parent)
+            parents.append(step)
+            kept.append((len(parents) // 2 - 1, key, tuple(tag)))
         found: dict[str, tuple[int, int, int, str]] = {}
         for _, level_found, generated in replies:
             self.result.generated += generated
@@ -307,10 +358,10 @@ class Search:
     def indices(self, state: int) -> list[int]:
         """The step indices from the initial state to ``state``."""
         out = []
-        while self.parents[state][0] >= 0:
-            parent, index = self.parents[state]
-            out.append(index)
-            state = parent
+        parents = self.parents
+        while parents[2 * state] >= 0:
+            out.append(parents[2 * state + 1])
+            state = parents[2 * state]
         out.reverse()
         return out
 
@@ -318,7 +369,7 @@ class Search:
         """The schedule from the initial state to ``state`` (produces numbered in order)."""
         return self.steps_of(self.indices(state))
 
-    def steps_of(self, indices: list[int], before: list[Step] | None = None) -> list[Step]:
+    def steps_of(self, indices: Sequence[int], before: list[Step] | None = None) -> list[Step]:
         """The steps of ``indices`` following the schedule ``before``: each produce gives the
         next value, m1, m2, ..."""
         records = sum(1 for step in before or () if step.kind == "produce")
@@ -337,9 +388,8 @@ class Search:
 
     def snapshot(self) -> dict:
         """Everything but the frontier's clusters, in plain values (a checkpoint's content)."""
-        flat = [x for pair in self.parents for x in pair]
         return {"depth": self.depth, "generated": self.result.generated, "seconds": self.result.seconds,
-                "seen": array("q", self.seen), "parents": array("q", flat),
+                "seen": array("q", self.seen), "parents": array("q", self.parents),
                 "frontier": array("q", [index for index, _ in self.frontier_ids()]),
                 "frontier_keys": array("q", [key for _, key in self.frontier_ids()]),
                 "violations": {k: v.to_dict() for k, v in self.result.violations.items()}}
@@ -347,23 +397,35 @@ class Search:
     def restore(self, snapshot: dict) -> None:
         """Goes on from ``snapshot``: each frontier state is rebuilt by replaying its schedule
         from the initial state, exactly as the search made it, and must have the fingerprint
-        it had (else the checkpoint belongs to another engine: CheckError)."""
+        it had (else the checkpoint belongs to another engine: CheckError); past ``hot_limit``
+        states they are left cold, to be rebuilt (and checked) when expanded."""
         self.depth = snapshot["depth"]
         self.result.generated = snapshot["generated"]
         self.result.seconds = snapshot["seconds"]
         self.result.depth = self.depth
         self.seen = set(snapshot["seen"])
-        flat = snapshot["parents"]
-        self.parents = [(flat[i], flat[i + 1]) for i in range(0, len(flat), 2)]
+        self.parents = array("q", snapshot["parents"])
         self.result.violations = {k: Violation.from_dict(k, v) for k, v in snapshot["violations"].items()}
         self.known = set(self.result.violations)
-        self.frontier = [self._replay(index, key)
-                         for index, key in zip(snapshot["frontier"], snapshot["frontier_keys"], strict=True)]
+        self.frontier = self.adopt([(index, key, self.indices(index))
+                                    for index, key in zip(snapshot["frontier"], snapshot["frontier_keys"],
+                                                          strict=True)])
 
-    def _replay(self, index: int, key: int) -> _Node:
-        return self.replay(index, self.indices(index), key)
+    def adopt(self, items: list[tuple[int, int, list[int]]]) -> list[_Node]:
+        """Frontier states given as (number, fingerprint, schedule): the first ``hot_limit``
+        rebuilt now (``replay``), the rest cold."""
+        limit = self.hot_limit
+        return [self.replay(index, indices, key) if limit is None or i < limit
+                else _Node(None, None, 0, 0, index, key, path=bytes(indices))
+                for i, (index, key, indices) in enumerate(items)]
 
-    def replay(self, index: int, indices: list[int], key: int) -> _Node:
+    def rebuild(self, node: _Node) -> _Node:
+        """A cold node made live again by replaying its schedule (``replay``)."""
+        live = self.replay(node.index, node.path, node.key)
+        live.parent, live.step = node.parent, node.step
+        return live
+
+    def replay(self, index: int, indices: Sequence[int], key: int) -> _Node:
         """State ``index`` rebuilt by running its schedule (step ``indices``) from the initial
         state as the search did; it must have fingerprint ``key`` (else CheckError)."""
         cluster, checker = self._root()
@@ -379,7 +441,7 @@ class Search:
         if fingerprint(cluster, checker, self.values, ticks, self.reduced) != key:
             raise CheckError(f"resume: the checkpoint's state {index} does not replay to the same state; "
                              f"it was written by another version of hwlib's engine")
-        return _Node(cluster, checker, records, ticks, index, key)
+        return _Node(cluster, checker, records, ticks, index, key, path=bytes(indices))
 
 
 def _drop(cluster: Cluster, checker: AnomalyChecker) -> None:
@@ -388,5 +450,6 @@ def _drop(cluster: Cluster, checker: AnomalyChecker) -> None:
 
 
 def release_node(node: _Node) -> None:
-    """Frees a state at once (see ``Search``)."""
-    _drop(node.cluster, node.checker)
+    """Frees a state at once (see ``Search``); a cold one holds nothing to free."""
+    if node.cluster is not None and node.checker is not None:
+        _drop(node.cluster, node.checker)

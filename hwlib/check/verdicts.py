@@ -40,10 +40,12 @@ def parse_protocols(text: str | list[str] | tuple[str, ...]) -> list[str]:
 def check_all(config: ClusterConfig, protocols: list[str], bounds: Bounds, faults: tuple[str, ...],
               kinds: tuple[str, ...], exhaustive: bool = False, progress=None, directory: CheckDir | None = None,
               resume: bool = False, checkpoint_every: float = 10.0, workers: int = 1,
-              spark=None, coverage: tuple[FaultProfile, int, int] | None = None) -> list[CheckResult]:
+              spark=None, coverage: tuple[FaultProfile, int, int] | None = None,
+              memory: float | None = None) -> list[CheckResult]:
     """``explore`` per generation (on ``workers`` processes, or as Spark jobs on ``spark``: a
-    Spark cluster); with ``directory``, each search checkpoints there and each finished
-    generation is recorded, and ``resume`` goes on from what it holds. With ``coverage``
+    Spark cluster; the frontier's live states within ``memory`` GiB); with ``directory``, each
+    search checkpoints there and each finished generation is recorded, and ``resume`` goes on
+    from what it holds. With ``coverage``
     (profile, runs, seed), each search that completes here also measures what share of its
     states that many of the profile's random runs visit (``CheckResult.coverage``)."""
     results = []
@@ -67,7 +69,7 @@ def check_all(config: ClusterConfig, protocols: list[str], bounds: Bounds, fault
             result = explore(generation, bounds, faults, kinds, exhaustive,
                              None if progress is None else progress(protocol), level_done=level_done,
                              restore=directory.saved_search(protocol) if directory is not None and resume else None,
-                             workers=workers, spark=spark)
+                             workers=workers, spark=spark, memory=memory)
             if visits is not None and coverage is not None:
                 if result.complete:
                     profile, runs, seed = coverage

@@ -47,7 +47,7 @@ class Coordinator:
         self.search = search
         context = multiprocessing.get_context("forkserver")
         setup = (search.config.to_dict(), search.bounds.as_dict(), search.result.faults, search.kinds,
-                 search.exhaustive, search.reduced)
+                 search.exhaustive, search.reduced, search.hot_limit)
         self.pipes = []
         self.processes = []
         try:
@@ -120,13 +120,14 @@ class Coordinator:
 
 
 def _work(pipe, config: dict, bounds: dict, faults: tuple[str, ...], kinds: tuple[str, ...], exhaustive: bool,
-          reduced: bool) -> None:
+          reduced: bool, hot_limit: int | None) -> None:
     """A worker: owns part of the frontier, answers the coordinator's commands until "stop"
     or until the coordinator's end of the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.disable()                    # as in one process: dropped states are released, not collected
     try:
-        search = Search(ClusterConfig.from_dict(config), Bounds(**bounds), faults, kinds, exhaustive, reduced)
+        search = Search(ClusterConfig.from_dict(config), Bounds(**bounds), faults, kinds, exhaustive, reduced,
+                        hot_limit)
     except (CheckError, ValueError) as exc:
         pipe.send(("error", str(exc)))
         return
@@ -143,7 +144,7 @@ def _work(pipe, config: dict, bounds: dict, faults: tuple[str, ...], kinds: tupl
             if command == "adopt":
                 items, seen = args
                 search.seen = set(seen)
-                search.frontier = [search.replay(index, indices, key) for index, key, indices in items]
+                search.frontier = search.adopt(items)
                 pipe.send(("ok", len(search.frontier)))
             elif command == "expand":
                 new_keys, depth, known = args

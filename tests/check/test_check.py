@@ -236,6 +236,40 @@ def test_two_workers_find_exactly_what_one_process_finds(monkeypatch, protocol, 
     assert one == two and one["violations"] and one["distinct"] > 10 * 50
 
 
+def _counts_and_verdicts(result) -> dict:
+    out = result.as_dict()
+    del out["seconds"]
+    return out
+
+
+def test_a_frontier_kept_cold_past_the_memory_limit_finds_exactly_what_a_live_one_finds(monkeypatch):
+    """With so little memory that one new state per expansion stays live, the rest are kept as
+    their schedules and replayed when expanded - in one process, on two workers and when a
+    checkpoint is resumed: the same state counts, violations and counterexamples."""
+    from hwlib.check import workers
+
+    monkeypatch.setattr(workers, "SPLIT_AT", 50)
+    tiny = 1e-9                         # GiB: a hot limit of 1
+    cold, snapshots = [], {}
+
+    def level_done(search):
+        cold.append(sum(node.cluster is None for node in search.frontier))
+        snapshots.setdefault(search.depth, search.snapshot())
+
+    live = explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True)
+    alone = explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True, memory=tiny,
+                    level_done=level_done)
+    assert max(cold) > 1000             # most of the frontier was cold
+    shared = explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True, memory=tiny, workers=2)
+    resumed = explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True, memory=tiny,
+                      restore=snapshots[7])
+    expected = _counts_and_verdicts(live)
+    assert expected["violations"] and expected["distinct"] > 20_000
+    assert _counts_and_verdicts(alone) == _counts_and_verdicts(shared) == _counts_and_verdicts(resumed) == expected
+    with pytest.raises(CheckError, match=r"^memory: must be a finite number of GiB > 0, got 0$"):
+        explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, memory=0)
+
+
 def _check_cli(*args: str, **kwargs) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "hwlib.cli", "check", *args], capture_output=True, text=True,
                           **kwargs)
@@ -323,6 +357,7 @@ def test_a_checkpoint_of_another_engine_is_refused(tmp_path):
     (["--protocol", "kip999"], "'kip999' is not known"),
     (["--min-insync-replicas", "3"], "config.min_insync_replicas: 3 exceeds the 2 replicas"),
     (["--max-ticks", "2"], "max-ticks: give --faults ... ,tick as well"),
+    (["--memory", "0"], "memory: must be a finite number of GiB > 0, got 0"),
 ])
 def test_bad_bounds_are_one_line_exit_2_and_nothing_is_written(tmp_path, args, message):
     out = tmp_path / "out"
