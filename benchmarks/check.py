@@ -10,15 +10,17 @@ requests and the controller's queues, so it has more states than the spec at equ
 Printed, not asserted.
 
     python benchmarks/check.py [--spec-dir DIR | --no-tlc] [--three-replica-depth 8] [--workers N]
-                               [--master local[2]] [--no-complete]
+                               [--master local[2]] [--no-complete] [--every-generation]
     python benchmarks/check.py --baseline-ref REF [--repeat 2]
 
 At 3 replicas, kip320's search runs to completion on ``--workers`` (default: every core) beside
-TLC's complete run of Kip320 - the issue's yardstick: time to complete, distinct and generated
-states, states/s and the ratios (``--no-complete`` leaves this ~10-minute pair out). Then, to
-``--three-replica-depth``, the same search on one process, on the workers and with ``--master``
-as Spark jobs level by level, the ratios printed (same run, same machine: the noise of a shared
-machine cancels).
+TLC's complete run of Kip320 - the yardstick: time to complete, distinct and generated states,
+states/s and the ratios (``--no-complete`` leaves this ~10-minute pair out). Then, to
+``--three-replica-depth``, the same search on one process, on the workers, on one process with
+every frontier state kept cold (``--memory``: replayed when expanded) and with ``--master`` as
+Spark jobs level by level, the ratios printed (same run, same machine: the noise of a shared
+machine cancels). ``--every-generation`` then completes every generation at 3 replicas, one
+after another, and prints the total.
 
 ``--baseline-ref REF`` instead times the 2-replica exhaustive search of every generation on this
 tree and on git REF's (a temporary worktree with its own compiled engine), each in a fresh
@@ -107,6 +109,8 @@ def main() -> None:
                         help="leave out the complete 3-replica kip320 search beside TLC's (about 10 minutes)")
     parser.add_argument("--workers", type=int, default=cores(),
                         help="processes for the shared-frontier run (default: every core)")
+    parser.add_argument("--every-generation", action="store_true",
+                        help="then every generation's complete 3-replica search, one after another (hours)")
     parser.add_argument("--master", help="also run it on this Spark master (hwlib check --master), e.g. local[2]")
     parser.add_argument("--baseline-ref", help="compare the 2-replica searches with this git ref's, in one run")
     parser.add_argument("--repeat", type=int, default=2, help="with --baseline-ref: runs per tree (best kept)")
@@ -168,6 +172,11 @@ def main() -> None:
     assert (shared.distinct, shared.generated) == (alone.distinct, alone.generated)
     print(f"  kip320  the same on {args.workers} workers: {shared.seconds:.1f} s, "
           f"{shared.states_per_second:,.0f} states/s ({alone.seconds / shared.seconds:.2f}x)")
+    cold = explore(ClusterConfig(protocol="kip320", acks="all"), bounds, FAULTS, KINDS, exhaustive=True,
+                   memory=1e-9)
+    assert (cold.distinct, cold.generated) == (alone.distinct, alone.generated)
+    print(f"  kip320  the same on 1 process with every frontier state cold (--memory near 0: replayed when "
+          f"expanded): {cold.seconds:.1f} s ({cold.seconds / alone.seconds:.2f}x the time)")
     if args.master:
         from hwlib.sweep.spark import start_session
 
@@ -178,6 +187,18 @@ def main() -> None:
         print(f"  kip320  the same on Spark {args.master}: {on_spark.seconds:.1f} s, "
               f"{on_spark.states_per_second:,.0f} states/s ({alone.seconds / on_spark.seconds:.2f}x)")
         spark.stop()
+    if args.every_generation:
+        print(f"3 replicas, every generation, complete, on {args.workers} workers (default --memory)")
+        total = 0.0
+        for protocol in PROTOCOLS:
+            result = explore(ClusterConfig(protocol=protocol, acks="all"), Bounds(replicas=3), FAULTS, KINDS,
+                             exhaustive=True, workers=args.workers)
+            total += result.seconds
+            found = ", ".join(f"{k}@{v.depth}" for k, v in result.violations.items()) or "no violation"
+            print(f"  {protocol:<7} {result.ending} in {result.seconds:6.1f} s: {result.distinct:>11,} distinct, "
+                  f"{result.generated:>12,} generated, {result.states_per_second:>8,.0f} states/s; {found}",
+                  flush=True)
+        print(f"  together: {total:,.0f} s")
 
 if __name__ == "__main__":
     main()

@@ -33,7 +33,7 @@ COMPILED = tuple(f"engine/{m}" for m in (
     "replica_manager", "fetcher", "produce_request", "producer", "consumer", "cluster", "steps", "clock",
     "logical_time", "delayed")) + (
     "anomalies/replication", "anomalies/clients", "anomalies/checker", "util/canonical", "run", "faults",
-    "check/model", "check/search")
+    "check/model", "check/fingerprints", "check/search")
 
 PACKAGE = Path(__file__).resolve().parent
 

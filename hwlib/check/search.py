@@ -30,6 +30,7 @@ from ..anomalies import AnomalyChecker
 from ..engine.cluster import Cluster
 from ..engine.config import ClusterConfig
 from ..engine.steps import Step, parse_steps
+from .fingerprints import Fingerprints
 from .model import Bounds, alphabet, fingerprint, numbered
 from .vocabulary import CheckError
 
@@ -168,7 +169,7 @@ class Search:
         self.exhaustive = exhaustive
         self.reduced = reduced
         self.result = CheckResult(self.config.protocol, self.config, bounds, faults)
-        self.seen: set[int] = set()
+        self.seen = Fingerprints()
         self.parents = array("q")                     # per state: parent state, step index
         self.frontier: list[_Node] = []
         self.depth = 0
@@ -210,7 +211,7 @@ class Search:
     def start(self) -> None:
         root, checker = self._root()
         key = fingerprint(root, checker, self.values, 0, self.reduced)
-        self.seen = {key}
+        self.seen = Fingerprints((key,))
         self.parents = array("q", (-1, -1))
         self.frontier = [_Node(root, checker, 0, 0, 0, key)]
 
@@ -271,7 +272,7 @@ class Search:
             out.append(_Node(cluster, watch, records, ticks, -1, key, node.index, index))
         return out
 
-    def expand(self, nodes: Iterable[_Node], depth: int, seen: set[int]) -> Iterator[_Node]:
+    def expand(self, nodes: Iterable[_Node], depth: int, seen: Fingerprints) -> Iterator[_Node]:
         """The one expansion loop (every runner uses it): each node's successors in
         (node, step) order, except those whose fingerprint is in ``seen`` or met before in this
         call (released at once); each node is rebuilt first if it is cold and released once
@@ -403,7 +404,7 @@ class Search:
         self.result.generated = snapshot["generated"]
         self.result.seconds = snapshot["seconds"]
         self.result.depth = self.depth
-        self.seen = set(snapshot["seen"])
+        self.seen = Fingerprints(snapshot["seen"])
         self.parents = array("q", snapshot["parents"])
         self.result.violations = {k: Violation.from_dict(k, v) for k, v in snapshot["violations"].items()}
         self.known = set(self.result.violations)

@@ -15,13 +15,14 @@ So state counts, violations and their schedules equal a one-process search's, on
 Tasks are stateless (a frontier state is rebuilt from its schedule, a few steps), so a lost
 executor costs a retried task, not the search; the visited set and the parent table stay on
 the driver, as with ``workers``. What limits the bound is the driver's memory for the
-visited set (8 bytes a state plus Python's set overhead, ~60 bytes) and the frontier's
-schedules shipped each level.
+visited set (``fingerprints``: ~16 bytes a state) and the frontier's schedules shipped
+each level.
 """
 
 from __future__ import annotations
 
 from ..engine.config import ClusterConfig
+from .fingerprints import Fingerprints
 from .model import Bounds
 from .search import Search, release_node
 
@@ -38,7 +39,7 @@ def _expand(setup: tuple, depth: int, known: list[str], items: list[tuple[int, i
     search.known = set(known)
     nodes = (search.replay(index, indices, key) for index, key, indices in sorted(items))
     candidates = []
-    for child in search.expand(nodes, depth, set()):
+    for child in search.expand(nodes, depth, Fingerprints()):
         candidates.append((child.parent, child.step, child.key))
         release_node(child)
     return candidates, search.level_found, search.result.generated

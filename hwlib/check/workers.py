@@ -28,6 +28,7 @@ import signal
 import traceback
 
 from ..engine.config import ClusterConfig
+from .fingerprints import Fingerprints
 from .model import Bounds
 from .search import Search, release_node
 from .vocabulary import CheckError
@@ -143,7 +144,7 @@ def _work(pipe, config: dict, bounds: dict, faults: tuple[str, ...], kinds: tupl
                 return
             if command == "adopt":
                 items, seen = args
-                search.seen = set(seen)
+                search.seen = Fingerprints(seen)
                 search.frontier = search.adopt(items)
                 pipe.send(("ok", len(search.frontier)))
             elif command == "expand":

@@ -1,0 +1,91 @@
+"""The visited set: 64-bit state fingerprints in one flat open-addressing table, about 16 bytes a state.
+
+A Python ``set`` of the search's fingerprints costs about 70 bytes a state (a 16-byte slot at
+most 60% full, plus a 32-byte int object per fingerprint), and a search on worker processes
+holds three of them (the main process's and a copy per worker): at 3 replicas, tens of millions
+of states, that alone outgrows a laptop. ``Fingerprints`` keeps the integers themselves in an
+``array('q')`` with linear probing, at most half full: ~16 bytes a state, the same answers.
+(No library in this project's stack offers a compact int64 set: pandas' hash tables are private
+API, and the one PyPI package for it, cykhash, comes as a Cython source distribution only.)
+"""
+
+from __future__ import annotations
+
+from array import array
+from collections.abc import Iterable, Iterator
+
+from mypy_extensions import i64
+
+#: a free slot; the fingerprint 0 itself is kept apart (``_zero``)
+_FREE = 0
+
+
+class Fingerprints:
+    """A set of signed 64-bit integers (Python's ``hash`` values): ``add``, ``in``, ``len``,
+    iteration (in no particular order), ``update``."""
+
+    def __init__(self, keys: Iterable[int] = ()) -> None:
+        self._table = array("q", bytes(8 * 1024))
+        self._mask: i64 = 1023
+        self._size = 0
+        self._zero = False
+        self.update(keys)
+
+    def __len__(self) -> int:
+        return self._size
+
+    def __contains__(self, key: int) -> bool:
+        if key == _FREE:
+            return self._zero
+        table, mask = self._table, self._mask
+        wanted: i64 = key
+        slot: i64 = (wanted ^ (wanted >> 29)) & mask
+        while True:
+            found: i64 = table[slot]
+            if found == wanted:
+                return True
+            if found == _FREE:
+                return False
+            slot = (slot + 1) & mask
+
+    def add(self, key: int) -> None:
+        if key == _FREE:
+            if not self._zero:
+                self._zero = True
+                self._size += 1
+            return
+        if 2 * (self._size + 1) > len(self._table):
+            self._grow()
+        table, mask = self._table, self._mask
+        wanted: i64 = key
+        slot: i64 = (wanted ^ (wanted >> 29)) & mask
+        while True:
+            found: i64 = table[slot]
+            if found == wanted:
+                return
+            if found == _FREE:
+                table[slot] = wanted
+                self._size += 1
+                return
+            slot = (slot + 1) & mask
+
+    def update(self, keys: Iterable[int]) -> None:
+        for key in keys:
+            self.add(key)
+
+    def __iter__(self) -> Iterator[int]:
+        if self._zero:
+            yield _FREE
+        for key in self._table:
+            if key != _FREE:
+                yield key
+
+    def _grow(self) -> None:
+        """Twice the slots, every fingerprint placed anew."""
+        old = self._table
+        self._table = array("q", bytes(16 * len(old)))
+        self._mask = 2 * len(old) - 1
+        self._size = int(self._zero)
+        for key in old:
+            if key != _FREE:
+                self.add(key)
