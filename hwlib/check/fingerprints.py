@@ -34,19 +34,21 @@ class Fingerprints:
     def __len__(self) -> int:
         return self._size
 
+    def _slot(self, key: i64) -> i64:
+        """Where ``key`` (not 0) is, or the free slot where it would go: linear probing from
+        its hash's low bits (mixed with higher ones)."""
+        table, mask = self._table, self._mask
+        slot: i64 = (key ^ (key >> 29)) & mask
+        while True:
+            found: i64 = table[slot]
+            if found == key or found == _FREE:
+                return slot
+            slot = (slot + 1) & mask
+
     def __contains__(self, key: int) -> bool:
         if key == _FREE:
             return self._zero
-        table, mask = self._table, self._mask
-        wanted: i64 = key
-        slot: i64 = (wanted ^ (wanted >> 29)) & mask
-        while True:
-            found: i64 = table[slot]
-            if found == wanted:
-                return True
-            if found == _FREE:
-                return False
-            slot = (slot + 1) & mask
+        return self._table[self._slot(key)] == key
 
     def add(self, key: int) -> None:
         if key == _FREE:
@@ -56,18 +58,10 @@ class Fingerprints:
             return
         if 2 * (self._size + 1) > len(self._table):
             self._grow()
-        table, mask = self._table, self._mask
-        wanted: i64 = key
-        slot: i64 = (wanted ^ (wanted >> 29)) & mask
-        while True:
-            found: i64 = table[slot]
-            if found == wanted:
-                return
-            if found == _FREE:
-                table[slot] = wanted
-                self._size += 1
-                return
-            slot = (slot + 1) & mask
+        slot = self._slot(key)
+        if self._table[slot] == _FREE:
+            self._table[slot] = key
+            self._size += 1
 
     def update(self, keys: Iterable[int]) -> None:
         for key in keys:
