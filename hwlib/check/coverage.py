@@ -18,8 +18,6 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..anomalies import AnomalyChecker
-from ..engine.cluster import Cluster
 from ..engine.steps import Step
 from ..faults import derive_seed, generate
 from ..profiles import FaultProfile
@@ -86,10 +84,7 @@ def _walk(search: Search, steps: Iterable[Step], met: set[int]) -> tuple[int, in
     fingerprint on the way until the run leaves the bounds; returns (steps, steps within)."""
     bounds, seen = search.bounds, search.seen
     tick_ms = search.tick_ms
-    cluster = Cluster(search.config)
-    checker = AnomalyChecker(cluster)
-    checker.observe(0)
-    del checker.anomalies[:]
+    cluster, checker = search.initial()
     values: dict[str, int] = {}
     ticks = walked = kept = 0
     inside = True

@@ -181,7 +181,8 @@ class Search:
         #: when another runner holds the frontier (worker processes, Spark): its (number, fingerprint)s
         self.remote: list[tuple[int, int]] | None = None
 
-    def _root(self) -> tuple[Cluster, AnomalyChecker]:
+    def initial(self) -> tuple[Cluster, AnomalyChecker]:
+        """The initial cluster and its checker, having observed it (every search and walk starts here)."""
         root = Cluster(self.config)
         checker = AnomalyChecker(root)
         checker.observe(0)
@@ -191,7 +192,7 @@ class Search:
     def state_bytes(self) -> float:
         """The memory a live state (cluster and checker) takes, in bytes as the allocator
         counts them: measured on clones of the initial state."""
-        root, checker = self._root()
+        root, checker = self.initial()
         tracing = tracemalloc.is_tracing()
         if not tracing:
             tracemalloc.start()
@@ -209,7 +210,7 @@ class Search:
         return max(size, 1.0)
 
     def start(self) -> None:
-        root, checker = self._root()
+        root, checker = self.initial()
         key = fingerprint(root, checker, self.values, 0, self.reduced)
         self.seen = Fingerprints((key,))
         self.parents = array("q", (-1, -1))
@@ -429,7 +430,7 @@ class Search:
     def replay(self, index: int, indices: Sequence[int], key: int) -> _Node:
         """State ``index`` rebuilt by running its schedule (step ``indices``) from the initial
         state as the search did; it must have fingerprint ``key`` (else CheckError)."""
-        cluster, checker = self._root()
+        cluster, checker = self.initial()
         records = ticks = 0
         for depth, step in enumerate(self.steps_of(indices), 1):
             if step.kind == "produce":

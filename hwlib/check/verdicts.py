@@ -45,9 +45,9 @@ def check_all(config: ClusterConfig, protocols: list[str], bounds: Bounds, fault
     """``explore`` per generation (on ``workers`` processes, or as Spark jobs on ``spark``: a
     Spark cluster; the frontier's live states within ``memory`` GiB); with ``directory``, each
     search checkpoints there and each finished generation is recorded, and ``resume`` goes on
-    from what it holds. With ``coverage``
-    (profile, runs, seed), each search that completes here also measures what share of its
-    states that many of the profile's random runs visit (``CheckResult.coverage``)."""
+    from what it holds. With ``coverage`` (profile, runs, seed), each search that completes
+    here also measures what share of its states that many of the profile's random runs visit
+    (``CheckResult.coverage``)."""
     results = []
     for protocol in protocols:
         generation = config.replace(protocol=protocol)
