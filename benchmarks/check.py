@@ -57,6 +57,13 @@ def tlc_line(spec: Path, protocol: str, replicas: int, workers: int) -> tuple[st
             f"{run.generated:,} generated, {run.states_per_second:,.0f} states/s"), run
 
 
+def result_line(result) -> str:
+    """One search in a line: how it ended, its time, state counts, states/s, kinds found."""
+    found = ", ".join(f"{k}@{v.depth}" for k, v in result.violations.items()) or "no violation"
+    return (f"{result.ending} in {result.seconds:6.1f} s: {result.distinct:>11,} distinct, "
+            f"{result.generated:>12,} generated, {result.states_per_second:>8,.0f} states/s; {found}")
+
+
 def child() -> None:
     """Every generation's 2-replica exhaustive search in this process (whichever tree it
     imported): one JSON line per generation, then the engine."""
@@ -136,10 +143,7 @@ def main() -> None:
     for protocol in PROTOCOLS:
         result = explore(ClusterConfig(protocol=protocol, acks="all"), Bounds(replicas=2), FAULTS, KINDS,
                          exhaustive=True)
-        found = ", ".join(f"{k}@{v.depth}" for k, v in result.violations.items()) or "no violation"
-        print(f"  {protocol:<7} {'complete' if result.complete else 'NOT complete'} in {result.seconds:5.1f} s: "
-              f"{result.distinct:>8,} distinct, {result.generated:>9,} generated, "
-              f"{result.states_per_second:>7,.0f} states/s; {found}")
+        print(f"  {protocol:<7} {result_line(result)}")
         if protocol in tlc.MODULES and spec is not None:
             print(f"  {'':<7} {tlc_line(spec, protocol, 2, args.workers)[0]}")
     print("3 replicas")
@@ -194,10 +198,7 @@ def main() -> None:
             result = explore(ClusterConfig(protocol=protocol, acks="all"), Bounds(replicas=3), FAULTS, KINDS,
                              exhaustive=True, workers=args.workers)
             total += result.seconds
-            found = ", ".join(f"{k}@{v.depth}" for k, v in result.violations.items()) or "no violation"
-            print(f"  {protocol:<7} {result.ending} in {result.seconds:6.1f} s: {result.distinct:>11,} distinct, "
-                  f"{result.generated:>12,} generated, {result.states_per_second:>8,.0f} states/s; {found}",
-                  flush=True)
+            print(f"  {protocol:<7} {result_line(result)}", flush=True)
         print(f"  together: {total:,.0f} s")
 
 if __name__ == "__main__":
