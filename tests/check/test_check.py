@@ -222,6 +222,13 @@ def test_counterexamples_and_the_matrix_are_written_and_replay(tmp_path):
     assert "violated at depth" in (tmp_path / "out" / "matrix.md").read_text()
 
 
+def _counts_and_verdicts(result) -> dict:
+    """A result as written (``as_dict``), less its time."""
+    out = result.as_dict()
+    del out["seconds"]
+    return out
+
+
 @pytest.mark.parametrize(("protocol", "exhaustive"), [("kip101", True), ("hw", False)])
 def test_two_workers_find_exactly_what_one_process_finds(monkeypatch, protocol, exhaustive):
     """The frontier shared with worker processes (from 50 states on): the same state counts,
@@ -231,15 +238,8 @@ def test_two_workers_find_exactly_what_one_process_finds(monkeypatch, protocol, 
     monkeypatch.setattr(workers, "SPLIT_AT", 50)
     alone = explore(config(protocol), Bounds(replicas=2), NO_CRASHES, exhaustive=exhaustive)
     shared = explore(config(protocol), Bounds(replicas=2), NO_CRASHES, exhaustive=exhaustive, workers=2)
-    one, two = alone.as_dict(), shared.as_dict()
-    del one["seconds"], two["seconds"]
+    one, two = _counts_and_verdicts(alone), _counts_and_verdicts(shared)
     assert one == two and one["violations"] and one["distinct"] > 10 * 50
-
-
-def _counts_and_verdicts(result) -> dict:
-    out = result.as_dict()
-    del out["seconds"]
-    return out
 
 
 def test_a_frontier_kept_cold_past_the_memory_limit_finds_exactly_what_a_live_one_finds(monkeypatch):
