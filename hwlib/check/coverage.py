@@ -42,12 +42,16 @@ class Coverage:
     def share(self) -> float:
         return self.visited / self.reachable if self.reachable else 0.0
 
+    @property
+    def within(self) -> float:
+        """The share of the runs' steps taken inside the bounds."""
+        return self.in_bounds / self.steps if self.steps else 0.0
+
     def text(self) -> str:
         """One line: ``500 random runs of power-loss visit 1,234 of 56,789 reachable states
         (2.2%); 9% of their steps stay within the bounds``."""
-        inside = self.in_bounds / self.steps if self.steps else 0.0
         return (f"{self.runs:,} random runs of {self.profile} visit {self.visited:,} of {self.reachable:,} reachable "
-                f"states ({self.share:.1%}); {inside:.0%} of their steps stay within the bounds")
+                f"states ({self.share:.1%}); {self.within:.0%} of their steps stay within the bounds")
 
 
 class Visits:

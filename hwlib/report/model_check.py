@@ -207,11 +207,10 @@ def sampling(check: ProfileCheck) -> str:
     high = max(r.coverage.share for r in measured)
     share = f"{low:.1%}" if f"{low:.1%}" == f"{high:.1%}" else f"{low:.1%} to {high:.1%}"
     example = next((r for r in measured if r.protocol == "kip320"), measured[0])
-    inside = first.in_bounds / first.steps if first.steps else 0.0
     return (f"Random runs against this space: {first.runs:,} runs of {first.profile}, drawn as the sweep draws "
             f"its runs but over {check.results[0].bounds.replicas} replicas, visit {share} of the reachable states "
             f"where the search completed ({example.protocol}: {example.coverage.visited:,} of "
-            f"{example.coverage.reachable:,}); {inside:.0%} of their steps stay within these bounds. "
+            f"{example.coverage.reachable:,}); {first.within:.0%} of their steps stay within these bounds. "
             f"A sweep says how often; only the search says never.")
 
 
