@@ -17,7 +17,7 @@ fingerprint-verified). Then, per level:
 So the state counts, the violations and their schedules equal a one-process search's, on
 any number of workers. Workers are started with ``forkserver`` (safe from a notebook kernel
 with threads) and ignore Ctrl-C (this process stops them); if this process dies, their pipe
-closes and they exit.
+closes and they exit - at once, even in the middle of a level (``watched``).
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import gc
 import multiprocessing
 import signal
 import traceback
+from collections.abc import Iterator
 
 from ..engine.config import ClusterConfig
 from .fingerprints import Fingerprints
@@ -36,9 +37,28 @@ from .vocabulary import CheckError
 #: the frontier size from which a search is shared with workers (below it, one process is faster)
 SPLIT_AT = 2000
 
+#: how many frontier states a worker expands between two looks at its pipe (``watched``)
+WATCH_EVERY = 256
+
 
 class WorkerError(RuntimeError):
     """A worker failed: its traceback, as it printed it."""
+
+
+class Orphaned(Exception):
+    """The coordinator went away (or stopped the search) while a worker was expanding."""
+
+
+def watched(nodes: list, pipe) -> Iterator:
+    """The worker's frontier, with a look at its pipe every ``WATCH_EVERY`` states: the
+    coordinator sends nothing while a level is expanded, so anything to read - its "stop", or
+    the end of file of a pipe whose other end closed because the coordinator was killed -
+    raises ``Orphaned``. Without it a worker would expand the rest of a level of millions of
+    states for no one."""
+    for i, node in enumerate(nodes):
+        if i % WATCH_EVERY == 0 and i and pipe.poll():
+            raise Orphaned
+        yield node
 
 
 class Coordinator:
@@ -153,7 +173,10 @@ def _work(pipe, config: dict, bounds: dict, faults: tuple[str, ...], kinds: tupl
                 search.depth = depth
                 search.known = set(known)
                 search.result.generated = 0
-                pending = list(search.expand(search.frontier, depth, search.seen))
+                try:
+                    pending = list(search.expand(watched(search.frontier, pipe), depth, search.seen))
+                except Orphaned:
+                    return
                 search.frontier = []
                 candidates = [(child.parent, child.step, child.key) for child in pending]
                 pipe.send(("ok", (candidates, search.level_found, search.result.generated)))

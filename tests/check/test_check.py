@@ -242,6 +242,30 @@ def test_two_workers_find_exactly_what_one_process_finds(monkeypatch, protocol, 
     assert one == two and one["violations"] and one["distinct"] > 10 * 50
 
 
+def test_a_worker_stops_expanding_once_its_coordinator_is_gone_or_says_stop():
+    """A worker looks at its pipe every WATCH_EVERY frontier states of a level: nothing to
+    read, it expands them all; its coordinator's end closed (the coordinator was killed) or a
+    "stop" waiting, it ends at the next look instead of finishing the level."""
+    import multiprocessing
+
+    from hwlib.check.workers import WATCH_EVERY, Orphaned, watched
+
+    nodes = list(range(3 * WATCH_EVERY + 5))
+    for going in ("closed", "stop"):
+        coordinator, worker = multiprocessing.Pipe()
+        assert list(watched(nodes, worker)) == nodes
+        if going == "closed":
+            coordinator.close()
+        else:
+            coordinator.send(("stop",))
+        expanded = []
+        with pytest.raises(Orphaned):
+            for node in watched(nodes, worker):
+                expanded.append(node)
+        assert expanded == nodes[:WATCH_EVERY]
+        worker.close()
+
+
 def test_a_frontier_kept_cold_past_the_memory_limit_finds_exactly_what_a_live_one_finds(monkeypatch):
     """With so little memory that one new state per expansion stays live, the rest are kept as
     their schedules and replayed when expanded - in one process, on two workers and when a
