@@ -21,7 +21,6 @@ from hwlib.check import (
     DEFAULT_FAULTS,
     Bounds,
     CheckError,
-    alphabet,
     enabled_steps,
     explore,
     parse_faults,
@@ -31,6 +30,8 @@ from hwlib.check import (
     write_outputs,
 )
 from hwlib.views.model_check import matrix_html
+
+from ..helpers.steps import every_step
 
 REPO = Path(__file__).resolve().parents[2]
 NO_CRASHES = ("elect", "isolate", "isolate_unseen", "deliver")      # + produce and the fetch halves
@@ -189,6 +190,44 @@ def test_the_reduced_fingerprint_keeps_the_tla_bounds_verdicts(protocol):
     assert reduced.distinct < whole.distinct
     for found in reduced.violations.values():
         assert found.kind in hwlib.run_steps(config(protocol), found.steps).anomaly_kinds()
+
+
+@pytest.mark.parametrize(("protocol", "faults", "replicas", "depth"), [
+    ("kip101", NO_CRASHES, 2, None), ("hw", DEFAULT_FAULTS, 2, 9), ("kip320", DEFAULT_FAULTS, 2, None),
+    ("kip966", ("elect", "isolate", "power_loss", "tick"), 2, 9), ("kip320", NO_CRASHES, 3, 6)])
+def test_a_response_as_a_step_of_its_own_only_repeats_the_whole_fetch(protocol, faults, replicas, depth):
+    """``fetch_response`` is not in the alphabet (``check.model.alphabet``: it is the same
+    transition as ``fetch`` whenever it can act). A search whose alphabet has it back, after
+    the fetch requests, finds exactly the same: state counts, depth, violations with their
+    schedules and details - it only generates more transitions."""
+    import gc
+
+    from hwlib.check.search import Search
+
+    cfg = config(protocol, replicas)
+    bounds = Bounds(replicas=replicas, max_ticks=1, depth=depth)
+    results = []
+    for with_response in (False, True):
+        search = Search(cfg, bounds, faults, KINDS, exhaustive=True)
+        if with_response:
+            search.steps = every_step(bounds.replica_ids, faults, search.tick_ms)
+        gc.disable()                # as explore runs a search (see ``Search``)
+        try:
+            search.start()
+            while search.next_level():
+                pass
+            search.finish()
+        finally:
+            search.drop_frontier()
+            gc.enable()
+        results.append(search.result)
+    without, with_it = results
+    assert with_it.generated > without.generated
+    first, second = _counts_and_verdicts(without), _counts_and_verdicts(with_it)
+    del first["generated"], second["generated"]
+    assert first == second and first["distinct"] > 1000
+    if protocol in ("kip101", "hw"):
+        assert first["violations"]
 
 
 def test_an_offline_replicas_hw_is_its_checkpoint_capped_by_its_log_end():
@@ -434,8 +473,8 @@ def dump(obj, refs=None) -> object:
 
 def random_schedule(seed: int, n: int = 40) -> list[Step]:
     rng = random.Random(seed)
-    steps = alphabet(("A", "B", "C"), ("elect", "isolate", "isolate_unseen", "deliver", "crash", "quick_restart",
-                                       "power_loss", "flush", "tick", "consume", "controller_failover"), 45001)
+    steps = every_step(("A", "B", "C"), ("elect", "isolate", "isolate_unseen", "deliver", "crash", "quick_restart",
+                                         "power_loss", "flush", "tick", "consume", "controller_failover"), 45001)
     out, records = [], 0
     for _ in range(n):
         step = rng.choice(steps)
@@ -515,7 +554,7 @@ def test_enabled_steps_are_exactly_the_steps_that_do_not_skip():
         steps = random_schedule(seed, 30)
         for step in steps:
             cluster.apply(step)
-            for candidate in alphabet(("A", "B", "C"), ("elect", "isolate", "deliver", "crash", "flush"), 45001)[1:]:
+            for candidate in every_step(("A", "B", "C"), ("elect", "isolate", "deliver", "crash", "flush"), 45001)[1:]:
                 trial = cluster.clone()
                 trial.apply(candidate)
                 events = trial.events
