@@ -40,6 +40,7 @@ from .vocabulary import DEFAULT_MAX_EPOCH, DEFAULT_MAX_RECORDS, DEFAULT_REPLICAS
 if TYPE_CHECKING:
     from ..anomalies import AnomalyChecker
     from ..engine.cluster import Cluster
+    from ..engine.log import ReplicaLog
 
 #: every name a state holds, as a small integer (an unknown name is a bug: KeyError)
 _CODES: dict[str | None, int] = {name: i for i, name in enumerate((
@@ -53,6 +54,15 @@ def _age(now: int, then: int, cap: int) -> int:
     """How long ago ``then`` was, as far as a rule comparing it with ``cap`` can tell."""
     age = now - then
     return age if age <= cap else cap + 1
+
+
+def _records(log: ReplicaLog, values: dict[str, int]) -> tuple:
+    """A log's records as the state key holds them - (values, epochs, sequence numbers), values
+    by their numbers - kept in the log's ``memo`` until it writes them (a clone shares it)."""
+    memo = log.memo
+    if memo is None or memo[0] is not values:
+        memo = log.memo = (values, tuple([values[v] for v in log.values]), tuple(log.epochs), tuple(log.seqs))
+    return memo
 
 
 def _rid(index: dict[str, int], replica_id: str | None) -> int:
@@ -152,12 +162,12 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) ->
     replicas: list[tuple] = []
     for r in cluster.replicas:
         log = r.log
+        _, record_values, record_epochs, record_seqs = _records(log, values)
         crashed = (-1 if r.crashed_at_ms is None or r.id in cluster.controller.dead
                    else _age(now, r.crashed_at_ms, config.session_timeout_ms))
         if reduced and not r.online:
-            replicas.append((0, r.hw_checkpoint, tuple(values[v] for v in log.values), tuple(log.epochs),
-                             tuple(log.seqs), log.flushed, tuple(log.cache.entries),
-                             int(r.unclean_shutdown and elr), crashed))
+            replicas.append((0, r.hw_checkpoint, record_values, record_epochs, record_seqs, log.flushed,
+                             log.cache.key(), int(r.unclean_shutdown and elr), crashed))
             continue
         remotes = tuple(sorted((index[f], m.leo, _age(now, m.last_caught_up_ms, lag), m.last_fetch_leader_leo,
                                 _age(now, m.last_fetch_ms, lag))
@@ -171,8 +181,8 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) ->
             tuple(req.epochs), tuple(req.seqs), req.hw, codes[req.error], req.leader_leo, _answer(req.answer))
         replicas.append((
             int(r.online), codes[r.role], _rid(index, r.leader_id), r.leader_epoch, codes[r.fetch_state], r.hw,
-            r.hw_checkpoint, tuple(values[v] for v in log.values), tuple(log.epochs), tuple(log.seqs), log.flushed,
-            tuple(log.cache.entries), tuple(index[m] for m in r.isr), int(r.isolated), int(r.awaiting_leader),
+            r.hw_checkpoint, record_values, record_epochs, record_seqs, log.flushed,
+            log.cache.key(), tuple(index[m] for m in r.isr), int(r.isolated), int(r.awaiting_leader),
             int(r.unclean_shutdown and (elr or not reduced)),
             protocol.isr_join_floor(r.leader_epoch_start) if reduced else r.leader_epoch_start,
             crashed, remotes, in_flight, tuple(index[q.follower.id] for q in r.purgatory),

@@ -9,30 +9,57 @@ UNDEFINED_OFFSET = -1
 class LeaderEpochCache:
     """Ordered ``(epoch, start_offset)`` entries: the first offset each leader epoch wrote.
 
-    Both columns are strictly increasing. ``version`` counts mutations so observers can
-    tell cheaply whether the cache changed.
+    Both columns are strictly increasing. ``version`` counts writes so observers can tell
+    cheaply whether the cache changed. A copy shares them with its source until either
+    side writes (``_write``): the model checker copies every cache for every transition and
+    most transitions write none.
     """
 
-    __slots__ = ("_epochs", "_starts", "version")
+    __slots__ = ("_epochs", "_starts", "version", "_owned", "_key")
 
-    def __init__(self, entries: list[tuple[int, int]] | tuple = ()) -> None:
-        self._epochs: list[int] = []
-        self._starts: list[int] = []
-        self.version = 0
-        for epoch, start in entries:
-            self.assign(epoch, start)
+    def __init__(self, entries: list[tuple[int, int]] | tuple = (), source: LeaderEpochCache | None = None) -> None:
+        if source is None:
+            self._epochs: list[int] = []
+            self._starts: list[int] = []
+            #: whether the lists are this cache's alone (False: shared with a copy or its source)
+            self._owned = True
+            #: the entries as a tuple of pairs (``key``), kept until the next write
+            self._key: tuple[tuple[int, int], ...] | None = None
+            self.version = 0
+            for epoch, start in entries:
+                self.assign(epoch, start)
+        else:
+            self._epochs = source._epochs
+            self._starts = source._starts
+            self._owned = source._owned = False
+            self._key = source._key
+            self.version = source.version
 
     def copy(self) -> LeaderEpochCache:
-        new = LeaderEpochCache()
-        new._epochs = list(self._epochs)
-        new._starts = list(self._starts)
-        new.version = self.version
-        return new
+        """An independent copy (it shares the lists until one of the two writes)."""
+        return LeaderEpochCache(source=self)
+
+    def _write(self) -> None:
+        """Before any write: the lists become this cache's own, ``key`` is forgotten and the
+        version moves on."""
+        if not self._owned:
+            self._epochs = list(self._epochs)
+            self._starts = list(self._starts)
+            self._owned = True
+        self._key = None
+        self.version += 1
 
     # -- reading ---------------------------------------------------------------------------
     @property
     def entries(self) -> list[tuple[int, int]]:
         return list(zip(self._epochs, self._starts, strict=True))
+
+    def key(self) -> tuple[tuple[int, int], ...]:
+        """``entries`` as a tuple (the model checker's state key holds it), computed once per write."""
+        key = self._key
+        if key is None:
+            key = self._key = tuple(zip(self._epochs, self._starts, strict=True))
+        return key
 
     @property
     def latest_epoch(self) -> int | None:
@@ -70,12 +97,13 @@ class LeaderEpochCache:
         epochs, starts = self._epochs, self._starts
         if epochs and epochs[-1] == epoch and start_offset >= starts[-1]:
             return False
+        self._write()
+        epochs, starts = self._epochs, self._starts
         while epochs and (epochs[-1] >= epoch or starts[-1] >= start_offset):
             epochs.pop()
             starts.pop()
         epochs.append(epoch)
         starts.append(start_offset)
-        self.version += 1
         return True
 
     def end_offset_for(self, epoch: int, log_end_offset: int) -> tuple[int, int]:
@@ -109,34 +137,31 @@ class LeaderEpochCache:
 
     def truncate_from_end(self, end_offset: int) -> bool:
         """Drop tail entries starting at or after ``end_offset`` (log truncated to it)."""
-        if end_offset < 0:
+        if end_offset < 0 or not self._starts or self._starts[-1] < end_offset:
             return False
+        self._write()
         epochs, starts = self._epochs, self._starts
-        changed = False
         while starts and starts[-1] >= end_offset:
             epochs.pop()
             starts.pop()
-            changed = True
-        if changed:
-            self.version += 1
-        return changed
+        return True
 
     def truncate_from_start(self, start_offset: int) -> bool:
         """Drop head entries starting at or before ``start_offset``; keep the last one at it."""
         if start_offset < 0:
             return False
-        epochs, starts = self._epochs, self._starts
         dropped = 0
-        while dropped < len(starts) and starts[dropped] <= start_offset:
+        while dropped < len(self._starts) and self._starts[dropped] <= start_offset:
             dropped += 1
         if not dropped:
             return False
+        self._write()
+        epochs, starts = self._epochs, self._starts
         last_epoch = epochs[dropped - 1]
         del epochs[:dropped]
         del starts[:dropped]
         epochs.insert(0, last_epoch)
         starts.insert(0, start_offset)
-        self.version += 1
         return True
 
     def is_strictly_increasing(self) -> bool:

@@ -13,9 +13,15 @@ class ReplicaLog:
     ``flushed`` is the durable prefix: a power loss keeps ``[0, flushed)`` only.
     ``rewritten_from`` is the lowest offset any truncation touched since an observer last
     reset it to ``None`` (appends never rewrite).
+
+    A copy shares the three lists with its source until either side writes them
+    (``_write``): the model checker copies every log for every transition, and most
+    transitions append to or truncate none. The lists are written only here; readers never
+    change them. ``memo`` is a reader's note about the records (the model checker keeps its
+    state key's part of them there), dropped by every write of the records.
     """
 
-    __slots__ = ("epochs", "values", "seqs", "flushed", "cache", "rewritten_from")
+    __slots__ = ("epochs", "values", "seqs", "flushed", "cache", "rewritten_from", "_owned", "memo")
 
     def __init__(self, source: ReplicaLog | None = None) -> None:
         if source is None:
@@ -25,16 +31,31 @@ class ReplicaLog:
             self.flushed = 0
             self.cache = LeaderEpochCache()
             self.rewritten_from: int | None = None
+            #: whether the lists are this log's alone (False: shared with a copy or its source)
+            self._owned = True
+            self.memo: tuple | None = None
         else:
-            self.epochs = list(source.epochs)
-            self.values = list(source.values)
-            self.seqs = list(source.seqs)
+            self.epochs = source.epochs
+            self.values = source.values
+            self.seqs = source.seqs
             self.flushed = source.flushed
             self.cache = source.cache.copy()
             self.rewritten_from = source.rewritten_from
+            self._owned = source._owned = False
+            self.memo = source.memo
 
     def copy(self) -> ReplicaLog:
+        """An independent copy (it shares the record lists until one of the two writes)."""
         return ReplicaLog(self)
+
+    def _write(self) -> None:
+        """Before any write of the records: the lists become this log's own, ``memo`` is dropped."""
+        if not self._owned:
+            self.epochs = list(self.epochs)
+            self.values = list(self.values)
+            self.seqs = list(self.seqs)
+            self._owned = True
+        self.memo = None
 
     @property
     def log_end_offset(self) -> int:
@@ -50,6 +71,7 @@ class ReplicaLog:
         cache = self.cache
         if cache.latest_epoch != epoch:
             cache.assign(epoch, offset)
+        self._write()
         self.epochs.append(epoch)
         self.values.append(value)
         self.seqs.append(seq)
@@ -73,6 +95,7 @@ class ReplicaLog:
             if epoch != last:
                 cache.assign(epoch, base + i)
                 last = epoch
+        self._write()
         self.epochs.extend(epochs)
         self.values.extend(values)
         self.seqs.extend(seqs)
@@ -84,6 +107,7 @@ class ReplicaLog:
         dropped = len(self.values) - offset
         if dropped <= 0:
             return 0
+        self._write()
         del self.epochs[offset:]
         del self.values[offset:]
         del self.seqs[offset:]

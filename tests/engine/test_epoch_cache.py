@@ -107,3 +107,51 @@ def test_log_truncation_keeps_cache_in_step():
     assert log.rewritten_from == 3
     with pytest.raises(ValueError, match="offset must be >= 0"):
         log.truncate_to(-1)
+
+
+def _log_writes(log: ReplicaLog, rng) -> None:
+    """One write of a log or its cache, drawn at random."""
+    action = rng.randrange(6)
+    if action == 0:
+        log.append(rng.randrange(4), f"v{rng.randrange(9)}", rng.randrange(-1, 3))
+    elif action == 1:
+        log.append_as_follower([rng.randrange(4)], [f"w{rng.randrange(9)}"], [-1])
+    elif action == 2:
+        log.truncate_to(rng.randrange(0, log.log_end_offset + 1))
+    elif action == 3:
+        log.cache.assign(rng.randrange(6), rng.randrange(0, log.log_end_offset + 1))
+    elif action == 4:
+        log.cache.truncate_from_end(rng.randrange(0, log.log_end_offset + 1))
+    else:
+        log.cache.truncate_from_start(rng.randrange(0, 4))
+
+
+def _contents(log: ReplicaLog) -> tuple:
+    return (list(log.epochs), list(log.values), list(log.seqs), log.flushed, log.cache.entries, log.cache.key(),
+            log.cache.version)
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_a_copied_log_and_cache_share_nothing_a_write_can_reach(seed):
+    """Copies share their lists until one side writes (copy on write): writes to a copy never
+    show in its source, nor a source's in its copies, at any depth of copies; ``cache.key()``
+    and ``version`` follow every write."""
+    import random
+
+    rng = random.Random(seed)
+    logs = [ReplicaLog()]
+    for _ in range(60):
+        log = rng.choice(logs)
+        if rng.random() < 0.3:
+            logs.append(log.copy())
+            assert _contents(logs[-1]) == _contents(log)
+            continue
+        others = [(other, _contents(other)) for other in logs if other is not log]
+        version = log.cache.version
+        entries = log.cache.entries
+        _log_writes(log, rng)
+        assert all(_contents(other) == before for other, before in others)
+        assert log.cache.key() == tuple(log.cache.entries)
+        if log.cache.entries != entries:
+            assert log.cache.version > version
+    assert len(logs) > 5
