@@ -1,1 +1,1 @@
-"""What the tests share: a headless browser, file trees, a standalone Spark cluster, hypothesis strategies."""
+"""What the tests share: a headless browser, file trees, a Spark cluster, hypothesis strategies, schedule steps."""
