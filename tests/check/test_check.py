@@ -34,7 +34,7 @@ from hwlib.views.model_check import matrix_html
 from ..helpers.steps import every_step
 
 REPO = Path(__file__).resolve().parents[2]
-NO_CRASHES = ("elect", "isolate", "isolate_unseen", "deliver")      # + produce and the fetch halves
+NO_CRASHES = ("elect", "isolate", "isolate_unseen", "deliver")      # + produce, fetches and fetch requests
 EARLY, LATER = ("hw", "kip101", "kip279"), ("kip320", "kip595", "kip841", "kip903", "kip966")
 
 
