@@ -399,9 +399,13 @@ def test_running_the_notebooks_in_jupyterlab_leaves_git_status_clean(tmp_path, b
                 assert page.locator(".jp-Notebook:visible .jp-OutputArea-output").count() > 0, name
             before = (root / "notebooks" / f"{name}.ipynb").stat().st_mtime_ns
             page.locator(".jp-Notebook:visible").first.click()
-            page.keyboard.press("Control+s")
+            # wait for the server's answer to the save itself, not a fixed time (a loaded machine is slow)
+            url = f"/api/contents/notebooks/{name}"
+            with page.expect_response(lambda r, url=url: r.request.method == "PUT" and url in r.url,
+                                      timeout=60000) as answer:
+                page.keyboard.press("Control+s")
+            assert answer.value.ok, (name, answer.value.status)
             page.wait_for_function("() => !document.title.startsWith('●')", timeout=30000)
-            page.wait_for_timeout(1000)
             saved.append((root / "notebooks" / f"{name}.ipynb").stat().st_mtime_ns > before)
             page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
             page.locator(".lm-Menu-itemLabel", has_text="Close and Shut Down Notebook").first.click()
