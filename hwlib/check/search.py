@@ -233,45 +233,74 @@ class Search:
     def frontier_size(self) -> int:
         return len(self.frontier) if self.remote is None else len(self.remote)
 
-    def successors(self, node: _Node, depth: int) -> list[_Node]:
+    def successors(self, node: _Node, depth: int, seen: Fingerprints, level: set[int]) -> list[_Node]:
         """Every state one enabled step of the alphabet leads to from ``node`` within the
-        bounds, judged - the first transition of the level that shows a kind not found yet is
-        noted in ``level_found`` - and fingerprinted; not yet numbered (index -1)."""
-        bounds, result, values = self.bounds, self.result, self.values
+        bounds whose fingerprint is neither in ``seen`` nor in ``level`` (each is added to
+        ``level``; the others are released at once), not yet numbered (index -1). Every
+        transition is judged - the first transition of the level that shows a kind not found
+        yet is noted in ``level_found`` -, a duplicate's too: what a step reports depends on
+        where it came from, not only on the state it reaches.
+
+        Except the run-end checks (``AnomalyChecker.finish``: lost-write, duplicates, order,
+        unseen), judged only for a state not met before. They read nothing but the state they
+        judge, cluster and checks' memory alike - what its fingerprint stands for, as every
+        search assumes when it prunes a state met before - and write nothing, so a duplicate
+        reports what the state's first transition reported: at the same level, earlier in
+        (parent, step) order, or at an earlier level, where each kind it showed was found
+        (the initial state, met again by a schedule that undoes itself, has no record to judge).
+        So the verdicts, depths and schedules are the same; the work is skipped for the
+        three transitions in four that lead to a state met before."""
+        values = self.values
         found = self.level_found
         out: list[_Node] = []
-        parent, checker = node.cluster, node.checker
-        assert parent is not None and checker is not None         # expanded nodes are live
-        for index, step in enumerate(self.steps):
-            records, ticks = node.records, node.ticks
-            if step.kind == "produce":
-                if records >= bounds.max_records:
-                    continue
-                records += 1
-                step = numbered(step, records)
-            elif step.kind == "tick":
-                if ticks >= bounds.max_ticks:
-                    continue
-                ticks += 1
-            elif parent.skip_reason(step) is not None:
+        for index in range(len(self.steps)):
+            made = self.transition(node, index, depth)
+            if made is None:
                 continue
-            cluster = parent.clone()
-            watch = AnomalyChecker(cluster, checker)
-            cluster.apply(step)
-            result.generated += 1
-            if cluster.controller.leader_epoch > bounds.max_epoch:
-                _drop(cluster, watch)
-                continue
-            watch.observe(depth)
-            # every transition is judged, a duplicate's too: what a step reports depends on
-            # where it came from, not only on the state it reaches
-            for order, anomaly in enumerate(_anomalies_here(watch, depth)):
+            cluster, watch, records, ticks = made
+            key = fingerprint(cluster, watch, values, ticks, self.reduced)
+            new = key not in seen and key not in level
+            anomalies = _anomalies_here(watch, depth) if new else watch.anomalies
+            for order, anomaly in enumerate(anomalies):
                 kind = anomaly.kind
                 if kind in self.kinds and kind not in self.known and kind not in found:
                     found[kind] = (node.index, index, order, anomaly.detail)
-            key = fingerprint(cluster, watch, values, ticks, self.reduced)
+            if not new:
+                _drop(cluster, watch)
+                continue
+            level.add(key)
             out.append(_Node(cluster, watch, records, ticks, -1, key, node.index, index))
         return out
+
+    def transition(self, node: _Node, index: int, depth: int) -> tuple[Cluster, AnomalyChecker, int, int] | None:
+        """Step ``index`` of the alphabet from ``node`` at ``depth``, on a clone, observed by a
+        clone of its checker (what it reported is in the checker's ``anomalies``): (cluster,
+        checker, records, ticks), or None if the step cannot act or leaves the bounds."""
+        bounds = self.bounds
+        parent, checker = node.cluster, node.checker
+        assert parent is not None and checker is not None         # expanded nodes are live
+        step = self.steps[index]
+        records, ticks = node.records, node.ticks
+        if step.kind == "produce":
+            if records >= bounds.max_records:
+                return None
+            records += 1
+            step = numbered(step, records)
+        elif step.kind == "tick":
+            if ticks >= bounds.max_ticks:
+                return None
+            ticks += 1
+        elif parent.skip_reason(step) is not None:
+            return None
+        cluster = parent.clone()
+        watch = AnomalyChecker(cluster, checker)
+        cluster.apply(step)
+        self.result.generated += 1
+        if cluster.controller.leader_epoch > bounds.max_epoch:
+            _drop(cluster, watch)
+            return None
+        watch.observe(depth)
+        return cluster, watch, records, ticks
 
     def expand(self, nodes: Iterable[_Node], depth: int, seen: Fingerprints) -> Iterator[_Node]:
         """The one expansion loop (every runner uses it): each node's successors in
@@ -284,11 +313,7 @@ class Search:
         for node in nodes:
             if node.cluster is None:
                 node = self.rebuild(node)
-            for child in self.successors(node, depth):
-                if child.key in seen or child.key in level:
-                    release_node(child)
-                    continue
-                level.add(child.key)
+            for child in self.successors(node, depth, seen, level):
                 child.path = node.path + bytes((child.step,))
                 if limit is not None and live >= limit:
                     release_node(child)

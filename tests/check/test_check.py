@@ -230,6 +230,66 @@ def test_a_response_as_a_step_of_its_own_only_repeats_the_whole_fetch(protocol, 
         assert first["violations"]
 
 
+@pytest.mark.parametrize(("protocol", "faults", "depth", "settings", "reported"), [
+    ("hw", DEFAULT_FAULTS, 8, {}, {"lost-write"}),
+    ("kip101", NO_CRASHES + ("lost_ack",), 7, {"enable_idempotence": False}, {"duplicate", "reordered"}),
+    ("hw", ("elect", "consume", "quick_restart"), 9, {}, {"lost-write", "unseen"})])
+def test_the_run_end_checks_judge_a_state_alone(protocol, faults, depth, settings, reported):
+    """What lets the search judge the run-end checks only for a state not met before
+    (``Search.successors``): every transition of the search, duplicates included, judged
+    whole - its step's checks and the run-end checks - by a plain enumeration. Every
+    transition into a state gets the same run-end verdict (each run-end check reports
+    somewhere), and the search finds each kind at the depth of the first transition that
+    shows it."""
+    import gc
+
+    from hwlib.check.model import fingerprint
+    from hwlib.check.search import Search, _Node, release_node
+
+    cfg = config(protocol, retries=1, **settings)
+    bounds = Bounds(replicas=2, depth=depth)
+    result = explore(cfg, bounds, faults, KINDS, exhaustive=True)
+    search = Search(cfg, bounds, faults, KINDS, exhaustive=True)
+    gc.disable()                # as explore runs a search (see ``Search``)
+    try:
+        search.start()
+        root = search.frontier[0]
+        assert root.checker is not None and not root.checker.finish(0)   # the initial state: nothing to judge
+        run_end: dict[int, tuple[str, ...]] = {root.key: ()}
+        first: dict[str, int] = {}
+        frontier = search.frontier
+        for level in range(1, depth + 1):
+            following = []
+            for node in frontier:
+                for index in range(len(search.steps)):
+                    made = search.transition(node, index, level)
+                    if made is None:
+                        continue
+                    cluster, watch, records, ticks = made
+                    key = fingerprint(cluster, watch, search.values, ticks)
+                    mark = len(watch.anomalies)
+                    watch.finish(level)
+                    kinds = tuple(a.kind for a in watch.anomalies[mark:])
+                    for anomaly in watch.anomalies:
+                        first.setdefault(anomaly.kind, level)
+                    del watch.anomalies[:]
+                    assert run_end.setdefault(key, kinds) == kinds, (level, search.steps[index])
+                    child = _Node(cluster, watch, records, ticks, -1, key)
+                    if key in search.seen:
+                        release_node(child)
+                    else:
+                        search.seen.add(key)
+                        following.append(child)
+                release_node(node)
+            frontier = following
+        for node in frontier:
+            release_node(node)
+    finally:
+        gc.enable()
+    assert set().union(*run_end.values()) == reported
+    assert {kind: found.depth for kind, found in result.violations.items()} == first
+
+
 def test_an_offline_replicas_hw_is_its_checkpoint_capped_by_its_log_end():
     """What the offline reduction relies on: from a crash to the restart a replica's HW is
     min(HW checkpoint, LEO), whatever else happens."""
