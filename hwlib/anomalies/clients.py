@@ -20,18 +20,25 @@ class ClientChecks:
     _inconsistent: set[int]
     _session_last: dict[int, int]       # consumer session -> last offset it read
     _values_read: set[str]
+    #: whether the containers above are this instance's own (a continuation shares its source's
+    #: until either side writes: ``_write``)
+    _owned: bool
+    #: ``verdict_key``'s last answer, with the numbering it was made for (None: written since)
+    _key: tuple | None
 
     def __init__(self, cluster: Cluster, report: Callable[..., None], source: ClientChecks | None = None) -> None:
         self.cluster = cluster
         self.report = report
         if source is not None:          # continue ``source``'s watch on a clone of its cluster
             self.acked_seen = source.acked_seen
-            self._absent_since = dict(source._absent_since)
+            self._absent_since = source._absent_since        # shared until either side writes
             self.polls_seen = source.polls_seen
-            self._read_at = dict(source._read_at)
-            self._inconsistent = set(source._inconsistent)
-            self._session_last = dict(source._session_last)
-            self._values_read = set(source._values_read)
+            self._read_at = source._read_at
+            self._inconsistent = source._inconsistent
+            self._session_last = source._session_last
+            self._values_read = source._values_read
+            self._owned = source._owned = False
+            self._key = source._key
             return
         self.acked_seen = 0
         self._absent_since = {}
@@ -40,15 +47,36 @@ class ClientChecks:
         self._inconsistent = set()
         self._session_last = {}
         self._values_read = set()
+        self._owned = True
+        self._key = None
+
+    def _write(self) -> None:
+        """Before any write of what the checks remember: their own copies, first, if they
+        still share them (a clone and its source both stop sharing: either may write next),
+        and the remembered ``verdict_key`` dropped."""
+        if not self._owned:
+            self._absent_since = dict(self._absent_since)
+            self._read_at = dict(self._read_at)
+            self._inconsistent = set(self._inconsistent)
+            self._session_last = dict(self._session_last)
+            self._values_read = set(self._values_read)
+            self._owned = True
+        self._key = None
 
     def verdict_key(self, values: dict[str, int]) -> tuple:
         """What the client checks remember that decides their later verdicts (values as the
-        model checker numbers them)."""
-        return (tuple(sorted((o, values[v]) for o, v in self._read_at.items())), tuple(sorted(self._inconsistent)),
-                tuple(sorted(self._session_last.items())), tuple(sorted(values[v] for v in self._values_read)))
+        model checker numbers them). Kept until the next write, and shared by a continuation."""
+        key = self._key
+        if key is None or key[0] is not values:
+            key = self._key = (values, (
+                tuple(sorted((o, values[v]) for o, v in self._read_at.items())), tuple(sorted(self._inconsistent)),
+                tuple(sorted(self._session_last.items())), tuple(sorted(values[v] for v in self._values_read))))
+        return key[1]
 
     def track_acked(self, step: int, leader: Replica, rewritten: bool) -> None:
         acked = self.cluster.producer.acked
+        if self._absent_since or rewritten:        # else the pops below find nothing to remove
+            self._write()
         for value in acked[self.acked_seen:]:
             self._absent_since.pop(value, None)
         self.acked_seen = len(acked)
@@ -65,6 +93,7 @@ class ClientChecks:
         offset (``inconsistent-offsets``); one consumer session reading an offset at or below
         one it already read (``nonmonotonic-poll``)."""
         polls = self.cluster.consumer.polls
+        self._write()
         for session, records in polls[self.polls_seen:]:
             rewound = False
             for offset, _, value in records:

@@ -3,7 +3,9 @@
 Pairwise log comparisons are amortised: for each pair of replicas the checks remember the
 prefix already found equal and shorten it only when a truncation rewrote one of the logs. A
 condition that persists over several steps (divergence, a strong-ISR violation) is reported
-once, when it first appears.
+once, when it first appears. The checks of a cloned cluster share what they remember with the
+checks they continue until either side writes (``_write``): most model-checking steps change
+none of it.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ class ReplicationChecks:
     """State is kept per replica index and per pair code ``i * n + j`` (replica indices,
     ``i < j`` for a pair, ``i`` the presumed leader for a strong-ISR violation)."""
 
+    #: every pair of replicas as (index, index, pair code), the lower index first
+    pairs: list[tuple[int, int, int]]
     #: the pair codes each replica belongs to
     _pairs_of: list[list[int]]
     #: per pair, a prefix of the two logs known to be equal (indexed by pair code)
@@ -37,6 +41,10 @@ class ReplicationChecks:
     #: per replica, a prefix of its log known to equal the committed prefix
     has_committed: list[int]
     last_hw: int | None
+    #: whether the containers above are this instance's own (a continuation shares its source's)
+    _owned: bool
+    #: ``verdict_key``'s last answer, with the numbering it was made for (None: written since)
+    _key: tuple | None
 
     def __init__(self, cluster: Cluster, report: Callable[..., None],
                  source: ReplicationChecks | None = None) -> None:
@@ -44,23 +52,25 @@ class ReplicationChecks:
         self.report = report
         reps = cluster.replicas
         n = self.n = len(reps)
-        self.pairs: list[tuple[Replica, Replica, int]] = [
-            (a, b, a.index * n + b.index) for i, a in enumerate(reps) for b in reps[i + 1:]]
         self.cache_versions = [r.log.cache.version for r in reps]
         if source is not None:       # continue ``source``'s watch on a clone of its cluster
-            self._pairs_of = source._pairs_of        # by index only, never changed
-            self.agree = list(source.agree)
-            self.diverged = dict(source.diverged)
-            self.weak_isr = set(source.weak_isr)
-            self.committed_epochs = list(source.committed_epochs)
-            self.committed_values = list(source.committed_values)
-            self.has_committed = list(source.has_committed)
+            self.pairs = source.pairs                # by index only, never changed
+            self._pairs_of = source._pairs_of
+            self.agree = source.agree                # shared until either side writes
+            self.diverged = source.diverged
+            self.weak_isr = source.weak_isr          # replaced, never changed in place
+            self.committed_epochs = source.committed_epochs
+            self.committed_values = source.committed_values
+            self.has_committed = source.has_committed
             self.last_hw = source.last_hw
+            self._owned = source._owned = False
+            self._key = source._key
             return
+        self.pairs = [(i, j, i * n + j) for i in range(n) for j in range(i + 1, n)]
         self._pairs_of = [[] for _ in reps]
-        for a, b, code in self.pairs:
-            self._pairs_of[a.index].append(code)
-            self._pairs_of[b.index].append(code)
+        for i, j, code in self.pairs:
+            self._pairs_of[i].append(code)
+            self._pairs_of[j].append(code)
         self.agree = [0] * (n * n)
         self.diverged = {}
         self.weak_isr = set()
@@ -68,14 +78,34 @@ class ReplicationChecks:
         self.committed_values = []
         self.has_committed = [0] * n
         self.last_hw = None
+        self._owned = True
+        self._key = None
+
+    def _write(self) -> None:
+        """Before any write of what the checks remember: their own copies, first, if they
+        still share them (a clone and its source both stop sharing: either may write next),
+        and the remembered ``verdict_key`` dropped."""
+        if not self._owned:
+            self.agree = list(self.agree)
+            self.diverged = dict(self.diverged)
+            self.committed_epochs = list(self.committed_epochs)
+            self.committed_values = list(self.committed_values)
+            self.has_committed = list(self.has_committed)
+            self._owned = True
+        self._key = None
 
     def verdict_key(self, values: dict[str, int]) -> tuple:
         """What these checks remember that decides their later verdicts: the committed prefix,
         the highest partition HW seen, the violations standing (values as the model checker
-        numbers them; the agreement caches are left out: they only save work)."""
-        return (tuple(values[v] for v in self.committed_values), tuple(self.committed_epochs),
+        numbers them; the agreement caches are left out: they only save work). Kept until the
+        next write, and shared by a continuation."""
+        key = self._key
+        if key is None or key[0] is not values:
+            key = self._key = (values, (
+                tuple([values[v] for v in self.committed_values]), tuple(self.committed_epochs),
                 -1 if self.last_hw is None else self.last_hw, tuple(sorted(self.weak_isr)),
-                tuple(sorted(self.diverged.items())))
+                tuple(sorted(self.diverged.items()))))
+        return key[1]
 
     def pair_code(self, a: Replica, b: Replica) -> int:
         i, j = a.index, b.index
@@ -83,6 +113,7 @@ class ReplicationChecks:
 
     def on_rewrite(self, replica: Replica, rewritten: int) -> None:
         """``replica``'s log changed at and above ``rewritten``: forget what is known there."""
+        self._write()
         agree, diverged = self.agree, self.diverged
         for code in self._pairs_of[replica.index]:
             if agree[code] > rewritten:
@@ -99,6 +130,8 @@ class ReplicationChecks:
         start = agree[code]
         if upto <= start:
             return None
+        self._write()
+        agree = self.agree
         la, lb = a.log, b.log
         end = min(upto, len(la.values), len(lb.values))
         if (la.values[start:end] == lb.values[start:end]
@@ -120,9 +153,12 @@ class ReplicationChecks:
             self.report("hw-regression", step,
                          f"partition HW {self.last_hw} -> {hw} (leader {leader.id}, "
                          f"epoch {self.cluster.leader_epoch})", replica=leader.id)
-        self.last_hw = hw
+        if hw != self.last_hw:
+            self._key = None
+            self.last_hw = hw
 
     def check_committed(self, step: int, leader: Replica, rewritten: bool) -> None:
+        self._write()
         log = leader.log
         epochs, values = self.committed_epochs, self.committed_values
         if rewritten and values:
@@ -188,9 +224,9 @@ class ReplicationChecks:
                             f"{who} has HW {hw} with {_record(leader.log, bad)} at offset {bad}, but ISR member "
                             f"{member.id} {_what_is_at(member, bad)}", replica=member.id, offset=bad)
         values, epochs = self.committed_values, self.committed_epochs
-        has, total = self.has_committed, len(values)
+        total = len(values)
         for member in members:
-            if has[member.index] >= total:
+            if self.has_committed[member.index] >= total:
                 continue
             bad = self.lacks_committed(member)
             if bad is None:
@@ -202,7 +238,9 @@ class ReplicationChecks:
             self.report("strong-isr", step,
                         f"ISR member {member.id} {_what_is_at(member, bad)}, where {values[bad]} (epoch "
                         f"{epochs[bad]}) was below the partition HW", replica=member.id, offset=bad)
-        self.weak_isr = weak
+        if weak != self.weak_isr:
+            self._key = None
+            self.weak_isr = weak
 
     def lacks_committed(self, replica: Replica) -> int | None:
         """The first offset of the committed prefix that ``replica``'s log lacks or holds
@@ -212,6 +250,7 @@ class ReplicationChecks:
         start = self.has_committed[replica.index]
         if start >= n:
             return None
+        self._write()
         log = replica.log
         end = min(n, len(log.values))
         if log.values[start:end] == values[start:end] and log.epochs[start:end] == epochs[start:end]:
@@ -224,17 +263,19 @@ class ReplicationChecks:
         raise AssertionError("unreachable: slices differ but no offset does")
 
     def check_divergence(self, step: int) -> None:
-        reconciled = [_reconciled(r) for r in self.cluster.replicas]
-        agree, diverged = self.agree, self.diverged
-        for a, b, code in self.pairs:
-            if not (reconciled[a.index] and reconciled[b.index]):
+        replicas = self.cluster.replicas
+        reconciled = [_reconciled(r) for r in replicas]
+        for i, j, code in self.pairs:
+            if not (reconciled[i] and reconciled[j]):
                 continue
+            a, b = replicas[i], replicas[j]
             upto = a.hw if a.hw < b.hw else b.hw
-            if upto <= agree[code]:
+            if upto <= self.agree[code]:
                 continue
             bad = self.first_differing_offset(a, b, code, upto)
-            if bad is not None and code not in diverged:
-                diverged[code] = bad
+            if bad is not None and code not in self.diverged:
+                self._write()
+                self.diverged[code] = bad
                 self.report("log-divergence", step,
                             f"{a.id} and {b.id} differ at offset {bad}, below both HWs "
                             f"({a.id}: {_record(a.log, bad)}, {b.id}: {_record(b.log, bad)})",

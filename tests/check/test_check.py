@@ -592,6 +592,79 @@ def test_a_cloned_checker_reports_what_the_run_reports():
     assert {"strong-isr", "log-divergence"} <= {kind for kind, _, _ in found}
 
 
+def _busy_schedule(seed: int, n: int) -> list[Step]:
+    """A random schedule in which the records move: produces and fetches four times as likely
+    as each fault (leader moves, isolation, crashes, power loss, a consumer)."""
+    rng = random.Random(seed)
+    steps = every_step(("A", "B", "C"), ("elect", "isolate", "crash", "quick_restart", "power_loss", "consume"), 1)
+    weights = [12 if step.kind == "produce" else 4 if step.kind.startswith("fetch") else 1 for step in steps]
+    out, records = [], 0
+    for step in rng.choices(steps, weights, k=n):
+        if step.kind == "produce":
+            records += 1
+            step = Step("produce", value=f"m{records}")
+        out.append(step)
+    return out
+
+
+def _said(anomalies: list) -> list[tuple[str, str]]:
+    return [(a.kind, a.detail) for a in anomalies]
+
+
+def _memory(checker: AnomalyChecker, values: dict[str, int]) -> tuple:
+    """Everything an ``AnomalyChecker`` remembers between steps, as plain copies."""
+    rep, cl = checker.replication, checker.clients
+    return (checker._last_leader, rep.last_hw, list(rep.agree), dict(rep.diverged), set(rep.weak_isr),
+            list(rep.committed_epochs), list(rep.committed_values), list(rep.has_committed),
+            list(rep.cache_versions), cl.acked_seen, dict(cl._absent_since), cl.polls_seen, dict(cl._read_at),
+            set(cl._inconsistent), dict(cl._session_last), set(cl._values_read), checker.verdict_key(values))
+
+
+def test_a_continued_checker_and_its_source_share_nothing_a_write_can_reach():
+    """A checker continued on a clone shares what it remembers with its source until either
+    writes. Along random schedules the search's way - each step on a clone, watched by a
+    continuation -, the source also takes another step and observes it: each of the two
+    remembers and reports exactly what a checker that watched its schedule alone does. The
+    schedules make the checks remember every kind of thing: a committed prefix, standing
+    strong-ISR violations and divergences, what the consumer read."""
+    values = {f"m{i}": i for i in range(1, 200)}
+    memories: list[tuple] = []
+    for seed in range(16):
+        main, other = _busy_schedule(seed, 120), _busy_schedule(seed + 1000, 120)
+        for protocol in ("hw", "kip320"):
+            cfg = config(protocol, 3, unclean_leader_election=protocol == "hw")
+
+            def alone(schedule: list[Step], cfg: ClusterConfig = cfg) -> tuple[tuple, list]:
+                cluster = Cluster(cfg)
+                checker = AnomalyChecker(cluster)
+                for depth, step in enumerate(schedule, 1):
+                    cluster.apply(step)
+                    checker.observe(depth)
+                return _memory(checker, values), checker.anomalies
+
+            cluster = Cluster(cfg)
+            checker = AnomalyChecker(cluster)
+            before: list = []
+            for depth, (step, aside) in enumerate(zip(main, other, strict=True), 1):
+                checker.verdict_key(values)                 # remembered, then shared by the continuation
+                clone = cluster.clone()
+                continued = AnomalyChecker(clone, checker)
+                clone.apply(step)
+                continued.observe(depth)
+                cluster.apply(aside)
+                checker.observe(depth)
+                expected_side, expected_side_found = alone(main[:depth - 1] + [aside])
+                expected, expected_found = alone(main[:depth])
+                assert _memory(checker, values) == expected_side
+                assert _said(checker.anomalies) == _said(expected_side_found)
+                assert _memory(continued, values) == expected
+                assert _said(continued.anomalies) == _said(expected_found[len(before):])
+                memories.append(expected)
+                continued.anomalies = list(expected_found)    # as if it had watched from the start
+                cluster, checker, before = clone, continued, expected_found
+    for part in (3, 4, 6, 12):          # diverged, weak_isr, committed values, what was read
+        assert any(memory[part] for memory in memories), part
+
 def test_state_keys_are_integers_equal_for_equal_states_and_stable_across_processes():
     values = {"m1": 1, "m2": 2}
     cluster = Cluster(config("kip320", 3))
