@@ -44,39 +44,53 @@ class Controller:
                  "min_isr", "elr", "last_known_leader", "ineligible", "broker_epochs", "partition_epoch",
                  "shrink_bumps_epoch")
 
+    leader: str | None
+    leader_epoch: int
+    isr: tuple[str, ...]
+    dead: set[str]
+    elr: tuple[str, ...]
+    last_known_leader: str | None
+    ineligible: set[str]
+    #: each broker's registration (its broker epoch): a new one at every startup the
+    #: controller handles (KIP-380's ZooKeeper czxid, KRaft's registration record)
+    broker_epochs: dict[str, int]
+    #: moves with every change written (ZooKeeper's zkVersion, KRaft's partition epoch)
+    partition_epoch: int
+
     def __init__(self, assignment: tuple[str, ...], unclean_leader_election: bool,
-                 elr: bool = False, min_insync_replicas: int = 1, shrink_bumps_epoch: bool = True) -> None:
+                 elr: bool = False, min_insync_replicas: int = 1, shrink_bumps_epoch: bool = True,
+                 source: Controller | None = None) -> None:
+        """A controller for a new partition, or with ``source`` an independent copy of one."""
         self.assignment = assignment
         self.unclean = unclean_leader_election
-        self.leader: str | None = None
-        self.leader_epoch = 0
-        self.isr: tuple[str, ...] = tuple(assignment)
-        self.dead: set[str] = set()
         self.elr_enabled = elr
         self.min_isr = min_insync_replicas
-        self.elr: tuple[str, ...] = ()
-        self.last_known_leader: str | None = None
-        self.ineligible: set[str] = set()
-        #: each broker's registration (its broker epoch): a new one at every startup the
-        #: controller handles (KIP-380's ZooKeeper czxid, KRaft's registration record)
-        self.broker_epochs: dict[str, int] = {r: 0 for r in assignment}
-        #: moves with every change written (ZooKeeper's zkVersion, KRaft's partition epoch)
-        self.partition_epoch = 0
         #: the controller's own ISR removal bumps the leader epoch (all but KAFKA-15021's rule)
         self.shrink_bumps_epoch = shrink_bumps_epoch
+        if source is not None:
+            self.leader = source.leader
+            self.leader_epoch = source.leader_epoch
+            self.isr = source.isr
+            self.dead = set(source.dead)
+            self.elr = source.elr
+            self.last_known_leader = source.last_known_leader
+            self.ineligible = set(source.ineligible)
+            self.broker_epochs = dict(source.broker_epochs)
+            self.partition_epoch = source.partition_epoch
+            return
+        self.leader = None
+        self.leader_epoch = 0
+        self.isr = tuple(assignment)
+        self.dead = set()
+        self.elr = ()
+        self.last_known_leader = None
+        self.ineligible = set()
+        self.broker_epochs = {r: 0 for r in assignment}
+        self.partition_epoch = 0
 
     def copy(self) -> Controller:
-        new = Controller(self.assignment, self.unclean, self.elr_enabled, self.min_isr, self.shrink_bumps_epoch)
-        new.partition_epoch = self.partition_epoch
-        new.leader = self.leader
-        new.leader_epoch = self.leader_epoch
-        new.isr = self.isr
-        new.dead = set(self.dead)
-        new.elr = self.elr
-        new.last_known_leader = self.last_known_leader
-        new.ineligible = set(self.ineligible)
-        new.broker_epochs = dict(self.broker_epochs)
-        return new
+        return Controller(self.assignment, self.unclean, self.elr_enabled, self.min_isr, self.shrink_bumps_epoch,
+                          self)
 
     def leader_and_isr(self) -> LeaderAndIsr:
         """The current (leader epoch, leader, ISR) as a LeaderAndIsr request carries it."""
