@@ -6,12 +6,13 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from ..engine.replica import Replica
+from .memory import Remembered
 
 if TYPE_CHECKING:
     from ..engine.cluster import Cluster
 
 
-class ClientChecks:
+class ClientChecks(Remembered):
     acked_seen: int
     #: acknowledged value -> the step since which the leader's log lacks it
     _absent_since: dict[str, int]
@@ -20,11 +21,6 @@ class ClientChecks:
     _inconsistent: set[int]
     _session_last: dict[int, int]       # consumer session -> last offset it read
     _values_read: set[str]
-    #: whether the containers above are this instance's own (a continuation shares its source's
-    #: until either side writes: ``_write``)
-    _owned: bool
-    #: ``verdict_key``'s last answer, with the numbering it was made for (None: written since)
-    _key: tuple | None
 
     def __init__(self, cluster: Cluster, report: Callable[..., None], source: ClientChecks | None = None) -> None:
         self.cluster = cluster
@@ -37,8 +33,7 @@ class ClientChecks:
             self._inconsistent = source._inconsistent
             self._session_last = source._session_last
             self._values_read = source._values_read
-            self._owned = source._owned = False
-            self._key = source._key
+            self._share(source)
             return
         self.acked_seen = 0
         self._absent_since = {}
@@ -47,31 +42,19 @@ class ClientChecks:
         self._inconsistent = set()
         self._session_last = {}
         self._values_read = set()
-        self._owned = True
-        self._key = None
+        self._fresh()
 
-    def _write(self) -> None:
-        """Before any write of what the checks remember: their own copies, first, if they
-        still share them (a clone and its source both stop sharing: either may write next),
-        and the remembered ``verdict_key`` dropped."""
-        if not self._owned:
-            self._absent_since = dict(self._absent_since)
-            self._read_at = dict(self._read_at)
-            self._inconsistent = set(self._inconsistent)
-            self._session_last = dict(self._session_last)
-            self._values_read = set(self._values_read)
-            self._owned = True
-        self._key = None
+    def _own(self) -> None:
+        self._absent_since = dict(self._absent_since)
+        self._read_at = dict(self._read_at)
+        self._inconsistent = set(self._inconsistent)
+        self._session_last = dict(self._session_last)
+        self._values_read = set(self._values_read)
 
-    def verdict_key(self, values: dict[str, int]) -> tuple:
-        """What the client checks remember that decides their later verdicts (values as the
-        model checker numbers them). Kept until the next write, and shared by a continuation."""
-        key = self._key
-        if key is None or key[0] is not values:
-            key = self._key = (values, (
-                tuple(sorted((o, values[v]) for o, v in self._read_at.items())), tuple(sorted(self._inconsistent)),
-                tuple(sorted(self._session_last.items())), tuple(sorted(values[v] for v in self._values_read))))
-        return key[1]
+    def _verdict(self, values: dict[str, int]) -> tuple:
+        """What the consumer read, where it read two values, each session's last offset."""
+        return (tuple(sorted((o, values[v]) for o, v in self._read_at.items())), tuple(sorted(self._inconsistent)),
+                tuple(sorted(self._session_last.items())), tuple(sorted(values[v] for v in self._values_read)))
 
     def track_acked(self, step: int, leader: Replica, rewritten: bool) -> None:
         acked = self.cluster.producer.acked

@@ -4,8 +4,7 @@ Pairwise log comparisons are amortised: for each pair of replicas the checks rem
 prefix already found equal and shorten it only when a truncation rewrote one of the logs. A
 condition that persists over several steps (divergence, a strong-ISR violation) is reported
 once, when it first appears. The checks of a cloned cluster share what they remember with the
-checks they continue until either side writes (``_write``): most model-checking steps change
-none of it.
+checks they continue until either side writes (``memory.Remembered``).
 """
 
 from __future__ import annotations
@@ -15,12 +14,13 @@ from typing import TYPE_CHECKING
 
 from ..engine.log import ReplicaLog
 from ..engine.replica import FETCHING, LEADER, Replica
+from .memory import Remembered
 
 if TYPE_CHECKING:
     from ..engine.cluster import Cluster
 
 
-class ReplicationChecks:
+class ReplicationChecks(Remembered):
     """State is kept per replica index and per pair code ``i * n + j`` (replica indices,
     ``i < j`` for a pair, ``i`` the presumed leader for a strong-ISR violation)."""
 
@@ -41,10 +41,6 @@ class ReplicationChecks:
     #: per replica, a prefix of its log known to equal the committed prefix
     has_committed: list[int]
     last_hw: int | None
-    #: whether the containers above are this instance's own (a continuation shares its source's)
-    _owned: bool
-    #: ``verdict_key``'s last answer, with the numbering it was made for (None: written since)
-    _key: tuple | None
 
     def __init__(self, cluster: Cluster, report: Callable[..., None],
                  source: ReplicationChecks | None = None) -> None:
@@ -63,8 +59,7 @@ class ReplicationChecks:
             self.committed_values = source.committed_values
             self.has_committed = source.has_committed
             self.last_hw = source.last_hw
-            self._owned = source._owned = False
-            self._key = source._key
+            self._share(source)
             return
         self.pairs = [(i, j, i * n + j) for i in range(n) for j in range(i + 1, n)]
         self._pairs_of = [[] for _ in reps]
@@ -78,34 +73,21 @@ class ReplicationChecks:
         self.committed_values = []
         self.has_committed = [0] * n
         self.last_hw = None
-        self._owned = True
-        self._key = None
+        self._fresh()
 
-    def _write(self) -> None:
-        """Before any write of what the checks remember: their own copies, first, if they
-        still share them (a clone and its source both stop sharing: either may write next),
-        and the remembered ``verdict_key`` dropped."""
-        if not self._owned:
-            self.agree = list(self.agree)
-            self.diverged = dict(self.diverged)
-            self.committed_epochs = list(self.committed_epochs)
-            self.committed_values = list(self.committed_values)
-            self.has_committed = list(self.has_committed)
-            self._owned = True
-        self._key = None
+    def _own(self) -> None:
+        self.agree = list(self.agree)
+        self.diverged = dict(self.diverged)
+        self.committed_epochs = list(self.committed_epochs)
+        self.committed_values = list(self.committed_values)
+        self.has_committed = list(self.has_committed)
 
-    def verdict_key(self, values: dict[str, int]) -> tuple:
-        """What these checks remember that decides their later verdicts: the committed prefix,
-        the highest partition HW seen, the violations standing (values as the model checker
-        numbers them; the agreement caches are left out: they only save work). Kept until the
-        next write, and shared by a continuation."""
-        key = self._key
-        if key is None or key[0] is not values:
-            key = self._key = (values, (
-                tuple([values[v] for v in self.committed_values]), tuple(self.committed_epochs),
+    def _verdict(self, values: dict[str, int]) -> tuple:
+        """The committed prefix, the highest partition HW seen, the violations standing (the
+        agreement caches are left out: they only save work)."""
+        return (tuple([values[v] for v in self.committed_values]), tuple(self.committed_epochs),
                 -1 if self.last_hw is None else self.last_hw, tuple(sorted(self.weak_isr)),
-                tuple(sorted(self.diverged.items()))))
-        return key[1]
+                tuple(sorted(self.diverged.items())))
 
     def pair_code(self, a: Replica, b: Replica) -> int:
         i, j = a.index, b.index
