@@ -12,17 +12,21 @@ fingerprint-verified). Then, per level:
    runs): the first state of each new fingerprint kept, numbered as one process would, and
    the first violation per kind merged the same way;
 3. each worker keeps its states that were numbered and drops the others (a duplicate that
-   another worker met first).
+   another worker met first). Where that leaves one worker more than its share of the next
+   level (``balance``), its last states move to the workers short of theirs, as schedules
+   they replay when they expand them (as a cold state is rebuilt: ``Search.rebuild``).
 
 So the state counts, the violations and their schedules equal a one-process search's, on
-any number of workers. Workers are started with ``forkserver`` (safe from a notebook kernel
-with threads) and ignore Ctrl-C (this process stops them); if this process dies, their pipe
-closes and they exit - at once, even in the middle of a level (``watched``).
+any number of workers (moving a state changes only which process expands it). Workers are
+started with ``forkserver`` (safe from a notebook kernel with threads) and ignore Ctrl-C
+(this process stops them); if this process dies, their pipe closes and they exit - at once,
+even in the middle of a level (``watched``).
 """
 
 from __future__ import annotations
 
 import gc
+import heapq
 import multiprocessing
 import signal
 import traceback
@@ -31,7 +35,7 @@ from collections.abc import Iterator
 from ..engine.config import ClusterConfig
 from .fingerprints import Fingerprints
 from .model import Bounds
-from .search import Search, release_node
+from .search import Search, _Node, release_node
 from .vocabulary import CheckError
 
 #: the frontier size from which a search is shared with workers (below it, one process is faster)
@@ -39,6 +43,10 @@ SPLIT_AT = 2000
 
 #: how many frontier states a worker expands between two looks at its pipe (``watched``)
 WATCH_EVERY = 256
+
+#: a level's states move between workers (``balance``) only when one holds more than its
+#: share by this fraction of the share: a moved state is replayed, a third of an expansion
+BALANCE_ABOVE = 0.02
 
 
 class WorkerError(RuntimeError):
@@ -115,10 +123,14 @@ class Coordinator:
         tagged = [([(parent, step, key, w, position) for position, (parent, step, key) in enumerate(candidates)],
                    found, generated) for w, (candidates, found, generated) in enumerate(replies)]
         kept = search.merge_level(tagged)
-        for number, _, (w, position) in kept:
+        held: list[list[tuple[int, int, int]]] = [[] for _ in self.pipes]     # per worker: (number, key, position)
+        for number, key, (w, position) in kept:
             numbers[w][position] = number
-        for pipe, mine in zip(self.pipes, numbers, strict=True):
-            pipe.send(("keep", mine))
+            held[w].append((number, key, position))
+        given = [[(number, key, search.indices(number)) for number, key, _ in moving]
+                 for moving in balance(held, numbers)]
+        for pipe, mine, theirs in zip(self.pipes, numbers, given, strict=True):
+            pipe.send(("keep", mine, theirs))
         for pipe in self.pipes:
             self._answer(pipe)
         search.remote = [(number, key) for number, key, _ in kept]
@@ -138,6 +150,28 @@ class Coordinator:
                 process.join()
         for pipe in self.pipes:
             pipe.close()
+
+
+def balance(held: list[list[tuple[int, int, int]]], numbers: list[list[int]]) -> list[list[tuple[int, int, int]]]:
+    """Evens out the next level's states between the workers. ``held``: per worker, the states
+    it keeps as (number, key, position among its candidates), in number order. When one holds
+    more than ``BALANCE_ABOVE`` over its share, each worker's states past its share are marked
+    given away (-2) in its ``numbers``; returns, per worker, the states it receives (those of
+    the others, as many as it lacks)."""
+    share = -(-sum(map(len, held)) // len(held))
+    if all(len(mine) <= share * (1 + BALANCE_ABOVE) for mine in held):
+        return [[] for _ in held]
+    surplus = []
+    for w, mine in enumerate(held):
+        for number, key, position in mine[share:]:
+            numbers[w][position] = -2
+            surplus.append((number, key, position))
+    received = []
+    for mine in held:       # the workers lack at least as many as the others hold past their share
+        take = max(share - len(mine), 0)
+        received.append(surplus[:take])
+        surplus = surplus[take:]
+    return received
 
 
 def _work(pipe, config: dict, bounds: dict, faults: tuple[str, ...], kinds: tuple[str, ...], exhaustive: bool,
@@ -182,16 +216,25 @@ def _work(pipe, config: dict, bounds: dict, faults: tuple[str, ...], kinds: tupl
                 pipe.send(("ok", (candidates, search.level_found, search.result.generated)))
                 search.level_found = {}
             elif command == "keep":
+                numbers, received = args
                 kept = []
-                for child, number in zip(pending, args[0], strict=True):
-                    if number < 0:
+                for child, number in zip(pending, numbers, strict=True):
+                    if number < 0:          # another worker's (-1: met first there; -2: moved there)
                         release_node(child)
                     else:
                         child.index = number
                         kept.append(child)
+                if received:                # expanded in number order, among the others
+                    moved = [_Node(None, None, 0, 0, number, key, path=bytes(indices))
+                             for number, key, indices in sorted(received)]
+                    kept = list(heapq.merge(kept, moved, key=_number))
                 search.frontier = kept
                 pending = []
                 pipe.send(("ok", len(kept)))
         except BaseException:
             pipe.send(("error", traceback.format_exc()))
             return
+
+
+def _number(node: _Node) -> int:
+    return node.index

@@ -341,6 +341,48 @@ def test_two_workers_find_exactly_what_one_process_finds(monkeypatch, protocol, 
     assert one == two and one["violations"] and one["distinct"] > 10 * 50
 
 
+def test_workers_even_out_their_states_and_still_find_exactly_what_one_process_finds(monkeypatch):
+    """``workers.balance``: a worker's states past its share of the next level move to the
+    workers short of theirs (its last ones, marked -2 where it keeps its numbers), and only
+    when one holds more than ``BALANCE_ABOVE`` over its share. Moving at every level (above
+    0) changes nothing a search finds: the same state counts, violations and schedules, every
+    state numbered alike and reached from the same parent by the same step."""
+    from hwlib.check import workers
+
+    def held(*counts):
+        start, out = 0, []
+        for count in counts:
+            out.append([(start + i, 1000 + start + i, 2 * i) for i in range(count)])
+            start += count
+        return out
+
+    numbers = [[7] * 20, [7] * 4, [7] * 6]
+    received = workers.balance(held(10, 2, 3), numbers)         # 15 states: 5 each
+    assert [[number for number, _, _ in mine] for mine in received] == [[], [5, 6, 7], [8, 9]]
+    assert numbers[0] == [7] * 10 + [-2, 7] * 5 and numbers[1] == numbers[2][:4] == [7] * 4
+    assert workers.balance(held(5, 5, 5), [[7] * 10] * 3) == [[], [], []]
+    monkeypatch.setattr(workers, "BALANCE_ABOVE", 0.5)
+    assert workers.balance(held(7, 4, 4), [[7] * 14] * 3) == [[], [], []]   # 7 <= 5 x 1.5
+
+    monkeypatch.setattr(workers, "SPLIT_AT", 50)
+    monkeypatch.setattr(workers, "BALANCE_ABOVE", 0.0)
+    moved = []
+    real = workers.balance
+    monkeypatch.setattr(workers, "balance", lambda held, numbers: moved.append(real(held, numbers)) or moved[-1])
+    numbered: dict[int, list] = {1: [], 2: []}         # per level, every state's parent and step
+
+    def level_done(search, processes):
+        numbered[processes].append(list(search.parents))
+
+    alone = explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True,
+                    level_done=lambda search: level_done(search, 1))
+    shared = explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True, workers=2,
+                     level_done=lambda search: level_done(search, 2))
+    assert _counts_and_verdicts(alone) == _counts_and_verdicts(shared)
+    assert numbered[1] == numbered[2]                   # each state numbered alike, from the same parent
+    assert sum(len(mine) for level in moved for mine in level) > 100      # states did move
+
+
 def test_a_worker_stops_expanding_once_its_coordinator_is_gone_or_says_stop():
     """A worker looks at its pipe every WATCH_EVERY frontier states of a level: nothing to
     read, it expands them all; its coordinator's end closed (the coordinator was killed) or a
