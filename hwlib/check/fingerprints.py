@@ -21,8 +21,8 @@ _FREE = 0
 
 
 class Fingerprints:
-    """A set of signed 64-bit integers (Python's ``hash`` values): ``add``, ``in``, ``len``,
-    iteration (in no particular order), ``update``."""
+    """A set of signed 64-bit integers (Python's ``hash`` values): ``add`` (``added``: and
+    whether it was new), ``in``, ``len``, iteration (in no particular order), ``update``."""
 
     def __init__(self, keys: Iterable[int] = ()) -> None:
         self._table = array("q", bytes(8 * 1024))
@@ -51,17 +51,24 @@ class Fingerprints:
         return self._table[self._slot(key)] == key
 
     def add(self, key: int) -> None:
+        self.added(key)
+
+    def added(self, key: int) -> bool:
+        """Adds ``key``; whether it was not there before (one probe sequence for both)."""
         if key == _FREE:
-            if not self._zero:
-                self._zero = True
-                self._size += 1
-            return
+            if self._zero:
+                return False
+            self._zero = True
+            self._size += 1
+            return True
         if 2 * (self._size + 1) > len(self._table):
             self._grow()
         slot = self._slot(key)
-        if self._table[slot] == _FREE:
-            self._table[slot] = key
-            self._size += 1
+        if self._table[slot] != _FREE:
+            return False
+        self._table[slot] = key
+        self._size += 1
+        return True
 
     def update(self, keys: Iterable[int]) -> None:
         for key in keys:

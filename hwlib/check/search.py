@@ -333,9 +333,8 @@ class Search:
         seen, parents = self.seen, self.parents
         kept = []
         for parent, step, key, *tag in heapq.merge(*(candidates for candidates, _, _ in replies)):
-            if key in seen:
+            if not seen.added(key):
                 continue
-            seen.add(key)
             parents.append(parent)
             parents.append(step)
             kept.append((len(parents) // 2 - 1, key, tuple(tag)))
