@@ -14,7 +14,7 @@ fingerprint-verified). Then, per level:
 3. each worker keeps its states that were numbered and drops the others (a duplicate that
    another worker met first). Where that leaves one worker more than its share of the next
    level (``balance``), its last states move to the workers short of theirs, as schedules
-   they replay when they expand them (as a cold state is rebuilt: ``Search.rebuild``).
+   they replay (``Search.adopt``, as when the search is first shared).
 
 So the state counts, the violations and their schedules equal a one-process search's, on
 any number of workers (moving a state changes only which process expands it). Workers are
@@ -35,7 +35,7 @@ from collections.abc import Iterator
 from ..engine.config import ClusterConfig
 from .fingerprints import Fingerprints
 from .model import Bounds
-from .search import Search, _Node, release_node
+from .search import Search, release_node
 from .vocabulary import CheckError
 
 #: the frontier size from which a search is shared with workers (below it, one process is faster)
@@ -225,16 +225,10 @@ def _work(pipe, config: dict, bounds: dict, faults: tuple[str, ...], kinds: tupl
                         child.index = number
                         kept.append(child)
                 if received:                # expanded in number order, among the others
-                    moved = [_Node(None, None, 0, 0, number, key, path=bytes(indices))
-                             for number, key, indices in sorted(received)]
-                    kept = list(heapq.merge(kept, moved, key=_number))
+                    kept = list(heapq.merge(kept, search.adopt(sorted(received)), key=lambda node: node.index))
                 search.frontier = kept
                 pending = []
                 pipe.send(("ok", len(kept)))
         except BaseException:
             pipe.send(("error", traceback.format_exc()))
             return
-
-
-def _number(node: _Node) -> int:
-    return node.index
