@@ -136,7 +136,7 @@ class ReplicationChecks(Remembered):
                          f"partition HW {self.last_hw} -> {hw} (leader {leader.id}, "
                          f"epoch {self.cluster.leader_epoch})", replica=leader.id)
         if hw != self.last_hw:
-            self._key = None
+            self.memo = None
             self.last_hw = hw
 
     def check_committed(self, step: int, leader: Replica, rewritten: bool) -> None:
@@ -221,7 +221,7 @@ class ReplicationChecks(Remembered):
                         f"ISR member {member.id} {_what_is_at(member, bad)}, where {values[bad]} (epoch "
                         f"{epochs[bad]}) was below the partition HW", replica=member.id, offset=bad)
         if weak != self.weak_isr:
-            self._key = None
+            self.memo = None
             self.weak_isr = weak
 
     def lacks_committed(self, replica: Replica) -> int | None:

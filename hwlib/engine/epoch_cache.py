@@ -2,51 +2,49 @@
 
 from __future__ import annotations
 
+from ..util.shared import CopyOnWrite
+
 UNDEFINED_EPOCH = -1
 UNDEFINED_OFFSET = -1
 
 
-class LeaderEpochCache:
+class LeaderEpochCache(CopyOnWrite):
     """Ordered ``(epoch, start_offset)`` entries: the first offset each leader epoch wrote.
 
     Both columns are strictly increasing. ``version`` counts writes so observers can tell
     cheaply whether the cache changed. A copy shares them with its source until either
-    side writes (``_write``): the model checker copies every cache for every transition and
-    most transitions write none.
+    side writes (``util.shared``): the model checker copies every cache for every transition
+    and most transitions write none. ``memo`` holds ``key()`` until the next write.
     """
 
-    __slots__ = ("_epochs", "_starts", "version", "_owned", "_key")
+    __slots__ = ("_epochs", "_starts", "version")
 
     def __init__(self, entries: list[tuple[int, int]] | tuple = (), source: LeaderEpochCache | None = None) -> None:
         if source is None:
             self._epochs: list[int] = []
             self._starts: list[int] = []
-            #: whether the lists are this cache's alone (False: shared with a copy or its source)
-            self._owned = True
-            #: the entries as a tuple of pairs (``key``), kept until the next write
-            self._key: tuple[tuple[int, int], ...] | None = None
+            self._fresh()
             self.version = 0
             for epoch, start in entries:
                 self.assign(epoch, start)
         else:
             self._epochs = source._epochs
             self._starts = source._starts
-            self._owned = source._owned = False
-            self._key = source._key
+            self._share(source)
             self.version = source.version
 
     def copy(self) -> LeaderEpochCache:
         """An independent copy (it shares the lists until one of the two writes)."""
         return LeaderEpochCache(source=self)
 
+    def _own(self) -> None:
+        self._epochs = list(self._epochs)
+        self._starts = list(self._starts)
+
     def _write(self) -> None:
-        """Before any write: the lists become this cache's own, ``key`` is forgotten and the
+        """Before any write: the lists become this cache's own, ``memo`` is dropped and the
         version moves on."""
-        if not self._owned:
-            self._epochs = list(self._epochs)
-            self._starts = list(self._starts)
-            self._owned = True
-        self._key = None
+        CopyOnWrite._write(self)
         self.version += 1
 
     # -- reading ---------------------------------------------------------------------------
@@ -56,9 +54,9 @@ class LeaderEpochCache:
 
     def key(self) -> tuple[tuple[int, int], ...]:
         """``entries`` as a tuple (the model checker's state key holds it), computed once per write."""
-        key = self._key
+        key = self.memo
         if key is None:
-            key = self._key = tuple(zip(self._epochs, self._starts, strict=True))
+            key = self.memo = tuple(zip(self._epochs, self._starts, strict=True))
         return key
 
     @property

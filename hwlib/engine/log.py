@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from ..util.shared import CopyOnWrite
 from .epoch_cache import LeaderEpochCache
 
 
-class ReplicaLog:
+class ReplicaLog(CopyOnWrite):
     """One replica's log of the partition. Offsets start at 0 (no retention is modelled).
 
     Records live in parallel lists, ``epochs``, ``values`` and ``seqs`` (the idempotent
@@ -15,13 +16,13 @@ class ReplicaLog:
     reset it to ``None`` (appends never rewrite).
 
     A copy shares the three lists with its source until either side writes them
-    (``_write``): the model checker copies every log for every transition, and most
+    (``util.shared``): the model checker copies every log for every transition, and most
     transitions append to or truncate none. The lists are written only here; readers never
     change them. ``memo`` is a reader's note about the records (the model checker keeps its
     state key's part of them there), dropped by every write of the records.
     """
 
-    __slots__ = ("epochs", "values", "seqs", "flushed", "cache", "rewritten_from", "_owned", "memo")
+    __slots__ = ("epochs", "values", "seqs", "flushed", "cache", "rewritten_from")
 
     def __init__(self, source: ReplicaLog | None = None) -> None:
         if source is None:
@@ -31,9 +32,7 @@ class ReplicaLog:
             self.flushed = 0
             self.cache = LeaderEpochCache()
             self.rewritten_from: int | None = None
-            #: whether the lists are this log's alone (False: shared with a copy or its source)
-            self._owned = True
-            self.memo: tuple | None = None
+            self._fresh()
         else:
             self.epochs = source.epochs
             self.values = source.values
@@ -41,21 +40,16 @@ class ReplicaLog:
             self.flushed = source.flushed
             self.cache = source.cache.copy()
             self.rewritten_from = source.rewritten_from
-            self._owned = source._owned = False
-            self.memo = source.memo
+            self._share(source)
 
     def copy(self) -> ReplicaLog:
         """An independent copy (it shares the record lists until one of the two writes)."""
         return ReplicaLog(self)
 
-    def _write(self) -> None:
-        """Before any write of the records: the lists become this log's own, ``memo`` is dropped."""
-        if not self._owned:
-            self.epochs = list(self.epochs)
-            self.values = list(self.values)
-            self.seqs = list(self.seqs)
-            self._owned = True
-        self.memo = None
+    def _own(self) -> None:
+        self.epochs = list(self.epochs)
+        self.values = list(self.values)
+        self.seqs = list(self.seqs)
 
     @property
     def log_end_offset(self) -> int:

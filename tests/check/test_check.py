@@ -551,7 +551,7 @@ def dump(obj, refs=None) -> object:
     """Every field of an object graph (mypyc classes, slots, dicts), with shared objects and
     cycles as references, so a field a copy forgot - or shared by mistake - shows. Left out:
     the events, and how logs and epoch caches share their lists until written and remember
-    what readers derived from them (``_owned``, ``memo``, ``_key``) - bookkeeping, not state."""
+    what readers derived from them (``_owned``, ``memo``) - bookkeeping, not state."""
     refs = {} if refs is None else refs
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return obj
@@ -569,7 +569,7 @@ def dump(obj, refs=None) -> object:
     names = getattr(type(obj), "__mypyc_attrs__", None) or getattr(obj, "__slots__", None) or vars(obj)
     fields = {}
     for name in names:
-        if name in ("__dict__", "__weakref__", "events", "_owned", "memo", "_key") or not hasattr(obj, name):
+        if name in ("__dict__", "__weakref__", "events", "_owned", "memo") or not hasattr(obj, name):
             continue
         fields[name] = dump(getattr(obj, name), refs)
     return [type(obj).__name__, fields]
