@@ -188,7 +188,10 @@ def _start_lab(root) -> tuple[subprocess.Popen, int]:
         path.write_text(json.dumps(values))
     lab = subprocess.Popen([sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ServerApp.token=",
                             "--ServerApp.password=", "--allow-root", "--ip", "127.0.0.1", "--port", str(port),
-                            f"--ServerApp.root_dir={root}"],
+                            f"--ServerApp.root_dir={root}",
+                            # its own workspace: tabs a user's (or an earlier run's) JupyterLab left open would
+                            # be restored, each with a kernel, and nothing outside ``root`` is written
+                            f"--LabApp.workspaces_dir={settings / 'workspaces'}"],
                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=root,
                            env=dict(os.environ, JUPYTERLAB_SETTINGS_DIR=str(settings)))
     deadline = time.monotonic() + 90
@@ -394,16 +397,27 @@ def test_running_the_notebooks_in_jupyterlab_leaves_git_status_clean(tmp_path, b
                 page.locator(".jp-Notebook:visible .jp-Cell").first.click()
                 page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
                 page.locator(".lm-Menu-itemLabel", has_text="Run All Cells").first.click()
-                page.wait_for_function("() => !document.body.innerText.includes('[*]')", timeout=300000)
+                # done when every code cell has its execution count ("[3]:"), neither "[ ]:" nor "[*]:"
+                page.wait_for_function("""() => {
+                    const prompts = [...document.querySelectorAll('.jp-NotebookPanel:not(.lm-mod-hidden) '
+                                                                  + '.jp-CodeCell .jp-InputPrompt')];
+                    return prompts.length > 0 && prompts.every(p => /\\[\\d+\\]/.test(p.textContent));
+                }""", timeout=300000)
                 page.get_by_text("Python 3 (ipykernel) | Idle").first.wait_for(timeout=300000)
                 assert page.locator(".jp-Notebook:visible .jp-OutputArea-output").count() > 0, name
             before = (root / "notebooks" / f"{name}.ipynb").stat().st_mtime_ns
-            page.locator(".jp-Notebook:visible").first.click()
-            # wait for the server's answer to the save itself, not a fixed time (a loaded machine is slow)
+            # File > Save Notebook (a key press depends on where the focus landed, which differs between
+            # Chromium builds); then wait for the server's answer to the save itself, not a fixed time
             url = f"/api/contents/notebooks/{name}"
-            with page.expect_response(lambda r, url=url: r.request.method == "PUT" and url in r.url,
-                                      timeout=60000) as answer:
-                page.keyboard.press("Control+s")
+            page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
+            try:
+                with page.expect_response(lambda r, url=url: r.request.method == "PUT" and url in r.url,
+                                          timeout=60000) as answer:
+                    page.locator(".lm-Menu-itemLabel", has_text="Save Notebook").first.click()
+            except Exception as error:  # say what the page showed instead of a bare timeout
+                shown = page.evaluate("() => [document.title, [...document.querySelectorAll('.jp-Dialog')]"
+                                      ".map(d => d.innerText)]")
+                raise AssertionError(f"{name}: no save reached the server; the page showed {shown}") from error
             assert answer.value.ok, (name, answer.value.status)
             page.wait_for_function("() => !document.title.startsWith('●')", timeout=30000)
             saved.append((root / "notebooks" / f"{name}.ipynb").stat().st_mtime_ns > before)
