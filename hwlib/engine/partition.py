@@ -91,12 +91,8 @@ class Partition:
                 continue
             caught_up = now if r.id in isr else NEVER_MS
             remote = replica.remotes.get(r.id)
-            if remote is None:
-                replica.remotes[r.id] = RemoteReplica(0 if initial else -1, caught_up, leo, now)
-            else:
-                remote.last_caught_up_ms = caught_up
-                remote.last_fetch_leader_leo = leo
-                remote.last_fetch_ms = now
+            replica.remotes[r.id] = RemoteReplica((0 if initial else -1) if remote is None else remote.leo,
+                                                  caught_up, leo, now)
         self.maybe_increment_leader_hw(replica)
 
     def make_follower(self, replica: Replica, request: LeaderAndIsr) -> None:
@@ -131,15 +127,14 @@ class Partition:
         """Remote LEO := fetch offset; caught-up time as in Kafka's Replica.updateFetchState."""
         remote = leader.remotes[follower_id]
         now = self.time.now
+        caught_up = remote.last_caught_up_ms
         if fetch_offset >= leader_leo:
-            if now > remote.last_caught_up_ms:
-                remote.last_caught_up_ms = now
+            if now > caught_up:
+                caught_up = now
         elif fetch_offset >= remote.last_fetch_leader_leo:
-            if remote.last_fetch_ms > remote.last_caught_up_ms:
-                remote.last_caught_up_ms = remote.last_fetch_ms
-        remote.leo = fetch_offset
-        remote.last_fetch_leader_leo = leader_leo
-        remote.last_fetch_ms = now
+            if remote.last_fetch_ms > caught_up:
+                caught_up = remote.last_fetch_ms
+        leader.remotes[follower_id] = RemoteReplica(fetch_offset, caught_up, leader_leo, now)
 
     def maybe_expand_isr(self, leader: Replica, follower_id: str) -> None:
         """A follower joins the ISR once its remote LEO reaches the leader's HW (nothing is

@@ -18,7 +18,10 @@ TRUNCATING = "truncating"  # awaiting an OffsetsForLeaderEpoch answer before it 
 
 
 class RemoteReplica:
-    """The leader's view of one follower (Kafka's remote ``Replica`` / ``FollowerState``)."""
+    """The leader's view of one follower (Kafka's remote ``Replica`` / ``FollowerState``).
+
+    Never changed once made: a write makes a new one (``Partition`` is the only writer), so a
+    copy of the leader shares them with its source."""
 
     __slots__ = ("leo", "last_caught_up_ms", "last_fetch_leader_leo", "last_fetch_ms")
 
@@ -28,9 +31,6 @@ class RemoteReplica:
         self.last_caught_up_ms = last_caught_up_ms
         self.last_fetch_leader_leo = last_fetch_leader_leo
         self.last_fetch_ms = last_fetch_ms
-
-    def copy(self) -> RemoteReplica:
-        return RemoteReplica(self.leo, self.last_caught_up_ms, self.last_fetch_leader_leo, self.last_fetch_ms)
 
 
 class InFlight:
@@ -43,38 +43,40 @@ class InFlight:
     __slots__ = ("kind", "follower", "leader", "fetch_offset", "asked_epoch", "parked",
                  "deadline", "epochs", "values", "seqs", "hw", "error", "leader_leo", "answer")
 
-    def __init__(self, kind: str, follower: Replica, leader: Replica, fetch_offset: int) -> None:
+    def __init__(self, kind: str, follower: Replica, leader: Replica, fetch_offset: int,
+                 source: InFlight | None = None) -> None:
         self.kind = kind
         self.follower = follower
         self.leader = leader
         self.fetch_offset = fetch_offset
+        if source is not None:          # a copy (see ``copy``)
+            self.asked_epoch: int = source.asked_epoch
+            self.parked: bool = source.parked
+            self.deadline: int = source.deadline
+            self.epochs: list[int] = source.epochs
+            self.values: list[str] = source.values
+            self.seqs: list[int] = source.seqs
+            self.hw: int = source.hw
+            self.error: str | None = source.error
+            self.leader_leo: int = source.leader_leo
+            #: OffsetsForLeaderEpoch answer or diverging epoch (``protocols.Answer``)
+            self.answer: Any = source.answer
+            return
         self.asked_epoch = -1
         self.parked = False
         self.deadline = 0
-        self.epochs: list[int] = []
-        self.values: list[str] = []
-        self.seqs: list[int] = []
+        self.epochs = []
+        self.values = []
+        self.seqs = []
         self.hw = 0
-        self.error: str | None = None
+        self.error = None
         self.leader_leo = -1
-        #: OffsetsForLeaderEpoch answer or diverging epoch (``protocols.Answer``)
-        self.answer: Any = None
+        self.answer = None
 
     def copy(self, follower: Replica, leader: Replica) -> InFlight:
         """The same request between the copies of its two replicas (the record lists are
         never changed once set, so they are shared)."""
-        new = InFlight(self.kind, follower, leader, self.fetch_offset)
-        new.asked_epoch = self.asked_epoch
-        new.parked = self.parked
-        new.deadline = self.deadline
-        new.epochs = self.epochs
-        new.values = self.values
-        new.seqs = self.seqs
-        new.hw = self.hw
-        new.error = self.error
-        new.leader_leo = self.leader_leo
-        new.answer = self.answer
-        return new
+        return InFlight(self.kind, follower, leader, self.fetch_offset, self)
 
 
 class Replica:
@@ -87,9 +89,13 @@ class Replica:
                  "crashed_at_ms", "leader_epoch_start", "unclean_shutdown", "isr", "isolated",
                  "awaiting_leader", "alter_isr", "partition_epoch")
 
-    def __init__(self, replica_id: str, index: int, log: ReplicaLog | None = None) -> None:
+    def __init__(self, replica_id: str, index: int, log: ReplicaLog | None = None,
+                 source: Replica | None = None) -> None:
         self.id = replica_id
         self.index = index
+        if source is not None:
+            self._copy_of(source)
+            return
         self.online = True
         self.log = ReplicaLog() if log is None else log
         self.hw = 0
@@ -121,27 +127,33 @@ class Replica:
         #: started); under KRaft an older change is stale
         self.partition_epoch = -1
 
-    def copy(self) -> Replica:
+    def _copy_of(self, source: Replica) -> None:
         """Everything but the requests in flight and the purgatory, which refer to other
-        replicas: ``Cluster.clone`` copies those once every replica exists."""
-        new = Replica(self.id, self.index, self.log.copy())
-        new.online = self.online
-        new.hw = self.hw
-        new.hw_checkpoint = self.hw_checkpoint
-        new.role = self.role
-        new.leader_id = self.leader_id
-        new.leader_epoch = self.leader_epoch
-        new.fetch_state = self.fetch_state
-        new.remotes = {rid: remote.copy() for rid, remote in self.remotes.items()}
-        new.crashed_at_ms = self.crashed_at_ms
-        new.leader_epoch_start = self.leader_epoch_start
-        new.unclean_shutdown = self.unclean_shutdown
-        new.isr = self.isr
-        new.isolated = self.isolated
-        new.awaiting_leader = self.awaiting_leader
-        new.alter_isr = self.alter_isr
-        new.partition_epoch = self.partition_epoch
-        return new
+        replicas: ``Cluster.clone`` copies those once every replica exists. The remote views
+        are shared (they are never changed, only replaced)."""
+        self.online = source.online
+        self.log = source.log.copy()
+        self.hw = source.hw
+        self.hw_checkpoint = source.hw_checkpoint
+        self.role = source.role
+        self.leader_id = source.leader_id
+        self.leader_epoch = source.leader_epoch
+        self.fetch_state = source.fetch_state
+        self.in_flight = None
+        self.remotes = dict(source.remotes)
+        self.purgatory = []
+        self.crashed_at_ms = source.crashed_at_ms
+        self.leader_epoch_start = source.leader_epoch_start
+        self.unclean_shutdown = source.unclean_shutdown
+        self.isr = source.isr
+        self.isolated = source.isolated
+        self.awaiting_leader = source.awaiting_leader
+        self.alter_isr = source.alter_isr
+        self.partition_epoch = source.partition_epoch
+
+    def copy(self) -> Replica:
+        """A copy of this replica (see ``_copy_of``)."""
+        return Replica(self.id, self.index, None, self)
 
     @property
     def leo(self) -> int:

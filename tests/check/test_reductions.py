@@ -16,6 +16,7 @@ import pytest
 from hwlib import PROTOCOLS, Cluster, ClusterConfig, Step
 from hwlib.check import state_key
 from hwlib.engine.protocols import get_protocol
+from hwlib.engine.replica import RemoteReplica
 
 from ..helpers.steps import every_step
 
@@ -43,13 +44,14 @@ def schedule(seed: int, n: int) -> list[Step]:
 def scramble_last_fetch(cluster: Cluster, rng: random.Random) -> int:
     """Reduction 6: where a follower's caught-up time is at or after its last fetch, the
     leader's LEO at that fetch and the fetch's time (kept no later than the caught-up time)
-    are set to other values. Returns how many remotes were changed."""
+    are set to other values (a remote view is never changed, only replaced: a copy of the
+    cluster shares it). Returns how many remotes were changed."""
     changed = 0
     for r in cluster.replicas:
-        for remote in r.remotes.values():
+        for rid, remote in list(r.remotes.items()):
             if remote.last_fetch_ms <= remote.last_caught_up_ms:
-                remote.last_fetch_leader_leo = rng.randrange(-1, 9)
-                remote.last_fetch_ms = remote.last_caught_up_ms - rng.randrange(0, 50_000)
+                r.remotes[rid] = RemoteReplica(remote.leo, remote.last_caught_up_ms, rng.randrange(-1, 9),
+                                               remote.last_caught_up_ms - rng.randrange(0, 50_000))
                 changed += 1
     return changed
 

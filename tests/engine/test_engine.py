@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from hwlib import PROTOCOLS, Cluster, ClusterConfig
-from hwlib.engine.replica import NEVER_MS, TRUNCATING
+from hwlib.engine.replica import NEVER_MS, TRUNCATING, RemoteReplica
 
 
 def cluster(replicas=("A", "B", "C"), **kw) -> Cluster:
@@ -158,12 +158,12 @@ def test_caught_up_follower_outside_isr_still_holds_back_the_hw():
     c.controller.isr = leader.isr = ("A", "B")      # as a LeaderAndIsr would tell the leader
     c.produce("x")
     c.produce("y")
-    leader.remotes["B"].leo = 2
-    leader.remotes["C"].leo = 1
-    leader.remotes["C"].last_caught_up_ms = c.now           # caught up just now
+    b, cc = leader.remotes["B"], leader.remotes["C"]        # never changed: replaced
+    leader.remotes["B"] = RemoteReplica(2, b.last_caught_up_ms, b.last_fetch_leader_leo, b.last_fetch_ms)
+    leader.remotes["C"] = RemoteReplica(1, c.now, cc.last_fetch_leader_leo, cc.last_fetch_ms)   # caught up just now
     c.partition.maybe_increment_leader_hw(leader)
     assert leader.hw == 1
-    leader.remotes["C"].last_caught_up_ms = NEVER_MS        # not caught up within the lag
+    leader.remotes["C"] = RemoteReplica(1, NEVER_MS, cc.last_fetch_leader_leo, cc.last_fetch_ms)  # not within the lag
     c.partition.maybe_increment_leader_hw(leader)
     assert leader.hw == 2
 
