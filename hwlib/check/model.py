@@ -50,6 +50,17 @@ _CODES: dict[str | None, int] = {name: i for i, name in enumerate((
     NOT_ENOUGH_REPLICAS_AFTER_APPEND, REQUEST_TIMED_OUT, OUT_OF_ORDER_SEQUENCE_NUMBER))}
 
 
+#: each replica's index by its name, per assignment (the same for every state of a search)
+_INDEXES: dict[tuple[str, ...], dict[str, int]] = {}
+
+
+def _index(replicas: tuple[str, ...]) -> dict[str, int]:
+    index = _INDEXES.get(replicas)
+    if index is None:
+        index = _INDEXES[replicas] = {rid: i for i, rid in enumerate(replicas)}
+    return index
+
+
 def _age(now: int, then: int, cap: int) -> int:
     """How long ago ``then`` was, as far as a rule comparing it with ``cap`` can tell."""
     age = now - then
@@ -154,7 +165,7 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) ->
     config = cluster.config
     now = cluster.now
     lag = config.replica_lag_time_max_ms
-    index = {r.id: r.index for r in cluster.replicas}
+    index = _index(config.replicas)
     codes = _CODES
     protocol = cluster.protocol
     elr = cluster.controller.elr_enabled
