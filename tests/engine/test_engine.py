@@ -336,3 +336,38 @@ def test_every_step_kind_has_a_cluster_call_and_every_event_a_description():
                     seen.add(event[0])
                     assert describe(event) != " ".join(str(x) for x in event), event
     assert seen <= set(_DESCRIBE) and len(seen) >= 15
+
+
+@pytest.mark.parametrize("protocol", ["kip101", "kip966"])
+def test_a_copy_shares_the_leaders_remote_views_and_never_writes_them(protocol):
+    """The leader's remote views are replaced, never changed (a copy shares them): every step
+    taken on a copy, on random 3-replica schedules, leaves each view its source holds as it was."""
+    import random
+
+    from hwlib import Step
+
+    from ..helpers.steps import every_step
+
+    steps = every_step(("A", "B", "C"), ("elect", "isolate", "isolate_unseen", "deliver", "crash", "quick_restart",
+                                         "power_loss", "tick"), 45001)
+    replaced = 0
+    for seed in range(20):
+        rng = random.Random(seed)
+        source, records = cluster(protocol=protocol), 0
+        for _ in range(60):
+            step = rng.choice(steps)
+            if step.kind == "produce":
+                records += 1
+                step = Step("produce", value=f"m{records}")
+            views = [(r.id, rid, remote, (remote.leo, remote.last_caught_up_ms, remote.last_fetch_leader_leo,
+                                          remote.last_fetch_ms))
+                     for r in source.replicas for rid, remote in r.remotes.items()]
+            copy = source.clone()
+            assert all(copy.by_id[r].remotes[rid] is remote for r, rid, remote, _ in views)   # shared, not copied
+            copy.apply(step)
+            for r, rid, remote, fields in views:
+                assert (remote.leo, remote.last_caught_up_ms, remote.last_fetch_leader_leo,
+                        remote.last_fetch_ms) == fields, (seed, step, r, rid)
+                replaced += copy.by_id[r].remotes.get(rid) is not remote
+            source.apply(step)
+    assert replaced > 100                         # the steps did write views (as new ones)
