@@ -43,6 +43,18 @@ class InFlight:
     __slots__ = ("kind", "follower", "leader", "fetch_offset", "asked_epoch", "parked",
                  "deadline", "epochs", "values", "seqs", "hw", "error", "leader_leo", "answer")
 
+    asked_epoch: int
+    parked: bool
+    deadline: int
+    epochs: list[int]
+    values: list[str]
+    seqs: list[int]
+    hw: int
+    error: str | None
+    leader_leo: int
+    #: OffsetsForLeaderEpoch answer or diverging epoch (``protocols.Answer``)
+    answer: Any
+
     def __init__(self, kind: str, follower: Replica, leader: Replica, fetch_offset: int,
                  source: InFlight | None = None) -> None:
         self.kind = kind
@@ -50,17 +62,16 @@ class InFlight:
         self.leader = leader
         self.fetch_offset = fetch_offset
         if source is not None:          # a copy (see ``copy``)
-            self.asked_epoch: int = source.asked_epoch
-            self.parked: bool = source.parked
-            self.deadline: int = source.deadline
-            self.epochs: list[int] = source.epochs
-            self.values: list[str] = source.values
-            self.seqs: list[int] = source.seqs
-            self.hw: int = source.hw
-            self.error: str | None = source.error
-            self.leader_leo: int = source.leader_leo
-            #: OffsetsForLeaderEpoch answer or diverging epoch (``protocols.Answer``)
-            self.answer: Any = source.answer
+            self.asked_epoch = source.asked_epoch
+            self.parked = source.parked
+            self.deadline = source.deadline
+            self.epochs = source.epochs
+            self.values = source.values
+            self.seqs = source.seqs
+            self.hw = source.hw
+            self.error = source.error
+            self.leader_leo = source.leader_leo
+            self.answer = source.answer
             return
         self.asked_epoch = -1
         self.parked = False
