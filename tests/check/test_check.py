@@ -31,7 +31,7 @@ from hwlib.check import (
 )
 from hwlib.views.model_check import matrix_html
 
-from ..helpers.steps import every_step
+from ..helpers.steps import every_step, numbered_produces
 
 REPO = Path(__file__).resolve().parents[2]
 NO_CRASHES = ("elect", "isolate", "isolate_unseen", "deliver")      # + produce, fetches and fetch requests
@@ -579,14 +579,7 @@ def random_schedule(seed: int, n: int = 40) -> list[Step]:
     rng = random.Random(seed)
     steps = every_step(("A", "B", "C"), ("elect", "isolate", "isolate_unseen", "deliver", "crash", "quick_restart",
                                          "power_loss", "flush", "tick", "consume", "controller_failover"), 45001)
-    out, records = [], 0
-    for _ in range(n):
-        step = rng.choice(steps)
-        if step.kind == "produce":
-            records += 1
-            step = Step("produce", value=f"m{records}", replica=rng.choice([None, None, "B"]))
-        out.append(step)
-    return out
+    return numbered_produces((rng.choice(steps) for _ in range(n)), lambda: rng.choice([None, None, "B"]))
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -640,13 +633,7 @@ def _busy_schedule(seed: int, n: int) -> list[Step]:
     rng = random.Random(seed)
     steps = every_step(("A", "B", "C"), ("elect", "isolate", "crash", "quick_restart", "power_loss", "consume"), 1)
     weights = [12 if step.kind == "produce" else 4 if step.kind.startswith("fetch") else 1 for step in steps]
-    out, records = [], 0
-    for step in rng.choices(steps, weights, k=n):
-        if step.kind == "produce":
-            records += 1
-            step = Step("produce", value=f"m{records}")
-        out.append(step)
-    return out
+    return numbered_produces(rng.choices(steps, weights, k=n))
 
 
 def _said(anomalies: list) -> list[tuple[str, str]]:

@@ -18,7 +18,7 @@ from hwlib.check import state_key
 from hwlib.engine.protocols import get_protocol
 from hwlib.engine.replica import RemoteReplica
 
-from ..helpers.steps import every_step
+from ..helpers.steps import every_step, numbered_produces
 
 FAULTS = ("elect", "isolate", "isolate_unseen", "deliver", "crash", "quick_restart", "power_loss", "flush", "tick",
           "controller_failover")
@@ -31,14 +31,7 @@ def schedule(seed: int, n: int) -> list[Step]:
     fetches, which a sweep's runs deliver apart (the search has them as ``fetch``)."""
     rng = random.Random(seed)
     steps = every_step(("A", "B", "C"), FAULTS, 7000) + [Step("tick", ms=45001)]
-    out, records = [], 0
-    for _ in range(n):
-        step = rng.choice(steps)
-        if step.kind == "produce":
-            records += 1
-            step = Step("produce", value=f"m{records}")
-        out.append(step)
-    return out
+    return numbered_produces(rng.choice(steps) for _ in range(n))
 
 
 def scramble_last_fetch(cluster: Cluster, rng: random.Random) -> int:

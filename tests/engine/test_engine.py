@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
 from hwlib import PROTOCOLS, Cluster, ClusterConfig
 from hwlib.engine.replica import NEVER_MS, TRUNCATING, RemoteReplica
+
+from ..helpers.steps import every_step, numbered_produces
 
 
 def cluster(replicas=("A", "B", "C"), **kw) -> Cluster:
@@ -342,23 +346,13 @@ def test_every_step_kind_has_a_cluster_call_and_every_event_a_description():
 def test_a_copy_shares_the_leaders_remote_views_and_never_writes_them(protocol):
     """The leader's remote views are replaced, never changed (a copy shares them): every step
     taken on a copy, on random 3-replica schedules, leaves each view its source holds as it was."""
-    import random
-
-    from hwlib import Step
-
-    from ..helpers.steps import every_step
-
     steps = every_step(("A", "B", "C"), ("elect", "isolate", "isolate_unseen", "deliver", "crash", "quick_restart",
                                          "power_loss", "tick"), 45001)
     replaced = 0
     for seed in range(20):
         rng = random.Random(seed)
-        source, records = cluster(protocol=protocol), 0
-        for _ in range(60):
-            step = rng.choice(steps)
-            if step.kind == "produce":
-                records += 1
-                step = Step("produce", value=f"m{records}")
+        source = cluster(protocol=protocol)
+        for step in numbered_produces(rng.choice(steps) for _ in range(60)):
             views = [(r.id, rid, remote, (remote.leo, remote.last_caught_up_ms, remote.last_fetch_leader_leo,
                                           remote.last_fetch_ms))
                      for r in source.replicas for rid, remote in r.remotes.items()]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
+
 from hwlib import Step
 from hwlib.check import alphabet
 
@@ -14,3 +16,16 @@ def every_step(replicas: tuple[str, ...], faults: tuple[str, ...], tick_ms: int)
     at = max(i for i, step in enumerate(steps) if step.kind == "fetch_request") + 1
     steps[at:at] = [Step("fetch_response", replica=r) for r in replicas]
     return steps
+
+
+def numbered_produces(drawn: Iterable[Step], broker: Callable[[], str | None] | None = None) -> list[Step]:
+    """A schedule from randomly ``drawn`` steps (taken one by one): each produce becomes the next
+    record, m1, m2, ..., sent to the broker a call of ``broker`` names (None: the producer's
+    choice; without ``broker``, always that)."""
+    out, records = [], 0
+    for step in drawn:
+        if step.kind == "produce":
+            records += 1
+            step = Step("produce", value=f"m{records}", replica=None if broker is None else broker())
+        out.append(step)
+    return out
