@@ -16,8 +16,8 @@ import pytest
 from hwlib import PROTOCOLS, Cluster, ClusterConfig, Step
 from hwlib.check import state_key
 from hwlib.engine.protocols import get_protocol
-from hwlib.engine.replica import RemoteReplica
 
+from ..helpers.remotes import replace_view
 from ..helpers.steps import every_step, numbered_produces
 
 FAULTS = ("elect", "isolate", "isolate_unseen", "deliver", "crash", "quick_restart", "power_loss", "flush", "tick",
@@ -43,8 +43,8 @@ def scramble_last_fetch(cluster: Cluster, rng: random.Random) -> int:
     for r in cluster.replicas:
         for rid, remote in list(r.remotes.items()):
             if remote.last_fetch_ms <= remote.last_caught_up_ms:
-                r.remotes[rid] = RemoteReplica(remote.leo, remote.last_caught_up_ms, rng.randrange(-1, 9),
-                                               remote.last_caught_up_ms - rng.randrange(0, 50_000))
+                replace_view(r, rid, last_fetch_leader_leo=rng.randrange(-1, 9),
+                             last_fetch_ms=remote.last_caught_up_ms - rng.randrange(0, 50_000))
                 changed += 1
     return changed
 

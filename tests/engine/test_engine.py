@@ -7,8 +7,9 @@ import random
 import pytest
 
 from hwlib import PROTOCOLS, Cluster, ClusterConfig
-from hwlib.engine.replica import NEVER_MS, TRUNCATING, RemoteReplica
+from hwlib.engine.replica import NEVER_MS, TRUNCATING
 
+from ..helpers.remotes import replace_view, view_fields
 from ..helpers.steps import every_step, numbered_produces
 
 
@@ -162,12 +163,11 @@ def test_caught_up_follower_outside_isr_still_holds_back_the_hw():
     c.controller.isr = leader.isr = ("A", "B")      # as a LeaderAndIsr would tell the leader
     c.produce("x")
     c.produce("y")
-    b, cc = leader.remotes["B"], leader.remotes["C"]        # never changed: replaced
-    leader.remotes["B"] = RemoteReplica(2, b.last_caught_up_ms, b.last_fetch_leader_leo, b.last_fetch_ms)
-    leader.remotes["C"] = RemoteReplica(1, c.now, cc.last_fetch_leader_leo, cc.last_fetch_ms)   # caught up just now
+    replace_view(leader, "B", leo=2)
+    replace_view(leader, "C", leo=1, last_caught_up_ms=c.now)         # caught up just now
     c.partition.maybe_increment_leader_hw(leader)
     assert leader.hw == 1
-    leader.remotes["C"] = RemoteReplica(1, NEVER_MS, cc.last_fetch_leader_leo, cc.last_fetch_ms)  # not within the lag
+    replace_view(leader, "C", last_caught_up_ms=NEVER_MS)             # not caught up within the lag
     c.partition.maybe_increment_leader_hw(leader)
     assert leader.hw == 2
 
@@ -353,15 +353,13 @@ def test_a_copy_shares_the_leaders_remote_views_and_never_writes_them(protocol):
         rng = random.Random(seed)
         source = cluster(protocol=protocol)
         for step in numbered_produces(rng.choice(steps) for _ in range(60)):
-            views = [(r.id, rid, remote, (remote.leo, remote.last_caught_up_ms, remote.last_fetch_leader_leo,
-                                          remote.last_fetch_ms))
+            views = [(r.id, rid, remote, view_fields(remote))
                      for r in source.replicas for rid, remote in r.remotes.items()]
             copy = source.clone()
             assert all(copy.by_id[r].remotes[rid] is remote for r, rid, remote, _ in views)   # shared, not copied
             copy.apply(step)
             for r, rid, remote, fields in views:
-                assert (remote.leo, remote.last_caught_up_ms, remote.last_fetch_leader_leo,
-                        remote.last_fetch_ms) == fields, (seed, step, r, rid)
+                assert view_fields(remote) == fields, (seed, step, r, rid)
                 replaced += copy.by_id[r].remotes.get(rid) is not remote
             source.apply(step)
     assert replaced > 100                         # the steps did write views (as new ones)

@@ -8,7 +8,9 @@ import hwlib
 from hwlib import Cluster, ClusterConfig
 from hwlib.engine.log import ReplicaLog
 from hwlib.engine.protocols import get_protocol
-from hwlib.engine.replica import FETCHING, TRUNCATING, RemoteReplica
+from hwlib.engine.replica import FETCHING, TRUNCATING
+
+from ..helpers.remotes import replace_view
 
 
 def log_with(*records: tuple[int, str]) -> ReplicaLog:
@@ -176,9 +178,8 @@ def test_kip320_dead_followers_outside_isr_do_not_hold_back_the_hw():
         c.produce("y")
         c.controller.isr = leader.isr = ("A", "B")
         c.controller.dead.add("C")
-        b, cc = leader.remotes["B"], leader.remotes["C"]      # never changed: replaced
-        leader.remotes["B"] = RemoteReplica(2, b.last_caught_up_ms, b.last_fetch_leader_leo, b.last_fetch_ms)
-        leader.remotes["C"] = RemoteReplica(1, c.now, cc.last_fetch_leader_leo, cc.last_fetch_ms)
+        replace_view(leader, "B", leo=2)
+        replace_view(leader, "C", leo=1, last_caught_up_ms=c.now)
         c.partition.maybe_increment_leader_hw(leader)
         assert leader.hw == expected, protocol
 

@@ -1,1 +1,1 @@
-"""What the tests share: a headless browser, file trees, a Spark cluster, hypothesis strategies, schedule steps."""
+"""What the tests share: a headless browser, file trees, a Spark cluster, hypothesis strategies, steps, remote views."""
