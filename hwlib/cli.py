@@ -135,9 +135,9 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--workers", type=int, default=cores(),
                      help="processes that share a large frontier (default: the machine's cores, %(default)s)")
     chk.add_argument("--memory", type=float, metavar="GIB",
-                     help="memory the frontier's live states may take, shared by the workers (default: half the "
+                     help="memory the search's processes may hold resident together (default: half the "
                           "machine's); beyond it a state is kept as its schedule and replayed when expanded - the "
-                          "same result, slower")
+                          "same result, slower. The visited set and the frontier's schedules are kept whatever it is")
     chk.add_argument("--master", help="run the levels of a large search on this Spark master, e.g. "
                                       "spark://host:7077 or local[4] (instead of --workers; same results)")
     chk.add_argument("--fail-on-violation", action="store_true",

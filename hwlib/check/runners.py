@@ -34,10 +34,11 @@ def explore(config: ClusterConfig, bounds: Bounds | None = None, faults: tuple[s
     with ``workers`` > 1 a frontier of ``workers.SPLIT_AT`` states or more is shared with that
     many processes, and with ``spark`` (a SparkSession) its levels run as Spark jobs instead
     (same result either way). ``reduced=False`` fingerprints the whole state
-    (``model.state_key``: the equivalence tests of its reductions). ``memory``: the GiB the
-    frontier's live states may take, shared by the processes that hold them (default: half the
-    machine's memory); beyond it states are kept as their schedules and replayed when expanded
-    (``Search``: the same result, slower)."""
+    (``model.state_key``: the equivalence tests of its reductions). ``memory``: the GiB this
+    process and its workers may hold resident together (default: half the machine's memory);
+    the frontier's states are kept live within it and beyond it as their schedules, replayed
+    when expanded (``Search``: the same result, slower). The visited set and the frontier's
+    schedules, which every state needs, are not kept within it."""
     kinds = parse_kinds(kinds)
     bounds = bounds or Bounds()
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
@@ -47,6 +48,7 @@ def explore(config: ClusterConfig, bounds: Bounds | None = None, faults: tuple[s
         raise CheckError(f"memory: must be a finite number of GiB > 0, got {memory!r}")
     search = Search(config, bounds, faults, kinds, exhaustive, reduced)
     search.hot_limit = hot_limit(search, memory, workers if spark is None else 1)
+    search.resident_limit = budget(memory)
     started = time.perf_counter()
     collecting = gc.isenabled()
     gc.disable()                # nothing cyclic is left behind (see Search): no collector needed
@@ -78,15 +80,21 @@ def explore(config: ClusterConfig, bounds: Bounds | None = None, faults: tuple[s
     return search.result
 
 
+def budget(memory: float | None) -> int:
+    """The bytes a search may hold resident: ``memory`` GiB, by default half the machine's memory."""
+    if memory is not None:
+        return int(memory * 2 ** 30)
+    return os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 2
+
+
 def hot_limit(search: Search, memory: float | None, processes: int) -> int:
-    """How many new states an expansion keeps live (``Search.hot_limit``) so that each of
-    ``processes`` holds its share of ``memory`` GiB (default: half the machine's): a live state's
+    """How many new states an expansion keeps live (``Search.hot_limit``) to start with, so
+    that each of ``processes`` holds its share of ``memory`` GiB (``budget``): a live state's
     size is measured on clones of the initial state, with a quarter more for the records and
     requests a later state holds, and a level holds up to 1.5x the limit while the old
-    frontier is expanded."""
-    budget = (memory * 2 ** 30 if memory is not None
-              else os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2)
-    return max(1, int(budget / processes / (1.5 * 1.25 * search.state_bytes())))
+    frontier is expanded. (An estimate: each process lowers it when its resident memory says
+    so, see ``Search``.)"""
+    return max(1, int(budget(memory) / processes / (1.5 * 1.25 * search.state_bytes())))
 
 
 def _shared(search: Search, workers: int, spark: Any):

@@ -22,7 +22,7 @@ import dataclasses
 import heapq
 import tracemalloc
 from array import array
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,9 +30,13 @@ from ..anomalies import AnomalyChecker
 from ..engine.cluster import Cluster
 from ..engine.config import ClusterConfig
 from ..engine.steps import Step, parse_steps
+from ..util.resident import resident_bytes
 from .fingerprints import Fingerprints
 from .model import Bounds, alphabet, fingerprint, numbered
 from .vocabulary import CheckError
+
+#: how many new live states an expansion makes between two reads of the process's resident memory
+RESIDENT_EVERY = 512
 
 
 @dataclass
@@ -150,7 +154,16 @@ class Search:
     *cold* - their schedule only, a few dozen bytes -, rebuilt by replaying it when they are
     expanded in turn (as Spark tasks rebuild every state). The same states, numbered alike,
     whatever the limit: it trades time (a replay costs about a third of an expansion) for
-    memory."""
+    memory.
+
+    ``hot_limit`` is an estimate (a state's size measured on the initial one); with
+    ``resident_limit`` set, the process's resident memory itself is read as an expansion makes
+    live states, and once it is past that many bytes *and* has grown since the expansion began,
+    ``hot_limit`` comes down to the states made live so far, for this level and the next. (Its
+    resident memory rarely shrinks, so being past the limit alone says nothing: a new level
+    reuses the memory the states of the last one freed. Growth past it is what must stop.)
+    What the limit cannot stop is the bookkeeping every state needs, live or cold - the
+    visited set, the frontier's schedules."""
 
     def __init__(self, config: ClusterConfig, bounds: Bounds, faults: tuple[str, ...], kinds: tuple[str, ...],
                  exhaustive: bool, reduced: bool = True, hot_limit: int | None = None) -> None:
@@ -164,6 +177,10 @@ class Search:
             raise CheckError(f"faults: {len(self.steps)} steps to try, at most 256; fewer replicas or faults")
         #: new states an expansion keeps live at most (None: all); see the class docstring
         self.hot_limit = hot_limit
+        #: the bytes this process may hold resident (None: not watched); see the class docstring
+        self.resident_limit: int | None = None
+        #: how the process's resident memory is read (bytes, None: cannot be)
+        self.resident: Callable[[], int | None] = resident_bytes
         self.values = {f"m{i}": i for i in range(1, bounds.max_records + 1)}
         self.kinds = kinds
         self.exhaustive = exhaustive
@@ -306,9 +323,12 @@ class Search:
         """The one expansion loop (every runner uses it): each node's successors in
         (node, step) order, except those whose fingerprint is in ``seen`` or met before in this
         call (released at once); each node is rebuilt first if it is cold and released once
-        expanded. Past ``hot_limit`` new states, the rest are yielded cold."""
+        expanded. Past ``hot_limit`` new states - or once the process's resident memory has
+        grown past ``resident_limit`` (see the class docstring) -, the rest are yielded cold."""
         level: set[int] = set()
         limit = self.hot_limit
+        guard, resident = self.resident_limit, self.resident
+        began = resident() if guard is not None else None
         live = 0
         for node in nodes:
             if node.cluster is None:
@@ -320,6 +340,10 @@ class Search:
                     child.cluster = child.checker = None
                 else:
                     live += 1
+                    if guard is not None and began is not None and live % RESIDENT_EVERY == 0:
+                        now = resident()
+                        if now is not None and now > guard and now > began:
+                            limit = self.hot_limit = live
                 yield child
             release_node(node)
 

@@ -7,7 +7,8 @@ fingerprint-verified). Then, per level:
 1. every worker expands its states with ``Search.expand`` (the loop one process runs),
    dropping what it has seen - a copy of the visited set as of the last level, plus its own
    new states of this level - and sends the rest as (parent state, step index, fingerprint),
-   in that order;
+   in that order. Each may hold resident an equal share of what the search's memory limit
+   leaves beside this process's own resident memory (``Search.resident_limit``);
 2. this process merges the workers' lists with ``Search.merge_level`` (the merge one process
    runs): the first state of each new fingerprint kept, numbered as one process would, and
    the first violation per kind merged the same way;
@@ -33,6 +34,7 @@ import traceback
 from collections.abc import Iterator
 
 from ..engine.config import ClusterConfig
+from ..util.resident import resident_bytes
 from .fingerprints import Fingerprints
 from .model import Bounds
 from .search import Search, release_node
@@ -116,8 +118,9 @@ class Coordinator:
         if not search.more():
             return False
         known = list(search.result.violations)
+        share = self.share()
         for pipe in self.pipes:
-            pipe.send(("expand", self.new_keys, search.depth, known))
+            pipe.send(("expand", self.new_keys, search.depth, known, share))
         replies = [self._answer(pipe) for pipe in self.pipes]
         numbers = [[-1] * len(candidates) for candidates, _, _ in replies]
         tagged = [([(parent, step, key, w, position) for position, (parent, step, key) in enumerate(candidates)],
@@ -136,6 +139,14 @@ class Coordinator:
         search.remote = [(number, key) for number, key, _ in kept]
         self.new_keys = [key for _, key, _ in kept]
         return True
+
+    def share(self) -> int | None:
+        """The bytes each worker may hold resident this level: an equal share of what the
+        search's limit leaves beside this process's resident memory (None: not watched)."""
+        limit, mine = self.search.resident_limit, resident_bytes()
+        if limit is None or mine is None:
+            return None
+        return max(limit - mine, 0) // len(self.pipes)
 
     def close(self) -> None:
         for pipe in self.pipes:
@@ -202,7 +213,7 @@ def _work(pipe, config: dict, bounds: dict, faults: tuple[str, ...], kinds: tupl
                 search.frontier = search.adopt(items)
                 pipe.send(("ok", len(search.frontier)))
             elif command == "expand":
-                new_keys, depth, known = args
+                new_keys, depth, known, search.resident_limit = args
                 search.seen.update(new_keys)
                 search.depth = depth
                 search.known = set(known)

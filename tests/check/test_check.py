@@ -11,6 +11,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -29,6 +30,7 @@ from hwlib.check import (
     verdict,
     write_outputs,
 )
+from hwlib.util.resident import resident_bytes
 from hwlib.views.model_check import matrix_html
 
 from ..helpers.steps import every_step, numbered_produces
@@ -433,6 +435,50 @@ def test_a_frontier_kept_cold_past_the_memory_limit_finds_exactly_what_a_live_on
     assert _counts_and_verdicts(alone) == _counts_and_verdicts(shared) == _counts_and_verdicts(resumed) == expected
     with pytest.raises(CheckError, match=r"^memory: must be a finite number of GiB > 0, got 0$"):
         explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, memory=0)
+
+
+@pytest.mark.skipif(resident_bytes() is None, reason="this platform has no /proc/self/statm to read RSS from")
+def test_an_expansion_whose_resident_memory_grows_past_the_limit_keeps_the_rest_cold():
+    """One process with no estimated limit, past its resident limit. While its RSS does not
+    grow (a level reusing the memory the last one freed), every state stays live. Once it
+    grows during a level that makes RESIDENT_EVERY live states, ``hot_limit`` comes down to
+    the states made live so far and the rest of the frontier is cold from then on - and the
+    search finds what an unwatched one finds. The coordinator gives each worker an equal
+    share of what its own RSS leaves of the limit."""
+    from hwlib.check.runners import budget
+    from hwlib.check.search import RESIDENT_EVERY, Search
+    from hwlib.check.workers import Coordinator
+
+    def searched(resident_limit, resident):
+        search = Search(config("kip101").replace(replicas=["A", "B"]), Bounds(replicas=2), NO_CRASHES,
+                        ("strong-isr",), True)
+        search.resident_limit, search.resident = resident_limit, resident
+        search.start()
+        limits, cold = [], []
+        while search.next_level():
+            limits.append(search.hot_limit)
+            cold.append(sum(node.cluster is None for node in search.frontier))
+        search.finish()
+        return search.result, limits, cold
+
+    reads = iter(range(10 ** 9))
+    free, free_limits, free_cold = searched(None, resident_bytes)
+    flat, flat_limits, flat_cold = searched(1, lambda: 100)
+    watched, limits, cold = searched(1, lambda: next(reads))
+    assert set(free_limits) == set(flat_limits) == {None} and not any(free_cold) and not any(flat_cold)
+    lowered = [limit for limit in limits if limit is not None]
+    assert lowered and lowered[0] % RESIDENT_EVERY == 0 and lowered == sorted(lowered, reverse=True)
+    assert max(cold) > 2000                # of a widest level of 3,879
+    assert _counts_and_verdicts(watched) == _counts_and_verdicts(flat) == _counts_and_verdicts(free)
+
+    two = SimpleNamespace(search=SimpleNamespace(resident_limit=None), pipes=[None, None])
+    assert Coordinator.share(two) is None
+    mine = resident_bytes()
+    two.search.resident_limit = mine + 2 * 2 ** 28
+    assert abs(Coordinator.share(two) - 2 ** 28) <= 2 ** 22          # the RSS it reads itself moves a little
+    two.search.resident_limit = mine // 2
+    assert Coordinator.share(two) == 0
+    assert budget(1.5) == 3 * 2 ** 29
 
 
 def _check_cli(*args: str, **kwargs) -> subprocess.CompletedProcess:
