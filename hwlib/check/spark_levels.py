@@ -21,10 +21,12 @@ each level.
 
 from __future__ import annotations
 
+from array import array
+
 from ..engine.config import ClusterConfig
 from .fingerprints import Fingerprints
 from .model import Bounds
-from .search import Search, release_node
+from .search import Search, candidates_of, release_node
 
 #: states per task, at least (fewer, larger tasks amortise Spark's ~0.1 s per task)
 MIN_STATES_PER_TASK = 500
@@ -38,11 +40,11 @@ def _expand(setup: tuple, depth: int, known: list[str], items: list[tuple[int, i
                     reduced)
     search.known = set(known)
     nodes = (search.replay(index, indices, key) for index, key, indices in sorted(items))
-    candidates = []
+    children = []
     for child in search.expand(nodes, depth, Fingerprints()):
-        candidates.append((child.parent, child.step, child.key))
         release_node(child)
-    return candidates, search.level_found, search.result.generated
+        children.append(child)
+    return candidates_of(children), search.level_found, search.result.generated
 
 
 class SparkLevels:
@@ -56,7 +58,7 @@ class SparkLevels:
         self.setup = (search.config.to_dict(), search.bounds.as_dict(), list(search.result.faults),
                       list(search.kinds), search.exhaustive, search.reduced)
         nodes = search.frontier
-        search.remote = [(n.index, n.key) for n in nodes]
+        search.remote = (array("q", [n.index for n in nodes]), array("q", [n.key for n in nodes]))
         for node in nodes:
             release_node(node)
         search.frontier = []
@@ -65,7 +67,7 @@ class SparkLevels:
         search = self.search
         if not search.more():
             return False
-        frontier = search.remote or []
+        frontier = search.frontier_ids()
         count = max(1, min(self.partitions, len(frontier) // MIN_STATES_PER_TASK))
         parts: list[list[tuple[int, int, list[int]]]] = [[] for _ in range(count)]
         for index, key in frontier:
@@ -74,8 +76,7 @@ class SparkLevels:
         setup, depth, known = self.setup, search.depth, list(search.result.violations)
         replies = self.context.parallelize(parts, len(parts)).map(
             lambda items: _expand(setup, depth, known, items)).collect()
-        kept = search.merge_level(replies)
-        search.remote = [(number, key) for number, key, _ in kept]
+        _, search.remote = search.merge_level(replies)
         return True
 
     def close(self) -> None:

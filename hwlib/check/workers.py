@@ -7,8 +7,9 @@ fingerprint-verified). Then, per level:
 1. every worker expands its states with ``Search.expand`` (the loop one process runs),
    dropping what it has seen - a copy of the visited set as of the last level, plus its own
    new states of this level - and sends the rest as (parent state, step index, fingerprint),
-   in that order. Each may hold resident an equal share of what the search's memory limit
-   leaves beside this process's own resident memory (``Search.resident_limit``);
+   in that order (``search.Candidates``: three arrays). Each may hold resident an equal share
+   of what the search's memory limit leaves beside this process's own resident memory
+   (``Search.resident_limit``);
 2. this process merges the workers' lists with ``Search.merge_level`` (the merge one process
    runs): the first state of each new fingerprint kept, numbered as one process would, and
    the first violation per kind merged the same way;
@@ -31,13 +32,16 @@ import heapq
 import multiprocessing
 import signal
 import traceback
+from array import array
 from collections.abc import Iterator
+
+import numpy as np
 
 from ..engine.config import ClusterConfig
 from ..util.resident import resident_bytes
 from .fingerprints import Fingerprints
 from .model import Bounds
-from .search import Search, release_node
+from .search import Search, candidates_of, release_node
 from .vocabulary import CheckError
 
 #: the frontier size from which a search is shared with workers (below it, one process is faster)
@@ -98,11 +102,11 @@ class Coordinator:
         except BaseException:
             self.close()
             raise
-        search.remote = [(n.index, n.key) for n in nodes]
+        search.remote = (array("q", [n.index for n in nodes]), array("q", [n.key for n in nodes]))
         for node in nodes:
             release_node(node)
         search.frontier = []
-        self.new_keys: list[int] = []
+        self.new_keys = array("q")
 
     def _answer(self, pipe):
         try:
@@ -122,22 +126,15 @@ class Coordinator:
         for pipe in self.pipes:
             pipe.send(("expand", self.new_keys, search.depth, known, share))
         replies = [self._answer(pipe) for pipe in self.pipes]
-        numbers = [[-1] * len(candidates) for candidates, _, _ in replies]
-        tagged = [([(parent, step, key, w, position) for position, (parent, step, key) in enumerate(candidates)],
-                   found, generated) for w, (candidates, found, generated) in enumerate(replies)]
-        kept = search.merge_level(tagged)
-        held: list[list[tuple[int, int, int]]] = [[] for _ in self.pipes]     # per worker: (number, key, position)
-        for number, key, (w, position) in kept:
-            numbers[w][position] = number
-            held[w].append((number, key, position))
-        given = [[(number, key, search.indices(number)) for number, key, _ in moving]
-                 for moving in balance(held, numbers)]
+        numbers, search.remote = search.merge_level(replies)
+        keys = [every_key for (_, _, every_key), _, _ in replies]
+        given = [[(number, key, search.indices(number)) for number, key in moving]
+                 for moving in balance(numbers, keys)]
         for pipe, mine, theirs in zip(self.pipes, numbers, given, strict=True):
             pipe.send(("keep", mine, theirs))
         for pipe in self.pipes:
             self._answer(pipe)
-        search.remote = [(number, key) for number, key, _ in kept]
-        self.new_keys = [key for _, key, _ in kept]
+        self.new_keys = search.remote[1]
         return True
 
     def share(self) -> int | None:
@@ -163,23 +160,25 @@ class Coordinator:
             pipe.close()
 
 
-def balance(held: list[list[tuple[int, int, int]]], numbers: list[list[int]]) -> list[list[tuple[int, int, int]]]:
-    """Evens out the next level's states between the workers. ``held``: per worker, the states
-    it keeps as (number, key, position among its candidates), in number order. When one holds
-    more than ``BALANCE_ABOVE`` over its share, each worker's states past its share are marked
-    given away (-2) in its ``numbers``; returns, per worker, the states it receives (those of
-    the others, as many as it lacks)."""
+def balance(numbers: list[array], keys: list[array]) -> list[list[tuple[int, int]]]:
+    """Evens out the next level's states between the workers. ``numbers``: per worker, the
+    number of each of its candidates (-1: not kept), ``keys`` their fingerprints; a worker's
+    kept states are numbered in the order of its candidates. When one keeps more than
+    ``BALANCE_ABOVE`` over its share, each worker's states past its share are marked given away
+    (-2) in its ``numbers``; returns, per worker, the states it receives as (number, key) -
+    those of the others, as many as it lacks."""
+    held = [np.flatnonzero(np.frombuffer(mine, np.int64) >= 0) for mine in numbers]    # positions
     share = -(-sum(map(len, held)) // len(held))
     if all(len(mine) <= share * (1 + BALANCE_ABOVE) for mine in held):
         return [[] for _ in held]
     surplus = []
-    for w, mine in enumerate(held):
-        for number, key, position in mine[share:]:
+    for w, positions in enumerate(held):
+        for position in positions[share:].tolist():
+            surplus.append((numbers[w][position], keys[w][position]))
             numbers[w][position] = -2
-            surplus.append((number, key, position))
     received = []
-    for mine in held:       # the workers lack at least as many as the others hold past their share
-        take = max(share - len(mine), 0)
+    for positions in held:      # the workers lack at least as many as the others hold past their share
+        take = max(share - len(positions), 0)
         received.append(surplus[:take])
         surplus = surplus[take:]
     return received
@@ -223,8 +222,7 @@ def _work(pipe, config: dict, bounds: dict, faults: tuple[str, ...], kinds: tupl
                 except Orphaned:
                     return
                 search.frontier = []
-                candidates = [(child.parent, child.step, child.key) for child in pending]
-                pipe.send(("ok", (candidates, search.level_found, search.result.generated)))
+                pipe.send(("ok", (candidates_of(pending), search.level_found, search.result.generated)))
                 search.level_found = {}
             elif command == "keep":
                 numbers, received = args

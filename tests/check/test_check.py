@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import time
+from array import array
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -351,26 +352,30 @@ def test_workers_even_out_their_states_and_still_find_exactly_what_one_process_f
     state numbered alike and reached from the same parent by the same step."""
     from hwlib.check import workers
 
-    def held(*counts):
-        start, out = 0, []
+    def kept(*counts):
+        """Per worker, ``count`` states kept of twice as many candidates (every other one met
+        before: -1), numbered worker after worker; their fingerprints 1000 + number."""
+        start, numbers, keys = 0, [], []
         for count in counts:
-            out.append([(start + i, 1000 + start + i, 2 * i) for i in range(count)])
+            numbers.append(array("q", [n for i in range(count) for n in (start + i, -1)]))
+            keys.append(array("q", [k for i in range(count) for k in (1000 + start + i, 0)]))
             start += count
-        return out
+        return numbers, keys
 
-    numbers = [[7] * 20, [7] * 4, [7] * 6]
-    received = workers.balance(held(10, 2, 3), numbers)         # 15 states: 5 each
-    assert [[number for number, _, _ in mine] for mine in received] == [[], [5, 6, 7], [8, 9]]
-    assert numbers[0] == [7] * 10 + [-2, 7] * 5 and numbers[1] == numbers[2][:4] == [7] * 4
-    assert workers.balance(held(5, 5, 5), [[7] * 10] * 3) == [[], [], []]
+    numbers, keys = kept(10, 2, 3)
+    received = workers.balance(numbers, keys)                   # 15 states: 5 each
+    assert received == [[], [(5, 1005), (6, 1006), (7, 1007)], [(8, 1008), (9, 1009)]]
+    assert list(numbers[0]) == [n for i in range(10) for n in (i if i < 5 else -2, -1)]
+    assert list(numbers[1]) == [10, -1, 11, -1] and list(numbers[2]) == [12, -1, 13, -1, 14, -1]
+    assert workers.balance(*kept(5, 5, 5)) == [[], [], []]
     monkeypatch.setattr(workers, "BALANCE_ABOVE", 0.5)
-    assert workers.balance(held(7, 4, 4), [[7] * 14] * 3) == [[], [], []]   # 7 <= 5 x 1.5
+    assert workers.balance(*kept(7, 4, 4)) == [[], [], []]      # 7 <= 5 x 1.5
 
     monkeypatch.setattr(workers, "SPLIT_AT", 50)
     monkeypatch.setattr(workers, "BALANCE_ABOVE", 0.0)
     moved = []
     real = workers.balance
-    monkeypatch.setattr(workers, "balance", lambda held, numbers: moved.append(real(held, numbers)) or moved[-1])
+    monkeypatch.setattr(workers, "balance", lambda numbers, keys: moved.append(real(numbers, keys)) or moved[-1])
     numbered: dict[int, list] = {1: [], 2: []}         # per level, every state's parent and step
 
     def level_done(search, processes):

@@ -288,7 +288,7 @@ def test_check_levels_on_spark_find_exactly_what_one_process_finds(monkeypatch, 
             super().__init__(search, session, partitions=6)
 
         def next_level(self):
-            jobs.append(len(self.search.remote))
+            jobs.append(self.search.frontier_size())
             return super().next_level()
 
     monkeypatch.setattr(spark_levels, "SparkLevels", Counted)
