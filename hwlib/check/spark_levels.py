@@ -43,6 +43,7 @@ def _expand(setup: tuple, depth: int, known: list[str], items: list[tuple[int, i
     children = []
     for child in search.expand(nodes, depth, Fingerprints()):
         release_node(child)
+        child.cluster = child.checker = None        # only its numbers are sent
         children.append(child)
     return candidates_of(children), search.level_found, search.result.generated
 
