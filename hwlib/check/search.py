@@ -172,7 +172,7 @@ class Search:
     ``hot_limit`` is an estimate (a state's size measured on the initial one); with
     ``resident_limit`` set, the process's resident memory itself is read as an expansion makes
     live states, and once it is past that many bytes *and* has grown since the expansion began,
-    ``hot_limit`` comes down to the states made live so far, for this level and the next. (Its
+    ``hot_limit`` comes down to the states made live so far, for the rest of the search. (Its
     resident memory rarely shrinks, so being past the limit alone says nothing: a new level
     reuses the memory the states of the last one freed. Growth past it is what must stop.)
     What the limit cannot stop is the bookkeeping every state needs, live or cold - the
