@@ -455,8 +455,7 @@ def test_an_expansion_whose_resident_memory_grows_past_the_limit_keeps_the_rest_
     from hwlib.check.workers import Coordinator
 
     def searched(resident_limit, resident):
-        search = Search(config("kip101").replace(replicas=["A", "B"]), Bounds(replicas=2), NO_CRASHES,
-                        ("strong-isr",), True)
+        search = Search(config("kip101"), Bounds(replicas=2), NO_CRASHES, ("strong-isr",), True)
         search.resident_limit, search.resident = resident_limit, resident
         search.start()
         limits, cold = [], []
