@@ -351,7 +351,6 @@ class Search:
                 child.path = node.path + bytes((child.step,))
                 if limit is not None and live >= limit:
                     release_node(child)
-                    child.cluster = child.checker = None
                 else:
                     live += 1
                     if guard is not None and began is not None and live % RESIDENT_EVERY == 0:
@@ -439,6 +438,12 @@ class Search:
                                                          detail)
         self.known = set(self.result.violations)
         self.level_found = {}
+
+    def hand_over(self) -> None:
+        """The frontier given to another runner (worker processes, Spark): kept as its numbers
+        and fingerprints (``remote``), its clusters freed."""
+        self.remote = (array("q", [n.index for n in self.frontier]), array("q", [n.key for n in self.frontier]))
+        self.drop_frontier()
 
     def drop_frontier(self) -> None:
         for node in self.frontier:
@@ -546,6 +551,8 @@ def _drop(cluster: Cluster, checker: AnomalyChecker) -> None:
 
 
 def release_node(node: _Node) -> None:
-    """Frees a state at once (see ``Search``); a cold one holds nothing to free."""
+    """Frees a state at once (see ``Search``) and leaves the node cold - its schedule and
+    numbers only; a cold one holds nothing to free."""
     if node.cluster is not None and node.checker is not None:
         _drop(node.cluster, node.checker)
+    node.cluster = node.checker = None

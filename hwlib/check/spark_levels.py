@@ -21,8 +21,6 @@ each level.
 
 from __future__ import annotations
 
-from array import array
-
 from ..engine.config import ClusterConfig
 from .fingerprints import Fingerprints
 from .model import Bounds
@@ -42,8 +40,7 @@ def _expand(setup: tuple, depth: int, known: list[str], items: list[tuple[int, i
     nodes = (search.replay(index, indices, key) for index, key, indices in sorted(items))
     children = []
     for child in search.expand(nodes, depth, Fingerprints()):
-        release_node(child)
-        child.cluster = child.checker = None        # only its numbers are sent
+        release_node(child)                 # only its numbers are sent
         children.append(child)
     return candidates_of(children), search.level_found, search.result.generated
 
@@ -58,11 +55,7 @@ class SparkLevels:
         self.partitions = partitions or max(1, self.context.defaultParallelism) * 4
         self.setup = (search.config.to_dict(), search.bounds.as_dict(), list(search.result.faults),
                       list(search.kinds), search.exhaustive, search.reduced)
-        nodes = search.frontier
-        search.remote = (array("q", [n.index for n in nodes]), array("q", [n.key for n in nodes]))
-        for node in nodes:
-            release_node(node)
-        search.frontier = []
+        search.hand_over()
 
     def next_level(self) -> bool:
         search = self.search

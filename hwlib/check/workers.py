@@ -38,7 +38,6 @@ from collections.abc import Iterator
 import numpy as np
 
 from ..engine.config import ClusterConfig
-from ..util.resident import resident_bytes
 from .fingerprints import Fingerprints
 from .model import Bounds
 from .search import Search, candidates_of, release_node
@@ -102,10 +101,7 @@ class Coordinator:
         except BaseException:
             self.close()
             raise
-        search.remote = (array("q", [n.index for n in nodes]), array("q", [n.key for n in nodes]))
-        for node in nodes:
-            release_node(node)
-        search.frontier = []
+        search.hand_over()
         self.new_keys = array("q")
 
     def _answer(self, pipe):
@@ -140,7 +136,7 @@ class Coordinator:
     def share(self) -> int | None:
         """The bytes each worker may hold resident this level: an equal share of what the
         search's limit leaves beside this process's resident memory (None: not watched)."""
-        limit, mine = self.search.resident_limit, resident_bytes()
+        limit, mine = self.search.resident_limit, self.search.resident()
         if limit is None or mine is None:
             return None
         return max(limit - mine, 0) // len(self.pipes)

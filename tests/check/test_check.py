@@ -475,7 +475,7 @@ def test_an_expansion_whose_resident_memory_grows_past_the_limit_keeps_the_rest_
     assert max(cold) > 2000                # of a widest level of 3,879
     assert _counts_and_verdicts(watched) == _counts_and_verdicts(flat) == _counts_and_verdicts(free)
 
-    two = SimpleNamespace(search=SimpleNamespace(resident_limit=None), pipes=[None, None])
+    two = SimpleNamespace(search=SimpleNamespace(resident_limit=None, resident=resident_bytes), pipes=[None, None])
     assert Coordinator.share(two) is None
     mine = resident_bytes()
     two.search.resident_limit = mine + 2 * 2 ** 28
