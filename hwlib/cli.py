@@ -104,6 +104,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="produces at most (default %(default)s)")
     chk.add_argument("--max-epoch", type=int, default=DEFAULT_MAX_EPOCH,
                      help="leader epoch at most (default %(default)s)")
+    chk.add_argument("--max-queued", type=int, metavar="N",
+                     help="partition changes waiting for a broker cut off from the controller, at most (default: no "
+                          "bound; kip966 at 3 replicas needs one, an ISR shrink there keeps the leader epoch)")
     chk.add_argument("--max-ticks", type=int, default=0, help="tick steps at most, with --faults tick (default 0)")
     chk.add_argument("--tick-ms", type=int, help="time one tick passes (default 1.5 x replica_lag_time_max_ms + 1)")
     chk.add_argument("--depth", type=int, help="steps at most (default: until the search is complete)")
@@ -204,6 +207,7 @@ def _check(args) -> int:
         check_all,
         coverage_text,
         matrix_markdown,
+        must_end,
         parse_faults,
         parse_kinds,
         profile_faults,
@@ -214,7 +218,8 @@ def _check(args) -> int:
     from .engine.config import ClusterConfig
 
     bounds = Bounds(replicas=args.replicas, max_records=args.max_records, max_epoch=args.max_epoch,
-                    max_ticks=args.max_ticks, depth=args.depth, tick_ms=args.tick_ms, max_states=args.max_states)
+                    max_ticks=args.max_ticks, depth=args.depth, tick_ms=args.tick_ms, max_states=args.max_states,
+                    max_queued=args.max_queued)
     coverage = None
     if args.profile is not None:
         if args.faults is not None:
@@ -249,6 +254,7 @@ def _check(args) -> int:
     if not args.checkpoint_every >= 0:
         raise CheckError(f"checkpoint-every: must be a number of seconds >= 0, got {args.checkpoint_every}")
     exhaustive = args.exhaustive or args.matrix
+    must_end(protocols, bounds, faults)      # before anything is written
     spark = None
     if args.master is not None:
         from .sweep.spark import check_master

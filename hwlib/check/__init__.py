@@ -18,7 +18,7 @@ compiled.extend(__path__, __name__)     # model and search are compiled
 if typing.TYPE_CHECKING:     # the names' types, for type checkers; at run time __getattr__ loads them
     from .checkpoints import CheckDir, settings
     from .coverage import Coverage
-    from .model import Bounds, alphabet, enabled_steps, fingerprint, state_key
+    from .model import Bounds, alphabet, enabled_steps, fingerprint, must_end, state_key
     from .runners import explore
     from .search import CheckResult, Search, Violation
     from .verdicts import (
@@ -29,6 +29,7 @@ if typing.TYPE_CHECKING:     # the names' types, for type checkers; at run time 
         coverage_text,
         matrix_markdown,
         parse_protocols,
+        queued_words,
         short_coverage,
         verdict,
         write_outputs,
@@ -50,18 +51,20 @@ if typing.TYPE_CHECKING:     # the names' types, for type checkers; at run time 
 __all__ = ["DEFAULT_FAULTS", "DEFAULT_KINDS", "DEFAULT_MIN_INSYNC_REPLICAS", "FAULTS", "FAULT_WORDS",
            "TLA_FAULTS", "Bounds", "CheckDir", "CheckError", "CheckResult", "Coverage", "Search", "Verdict",
            "Violation", "alphabet", "cell_verdict", "check_all", "counterexample", "coverage_text", "enabled_steps",
-           "explore", "fingerprint", "matrix_markdown", "parse_faults", "parse_kinds", "parse_protocols",
-           "profile_faults", "settings", "short_coverage", "state_key", "step_fault", "verdict", "write_outputs"]
+           "explore", "fingerprint", "matrix_markdown", "must_end", "parse_faults", "parse_kinds", "parse_protocols",
+           "profile_faults", "queued_words", "settings", "short_coverage", "state_key", "step_fault", "verdict",
+           "write_outputs"]
 
 #: the module that defines each public name
 _HOME = {
     "CheckDir": "checkpoints", "settings": "checkpoints", "Coverage": "coverage",
-    "Bounds": "model", "alphabet": "model", "enabled_steps": "model", "fingerprint": "model", "state_key": "model",
+    "Bounds": "model", "alphabet": "model", "enabled_steps": "model", "must_end": "model",
+    "fingerprint": "model", "state_key": "model",
     "explore": "runners",
     "CheckResult": "search", "Search": "search", "Violation": "search",
     "Verdict": "verdicts", "cell_verdict": "verdicts", "check_all": "verdicts", "counterexample": "verdicts",
     "coverage_text": "verdicts", "matrix_markdown": "verdicts", "parse_protocols": "verdicts",
-    "short_coverage": "verdicts", "verdict": "verdicts", "write_outputs": "verdicts",
+    "queued_words": "verdicts", "short_coverage": "verdicts", "verdict": "verdicts", "write_outputs": "verdicts",
     "DEFAULT_FAULTS": "vocabulary", "DEFAULT_KINDS": "vocabulary", "DEFAULT_MIN_INSYNC_REPLICAS": "vocabulary",
     "FAULT_WORDS": "vocabulary", "FAULTS": "vocabulary", "TLA_FAULTS": "vocabulary", "CheckError": "vocabulary",
     "parse_faults": "vocabulary", "parse_kinds": "vocabulary", "profile_faults": "vocabulary",

@@ -103,8 +103,7 @@ def _walk(search: Search, steps: Iterable[Step], met: set[int]) -> tuple[int, in
             if step.ms != tick_ms:
                 inside = False
         cluster.apply(step)
-        if (len(values) > bounds.max_records or ticks > bounds.max_ticks
-                or cluster.controller.leader_epoch > bounds.max_epoch):
+        if len(values) > bounds.max_records or ticks > bounds.max_ticks or bounds.beyond(cluster):
             inside = False
             continue
         checker.observe(depth)

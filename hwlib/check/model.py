@@ -33,6 +33,7 @@ from ..engine.kafka_errors import (
     REQUEST_TIMED_OUT,
     UNKNOWN_LEADER_EPOCH,
 )
+from ..engine.protocols import get_protocol
 from ..engine.replica import FETCHING, FOLLOWER, LEADER, OFFLINE, TRUNCATING
 from ..engine.steps import Step
 from .vocabulary import DEFAULT_MAX_EPOCH, DEFAULT_MAX_RECORDS, DEFAULT_REPLICAS, CheckError
@@ -234,7 +235,8 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) ->
 
 @dataclass(frozen=True)
 class Bounds:
-    """How far a search may go: replicas, records produced, leader epoch, ticks, depth, states."""
+    """How far a search may go: replicas, records produced, leader epoch, changes queued for a
+    cut-off broker, ticks, depth, states."""
 
     replicas: int = DEFAULT_REPLICAS
     max_records: int = DEFAULT_MAX_RECORDS
@@ -248,6 +250,26 @@ class Bounds:
     #: stop after the level at which this many distinct states are known (None: no limit); a
     #: search stopped so is not complete, and its verdicts say how deep it went
     max_states: int | None = None
+    #: the partition changes waiting for one broker cut off from the controller, at most
+    #: (states beyond it are cut; None: no bound) - see ``beyond``
+    max_queued: int | None = None
+
+    def beyond(self, cluster: Cluster) -> bool:
+        """Whether ``cluster`` is past the leader-epoch bound or the queue bound (a search cuts it).
+
+        The leader epoch bounds the control plane's changes in every generation but one: from
+        KRaft 3.6 (kip966, KAFKA-15021) an ISR shrink keeps the leader epoch, so a leader can
+        shrink and expand its ISR without end while a third broker, cut off from the controller
+        but still registered, is sent every change - its unread part of the metadata log grows
+        by two changes a round, each a state of its own (``deliver`` applies them one by one).
+        At 3 replicas that space has no end within the epoch bound; ``max_queued`` gives it
+        one. Both are in the state key (the queues of running brokers: a broker that is down
+        never reads its own, and the key leaves it out - reduction 2 of ``state_key``), so the
+        cut is a function of the state, as a bound must be."""
+        if cluster.controller.leader_epoch > self.max_epoch:
+            return True
+        limit = self.max_queued
+        return limit is not None and cluster.channel.longest_queue() > limit
 
     def tick_length(self, config: ClusterConfig) -> int:
         """How much time one ``tick`` step passes under ``config``: ``tick_ms``, else 1.5 x
@@ -261,12 +283,12 @@ class Bounds:
 
     def as_dict(self) -> dict:
         return {name: getattr(self, name) for name in ("replicas", "max_records", "max_epoch", "max_ticks",
-                                                       "depth", "tick_ms", "max_states")}
+                                                       "depth", "tick_ms", "max_states", "max_queued")}
 
     def __reduce__(self):
         """By the constructor (see ``Step.__reduce__``)."""
         return (Bounds, (self.replicas, self.max_records, self.max_epoch, self.max_ticks, self.depth, self.tick_ms,
-                         self.max_states))
+                         self.max_states, self.max_queued))
 
     def __post_init__(self) -> None:
         for name, low in (("replicas", 1), ("max_records", 0), ("max_epoch", 0), ("max_ticks", 0)):
@@ -275,10 +297,48 @@ class Bounds:
                 raise CheckError(f"{name.replace('_', '-')}: must be an integer >= {low}, got {value!r}")
         if self.replicas > 5:
             raise CheckError(f"replicas: at most 5 (the state space explodes beyond), got {self.replicas}")
-        for name in ("depth", "tick_ms", "max_states"):
+        for name in ("depth", "tick_ms", "max_states", "max_queued"):
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise CheckError(f"{name.replace('_', '-')}: must be an integer >= 1, got {value!r}")
+
+
+#: the faults that take a broker out of the ISR by the controller's hand, any number of times:
+#: a loss it notices (an expired session, a crash, a power loss, a replaced disk)
+NOTICED = frozenset(("isolate", "crash", "power_loss", "replace_disk"))
+
+
+def must_end(protocols: list[str], bounds: Bounds, faults: tuple[str, ...]) -> None:
+    """CheckError if a search of one of ``protocols`` within ``bounds`` and ``faults`` would
+    never end (``endless``): refused before it starts."""
+    for protocol in protocols:
+        reason = endless(protocol, bounds, faults)
+        if reason is not None:
+            raise CheckError(reason)
+
+
+def endless(protocol: str, bounds: Bounds, faults: tuple[str, ...]) -> str | None:
+    """Why a search of ``protocol`` within ``bounds`` and ``faults`` would never end, or None.
+
+    Under kip966 (KRaft 3.6+, KAFKA-15021) an ISR shrink keeps the leader epoch, so at 3
+    replicas or more the leader-epoch bound leaves the ISR free to shrink and expand without
+    end - one broker lost in a way the controller notices (``NOTICED``) and back, caught up
+    again - while another, cut off from the controller within its session
+    (``isolate_unseen``), is sent every change: its queue grows by two a round, each length a
+    state of its own (``Bounds.beyond``). Only a queue, depth or state bound ends that search.
+    Without such a loss nothing shrinks the ISR but a bounded number of ticks, and the search
+    ends (kip966, 3 replicas, leader moves, isolation within the session and late delivery:
+    complete at depth 24 with min.insync.replicas=2)."""
+    generation = get_protocol(protocol)
+    if (generation.isr_shrink_bumps_leader_epoch or not generation.kraft or bounds.replicas < 3
+            or "isolate_unseen" not in faults or not NOTICED & set(faults)):
+        return None
+    if bounds.max_queued is not None or bounds.depth is not None or bounds.max_states is not None:
+        return None
+    return (f"max-queued: needed for {protocol} at {bounds.replicas} replicas - an ISR shrink keeps the leader "
+            f"epoch there (KAFKA-15021), so a broker cut off from the controller can fall behind by any number of "
+            f"ISR changes and the search never ends; give --max-queued N (2 keeps two changes replayed in one "
+            f"delta), --depth or --max-states")
 
 
 def alphabet(replicas: tuple[str, ...], faults: tuple[str, ...], tick_ms: int) -> list[Step]:

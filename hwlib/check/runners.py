@@ -17,7 +17,7 @@ from typing import Any
 
 from ..anomalies import KINDS
 from ..engine.config import ClusterConfig
-from .model import Bounds
+from .model import Bounds, must_end
 from .search import CheckResult, Search
 from .vocabulary import DEFAULT_FAULTS, CheckError, parse_kinds
 
@@ -46,6 +46,7 @@ def explore(config: ClusterConfig, bounds: Bounds | None = None, faults: tuple[s
     if memory is not None and (isinstance(memory, bool) or not isinstance(memory, int | float)
                                or not 0 < memory < float("inf")):
         raise CheckError(f"memory: must be a finite number of GiB > 0, got {memory!r}")
+    must_end([config.protocol], bounds, faults)
     search = Search(config, bounds, faults, kinds, exhaustive, reduced)
     search.hot_limit = hot_limit(search, memory, workers if spark is None else 1)
     search.resident_limit = budget(memory)

@@ -10,7 +10,8 @@ level (``next_level``), the worker processes and the Spark tasks all use them, s
 finds the same states, numbered alike.
 
 Bounds: records produced (``max_records``), the controller's leader epoch (``max_epoch``:
-states beyond it are cut), ``tick`` steps (``max_ticks``), the depth and the states known
+states beyond it are cut), the changes queued for a broker cut off from the controller
+(``max_queued``: likewise), ``tick`` steps (``max_ticks``), the depth and the states known
 (``max_states``). Within them a search that empties its frontier is *complete*: what it did
 not find cannot happen there. No symmetry reduction: assignment order makes the first replica
 the initial leader and decides every clean election, so replicas are never interchangeable.
@@ -327,7 +328,7 @@ class Search:
         watch = AnomalyChecker(cluster, checker)
         cluster.apply(step)
         self.result.generated += 1
-        if cluster.controller.leader_epoch > bounds.max_epoch:
+        if bounds.beyond(cluster):
             _drop(cluster, watch)
             return None
         watch.observe(depth)
@@ -442,7 +443,7 @@ class Search:
     def hand_over(self) -> None:
         """The frontier given to another runner (worker processes, Spark): kept as its numbers
         and fingerprints (``remote``), its clusters freed."""
-        self.remote = (array("q", [n.index for n in self.frontier]), array("q", [n.key for n in self.frontier]))
+        self.remote = self.frontier_arrays()
         self.drop_frontier()
 
     def drop_frontier(self) -> None:
@@ -483,16 +484,20 @@ class Search:
 
     def frontier_ids(self) -> list[tuple[int, int]]:
         """The frontier's states as (number, fingerprint)."""
-        if self.remote is None:
-            return [(n.index, n.key) for n in self.frontier]
-        return list(zip(self.remote[0], self.remote[1], strict=True))
+        return list(zip(*self.frontier_arrays(), strict=True))
+
+    def frontier_arrays(self) -> tuple[array, array]:
+        """The frontier's numbers and fingerprints, two ``array('q')`` (as ``remote`` holds them)."""
+        if self.remote is not None:
+            return self.remote
+        return array("q", [n.index for n in self.frontier]), array("q", [n.key for n in self.frontier])
 
     def snapshot(self) -> dict:
         """Everything but the frontier's clusters, in plain values (a checkpoint's content)."""
+        numbers, keys = self.frontier_arrays()
         return {"depth": self.depth, "generated": self.result.generated, "seconds": self.result.seconds,
                 "seen": array("q", self.seen), "parents": array("q", self.parents),
-                "frontier": array("q", [index for index, _ in self.frontier_ids()]),
-                "frontier_keys": array("q", [key for _, key in self.frontier_ids()]),
+                "frontier": array("q", numbers), "frontier_keys": array("q", keys),
                 "violations": {k: v.to_dict() for k, v in self.result.violations.items()}}
 
     def restore(self, snapshot: dict) -> None:

@@ -139,5 +139,14 @@ class ControllerChannel:
             if r.isolated:
                 self.send(r, request)
 
+    def longest_queue(self) -> int:
+        """How many requests wait for the running broker furthest behind (a broker that is down
+        never reads its queue: its restart drops it)."""
+        longest = 0
+        for r in self.replicas:
+            if r.online and len(self.queues[r.id]) > longest:
+                longest = len(self.queues[r.id])
+        return longest
+
     def pending(self, broker: str) -> tuple[LeaderAndIsr, ...]:
         return tuple(self.queues[broker])
