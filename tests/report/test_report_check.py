@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from hwlib.check import FAULTS, Bounds, CheckResult, profile_faults, step_fault
@@ -18,6 +20,7 @@ from hwlib.report.model_check import (
     run,
     sampling,
 )
+from hwlib.scenario import Scenario
 from hwlib.sweep import parse_spec
 from hwlib.sweep.runs import run_batch
 
@@ -94,6 +97,13 @@ def test_beyond_names_each_bound_a_run_exceeds():
                          max_ticks=1), ("crash", "tick"), complete=True)
     lacks = beyond(scenario, result)
     assert lacks == ["10 records", "leader epoch 1", "flushes, quick restarts"]
+    kip966 = CONFIG.replace(protocol="kip966")
+    queued = CheckResult("kip966", kip966, Bounds(replicas=2, max_queued=1), ("elect", "isolate_unseen"),
+                         complete=True)
+    cut_off = Scenario("cut-off", kip966, (Step("isolate", replica="B", detected=False), Step("elect", replica="B"),
+                                           Step("elect", replica="A")))      # two leader changes wait for B
+    assert beyond(cut_off, queued) == ["2 changes queued for a cut-off broker"]
+    assert beyond(cut_off, dataclasses.replace(queued, bounds=Bounds(replicas=2, max_queued=2))) == []
     assert step_fault(Step("crash", replica="A", lose_unflushed=True, detected=False)) == "power_loss_unseen"
     assert step_fault(Step("produce", value="v", replica="B")) == "stale_produce"
     assert step_fault(Step("restart", replica="A")) is None
