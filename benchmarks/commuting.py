@@ -33,14 +33,10 @@ import sys
 import time
 
 from hwlib import PROTOCOLS, ClusterConfig
-from hwlib.anomalies import AnomalyChecker
 from hwlib.check import Bounds, Search, fingerprint
-from hwlib.check.model import numbered
+from hwlib.check.search import _Node as State  # the search's own state record, to step it as the search does
 from hwlib.check.vocabulary import TLA_FAULTS, parse_faults
 from hwlib.errors import HwlibError
-
-#: a state of this script's searches: cluster, its checker, records produced
-State = tuple
 
 
 class Searches:
@@ -48,30 +44,18 @@ class Searches:
 
     def __init__(self, config: ClusterConfig, bounds: Bounds, faults: tuple[str, ...]) -> None:
         self.search = Search(config, bounds, faults, (), exhaustive=True)
-        self.bounds = bounds
 
     def step(self, state: State, index: int) -> State | None:
-        """Step ``index`` of the alphabet from ``state`` on a clone (None: it cannot act, or it
-        leaves the bounds) - as ``Search.transition`` takes it."""
-        cluster, checker, records = state
-        step = self.search.steps[index]
-        if step.kind == "produce":
-            if records >= self.bounds.max_records:
-                return None
-            records += 1
-            step = numbered(step, records)
-        elif cluster.skip_reason(step) is not None:
+        """Step ``index`` of the alphabet from ``state``, by ``Search.transition`` (None: it
+        cannot act, or it leaves the bounds)."""
+        made = self.search.transition(state, index, 0)
+        if made is None:
             return None
-        clone = cluster.clone()
-        watch = AnomalyChecker(clone, checker)
-        clone.apply(step)
-        if self.bounds.beyond(clone):
-            return None
-        watch.observe(0)
-        return clone, watch, records
+        cluster, checker, records, ticks = made
+        return State(cluster, checker, records, ticks, -1, 0)
 
     def key(self, state: State) -> int:
-        return fingerprint(state[0], state[1], self.search.values, 0, True)
+        return fingerprint(state.cluster, state.checker, self.search.values, state.ticks, self.search.reduced)
 
     def successors(self, state: State) -> dict[int, State]:
         """Every enabled step's successor, by the step's index."""
@@ -84,7 +68,7 @@ class Searches:
 
     def run(self, depth: int) -> None:
         cluster, checker = self.search.initial()
-        root = (cluster, checker, 0)
+        root = State(cluster, checker, 0, 0, 0, 0)
         plain_seen = {self.key(root)}
         plain: list[State] = [root]
         sleep_seen = set(plain_seen)
