@@ -153,15 +153,16 @@ def coverage_text(result: CheckResult) -> str:
              + (", unclean election on" if config.unclean_leader_election else "") + ")",
              f"<= {b.max_records} records", f"leader epochs <= {b.max_epoch}"]
     if b.max_queued is not None:
-        parts.append(f"<= {queued_words(b.max_queued)} queued for a cut-off broker")
+        parts.append(f"<= {queued_words(b.max_queued)}")
     if b.depth is not None:
         parts.append(f"<= {b.depth} steps")
     return ", ".join(parts) + "; produces, fetches" + (f" and {join_words(faults)}" if faults else " only")
 
 
 def queued_words(count: int) -> str:
-    """``1 change``, ``2 changes``."""
-    return f"{count} change" + ("" if count == 1 else "s")
+    """``1 change queued for a cut-off broker``, ``2 changes ...`` (the queue bound, or a
+    run's longest queue, in words)."""
+    return f"{count} change" + ("" if count == 1 else "s") + " queued for a cut-off broker"
 
 
 def short_coverage(result: CheckResult) -> str:
@@ -195,7 +196,7 @@ def counterexample(result: CheckResult, kind: str) -> Scenario:
         raise AssertionError(f"the search found {kind} under {config.protocol} at depth {found.depth}, "
                              f"but a replay of its schedule shows {shows}")
     bounds = result.bounds
-    queued = "" if bounds.max_queued is None else f", <= {queued_words(bounds.max_queued)} queued for a cut-off broker"
+    queued = "" if bounds.max_queued is None else f", <= {queued_words(bounds.max_queued)}"
     description = (f"Found by hwlib check: the shortest schedule that shows {kind} under {config.protocol} "
                    f"({bounds.replicas} replicas, <= {bounds.max_records} records, leader epochs <= "
                    f"{bounds.max_epoch}{queued}, faults {', '.join(result.faults) or 'none'}; depth {found.depth}). "

@@ -149,13 +149,14 @@ def beyond(scenario: Scenario, result: CheckResult) -> list[str]:
     records = sum(1 for s in steps if s.kind == "produce")
     if records > b.max_records:
         out.append(f"{records} records")
-    queues = [0]          # the most changes waiting for one broker, at any step
+    queues = [0]          # the most changes waiting for one broker, at any step (measured under a queue bound)
     epoch = run_steps(scenario.config, steps, record=False,
-                      on_step=lambda cluster: queues.append(cluster.channel.longest_queue())).final["leader_epoch"]
+                      on_step=None if b.max_queued is None
+                      else lambda cluster: queues.append(cluster.channel.longest_queue())).final["leader_epoch"]
     if epoch > b.max_epoch:
         out.append(f"leader epoch {epoch}")
     if b.max_queued is not None and max(queues) > b.max_queued:
-        out.append(f"{max(queues)} changes queued for a cut-off broker")
+        out.append(queued_words(max(queues)))
     ticks = [s.ms for s in steps if s.kind == "tick"]
     if len(ticks) > b.max_ticks:
         out.append(f"{len(ticks)} ticks")
@@ -271,7 +272,7 @@ def findings(checks: list[ProfileCheck], kinds: tuple[str, ...], anchor: str) ->
         names = " and ".join(f"<b>{html.escape(p)}</b>" for p in check.profiles)
         b = check.results[0].bounds
         body = "; ".join(parts) if parts else f"none of {join(list(kinds))} can happen in any generation"
-        queued = '' if b.max_queued is None else f', at most {queued_words(b.max_queued)} queued for a cut-off broker'
+        queued = '' if b.max_queued is None else f', at most {queued_words(b.max_queued)}'
         text = (f'<b>Can it happen at all</b>, with the faults of {names} (every schedule at {b.replicas} '
                 f'replicas, at most {b.max_records} records and leader epoch {b.max_epoch}{queued}; '
                 f'<a href="#{anchor}">the verdicts</a>): {body}.')
