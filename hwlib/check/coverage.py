@@ -108,7 +108,7 @@ def _walk(search: Search, steps: Iterable[Step], met: set[int]) -> tuple[int, in
             continue
         checker.observe(depth)
         _anomalies_here(checker, depth)
-        key = fingerprint(cluster, checker, values, ticks, search.reduced)
+        key = fingerprint(cluster, checker, values, ticks, search.reduced, search.settled)
         if key in seen:
             met.add(key)
         kept += 1

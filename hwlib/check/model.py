@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from ..anomalies import AnomalyChecker
     from ..engine.cluster import Cluster
     from ..engine.log import ReplicaLog
+    from ..engine.replica import Replica
 
 #: every name a state holds, as a small integer (an unknown name is a bug: KeyError)
 _CODES: dict[str | None, int] = {name: i for i, name in enumerate((
@@ -129,8 +130,37 @@ def _partition_epochs(cluster: Cluster, reduced: bool) -> tuple:
                   for r, keep in zip(cluster.replicas, kept, strict=True)))
 
 
-def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) -> tuple:
-    """The canonical state (see the module's docstring); ``values`` numbers the record values.
+def settled_epoch(protocol: str, bounds: Bounds, faults: tuple[str, ...]) -> int | None:
+    """The leader epoch from which an unnoticed isolation can settle (reduction 7 of
+    ``state_key``) in a search of ``protocol`` within ``bounds`` and ``faults``: the epoch
+    bound, where every request the controller could still send to a broker carries a new
+    leader epoch - ZooKeeper mode (hw to kip595), no controller failover (which sends the
+    current state again, queued for a broker it cannot reach), and no ticks (a leader's
+    lag-driven ISR shrink keeps the epoch, and may take the isolated broker out of the ISR).
+    None where it never settles: KRaft (an ISR expansion reaches every broker as a partition
+    change that keeps the leader epoch) and the cases above."""
+    generation = get_protocol(protocol)
+    if generation.kraft or not generation.isr_shrink_bumps_leader_epoch or "controller_failover" in faults:
+        return None
+    if "tick" in faults and bounds.max_ticks > 0:
+        return None
+    return bounds.max_epoch
+
+
+def _isolation_settled(cluster: Cluster, r: Replica) -> bool:
+    """Whether running broker ``r``'s unnoticed isolation can no longer act, once the leader
+    epoch is at ``settled_epoch`` (reduction 7 of ``state_key``): the controller counts it
+    live, nothing waits for it, its noticed failure would write a new leader or ISR (a new
+    leader epoch: past the bound), and - where a leader's ISR change is an AlterIsr the
+    isolation holds (kip595) - it neither acts as leader nor has an AlterIsr in flight."""
+    ctl = cluster.controller
+    return (r.id not in ctl.dead and not cluster.channel.queues[r.id] and ctl.failure_writes(r.id)
+            and (not cluster.protocol.alter_isr_via_controller or (r.role != LEADER and r.alter_isr is None)))
+
+
+def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True, settled: int | None = None) -> tuple:
+    """The canonical state (see the module's docstring); ``values`` numbers the record values;
+    ``settled``: the search's ``settled_epoch`` (None: reduction 7 is off).
 
     ``reduced`` (the default) leaves out, besides what only observes the cluster, what no later
     step and no check can read in this state - so two states that differ only there share one
@@ -162,7 +192,22 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) ->
        to move the caught-up time back to that fetch (``lastFetchTimeMs > lastCaughtUpTimeMs``),
        nothing else reads them, and every write of the caught-up time - the next fetch, a
        ``make_leader`` - writes both anew. So once the caught-up time is at or after the last
-       fetch they can never act, and are left out."""
+       fetch they can never act, and are left out.
+    7. **An unnoticed isolation, once the control plane is frozen** (``settled`` given: the
+       epoch bound, in ZooKeeper mode without failovers or ticks - ``settled_epoch``). In
+       ZooKeeper-era Kafka every leader or ISR the controller writes carries a new leader
+       epoch (``LeaderAndIsr.newLeaderAndIsr``, 0.10.2 to 3.x), and that is all it sends a
+       broker by LeaderAndIsr; a leader's own ISR change (a ZooKeeper write, from 2.7 an
+       AlterIsr) is not sent to the replicas as a LeaderAndIsr. So at the epoch bound every further request would leave
+       the bound (the search cuts that state), and a cut-off broker's flag is read only by the
+       guards of its own ``isolate`` / ``reconnect`` / ``deliver`` - when ``_isolation_settled``
+       holds, ``reconnect`` leads to the same state without the flag, ``isolate_unseen`` back,
+       ``deliver`` has nothing to deliver, and a noticed ``isolate`` from the state without
+       the flag leaves the bound (a new epoch) where the state with it cannot take it. Every
+       other step acts alike on both, keeps the condition or leaves the bound (or takes the
+       broker down or restarts it: then the flag is gone from both), and no check reads the
+       flag. So the two states have the same futures, step for step, and share one
+       fingerprint: the search keeps the first met, at the smaller depth."""
     config = cluster.config
     now = cluster.now
     lag = config.replica_lag_time_max_ms
@@ -170,6 +215,7 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) ->
     codes = _CODES
     protocol = cluster.protocol
     elr = cluster.controller.elr_enabled
+    frozen = settled is not None and cluster.controller.leader_epoch >= settled
 
     replicas: list[tuple] = []
     for r in cluster.replicas:
@@ -194,7 +240,8 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True) ->
         replicas.append((
             int(r.online), codes[r.role], _rid(index, r.leader_id), r.leader_epoch, codes[r.fetch_state], r.hw,
             r.hw_checkpoint, record_values, record_epochs, record_seqs, log.flushed,
-            log.cache.key(), tuple(index[m] for m in r.isr), int(r.isolated), int(r.awaiting_leader),
+            log.cache.key(), tuple(index[m] for m in r.isr),
+            int(r.isolated and not (frozen and _isolation_settled(cluster, r))), int(r.awaiting_leader),
             int(r.unclean_shutdown and (elr or not reduced)),
             protocol.isr_join_floor(r.leader_epoch_start) if reduced else r.leader_epoch_start,
             crashed, remotes, in_flight, tuple(index[q.follower.id] for q in r.purgatory),
@@ -411,7 +458,7 @@ def numbered(produce: Step, records: int) -> Step:
 
 
 def fingerprint(cluster: Cluster, checker: AnomalyChecker, values: dict[str, int], ticks: int,
-                reduced: bool = True) -> int:
+                reduced: bool = True, settled: int | None = None) -> int:
     """Python's hash of integers only (the state, the checks' memory, the ticks passed): the
-    same in every process and either engine."""
-    return hash((state_key(cluster, values, reduced), checker.verdict_key(values), ticks))
+    same in every process and either engine. ``settled``: see ``state_key``."""
+    return hash((state_key(cluster, values, reduced, settled), checker.verdict_key(values), ticks))

@@ -34,7 +34,7 @@ from ..engine.config import ClusterConfig
 from ..engine.steps import Step, parse_steps
 from ..util.resident import resident_bytes
 from .fingerprints import Fingerprints
-from .model import Bounds, alphabet, fingerprint, numbered
+from .model import Bounds, alphabet, fingerprint, numbered, settled_epoch
 from .vocabulary import CheckError
 
 #: how many new live states an expansion makes between two reads of the process's resident memory
@@ -199,6 +199,7 @@ class Search:
         self.kinds = kinds
         self.exhaustive = exhaustive
         self.reduced = reduced
+        self.settled = settled_epoch(self.config.protocol, bounds, faults) if reduced else None
         self.result = CheckResult(self.config.protocol, self.config, bounds, faults)
         self.seen = Fingerprints()
         self.parents = array("q")                     # per state: parent state, step index
@@ -243,7 +244,7 @@ class Search:
 
     def start(self) -> None:
         root, checker = self.initial()
-        key = fingerprint(root, checker, self.values, 0, self.reduced)
+        key = fingerprint(root, checker, self.values, 0, self.reduced, self.settled)
         self.seen = Fingerprints((key,))
         self.parents = array("q", (-1, -1))
         self.frontier = [_Node(root, checker, 0, 0, 0, key)]
@@ -290,7 +291,7 @@ class Search:
             if made is None:
                 continue
             cluster, watch, records, ticks = made
-            key = fingerprint(cluster, watch, values, ticks, self.reduced)
+            key = fingerprint(cluster, watch, values, ticks, self.reduced, self.settled)
             new = key not in seen and key not in level
             anomalies = _anomalies_here(watch, depth) if new else watch.anomalies
             for order, anomaly in enumerate(anomalies):
@@ -544,7 +545,7 @@ class Search:
             cluster.apply(step)
             checker.observe(depth)
             _anomalies_here(checker, depth)
-        if fingerprint(cluster, checker, self.values, ticks, self.reduced) != key:
+        if fingerprint(cluster, checker, self.values, ticks, self.reduced, self.settled) != key:
             raise CheckError(f"resume: the checkpoint's state {index} does not replay to the same state; "
                              f"it was written by another version of hwlib's engine")
         return _Node(cluster, checker, records, ticks, index, key, path=bytes(indices))

@@ -139,12 +139,20 @@ class Controller:
                     return rid
         return None
 
+    def failure_writes(self, replica_id: str) -> bool:
+        """Whether ``on_broker_failure(replica_id)`` would write a new leader or ISR: the broker
+        leads, or it leaves the ISR (not as its last member, unless with ELR)."""
+        return self.leader == replica_id or self._failure_shrinks(replica_id)
+
+    def _failure_shrinks(self, replica_id: str) -> bool:
+        return replica_id in self.isr and (len(self.isr) > 1 or self.elr_enabled)
+
     def on_broker_failure(self, replica_id: str) -> bool:
         """Returns whether the controller wrote a new leader/ISR (the partition epoch moves; the
         leader epoch too, unless KAFKA-15021 spares an ISR-only shrink)."""
         self.dead.add(replica_id)
         changed = leader_changed = False
-        if replica_id in self.isr and (len(self.isr) > 1 or self.elr_enabled):
+        if self._failure_shrinks(replica_id):
             self.set_isr(tuple(r for r in self.isr if r != replica_id))
             changed = True
         if self.leader == replica_id:

@@ -73,11 +73,12 @@ def test_strong_isr_is_reachable_at_3_replicas_before_kip320(protocol):
 
 
 def test_kip320_holds_at_3_replicas_as_deep_as_this_suite_searches():
-    """The complete 3-replica space is too big for one machine here (see the issue note): the
-    verdict is 'holds to depth 6' - every schedule of up to 6 steps."""
+    """The complete 3-replica search takes minutes (the README's table), too long for this
+    suite: here the verdict is 'holds to depth 6' - every schedule of up to 6 steps (32,196
+    states, 42,492 before a settled isolation was merged)."""
     result = explore(config("kip320", 3), Bounds(replicas=3, depth=6), NO_CRASHES, kinds=("strong-isr", "lost-write"))
     assert result.violations == {} and not result.complete and result.depth == 6
-    assert result.distinct > 40_000
+    assert result.distinct > 30_000
 
 
 def test_kip101_loses_nothing_at_2_replicas_when_only_crashes_move_leadership():
@@ -194,6 +195,48 @@ def test_the_reduced_fingerprint_keeps_the_tla_bounds_verdicts(protocol):
     assert reduced.distinct < whole.distinct
     for found in reduced.violations.values():
         assert found.kind in hwlib.run_steps(config(protocol), found.steps).anomaly_kinds()
+
+
+def _searched(cfg: ClusterConfig, bounds: Bounds, faults: tuple[str, ...], settled: bool):
+    """A search run to its end in-process (as ``explore`` runs one), with reduction 7 of
+    ``state_key`` (a settled isolation) on or off."""
+    import gc
+
+    from hwlib.check.search import Search
+
+    search = Search(cfg, bounds, faults, KINDS, exhaustive=True)
+    if not settled:
+        search.settled = None
+    gc.disable()
+    try:
+        search.start()
+        while search.next_level():
+            pass
+        search.finish()
+    finally:
+        search.drop_frontier()
+        gc.enable()
+    return search.result
+
+
+@pytest.mark.parametrize(("protocol", "faults", "replicas", "depth"), [
+    ("hw", NO_CRASHES, 3, 6), ("kip595", NO_CRASHES, 3, 6), ("kip320", DEFAULT_FAULTS, 2, None)])
+def test_a_settled_isolation_merges_states_and_changes_no_verdict_depth_or_counterexample(protocol, faults,
+                                                                                            replicas, depth):
+    """Reduction 7 (an unnoticed isolation, once the leader epoch is at its bound in ZooKeeper
+    mode) against the same search without it: the same violations at the same depths, each
+    counterexample replaying, completeness alike - in fewer states. (At 3 replicas hw shows
+    strong-isr at depth 6; kip101's KAFKA-6880 divergence at depth 8 and hw's other kinds at 7
+    agree too, in searches too long for this suite: see the README.)"""
+    cfg, bounds = config(protocol, replicas), Bounds(replicas=replicas, depth=depth)
+    merged, whole = (_searched(cfg, bounds, faults, settled) for settled in (True, False))
+    assert {k: v.depth for k, v in merged.violations.items()} == {k: v.depth for k, v in whole.violations.items()}
+    assert merged.complete == whole.complete and merged.depth <= whole.depth
+    assert merged.distinct < whole.distinct
+    for kind, found in merged.violations.items():
+        assert kind in hwlib.run_steps(cfg, found.steps).anomaly_kinds()
+    if protocol == "hw":
+        assert merged.violations["strong-isr"].depth == 6
 
 
 @pytest.mark.parametrize(("protocol", "faults", "replicas", "depth"), [
@@ -437,7 +480,7 @@ def test_a_frontier_kept_cold_past_the_memory_limit_finds_exactly_what_a_live_on
     resumed = explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True, memory=tiny,
                       restore=snapshots[7])
     expected = _counts_and_verdicts(live)
-    assert expected["violations"] and expected["distinct"] > 20_000
+    assert expected["violations"] and expected["distinct"] > 10_000          # 14,524
     assert _counts_and_verdicts(alone) == _counts_and_verdicts(shared) == _counts_and_verdicts(resumed) == expected
     with pytest.raises(CheckError, match=r"^memory: must be a finite number of GiB > 0, got 0$"):
         explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, memory=0)
