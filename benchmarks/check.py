@@ -15,7 +15,7 @@ the spec at equal bounds. Printed, not asserted.
 
 At 3 replicas, kip320's search runs to completion on ``--workers`` (default: every core) beside
 TLC's complete run of Kip320 - the yardstick: time to complete, distinct and generated states,
-states/s and the ratios (``--no-complete`` leaves this ~10-minute pair out). Then, to
+states/s and the ratios (``--no-complete`` leaves this ~4-minute pair out). Then, to
 ``--three-replica-depth``, the same search on one process, on the workers, on one process with
 every frontier state kept cold (``--memory``: replayed when expanded) and with ``--master`` as
 Spark jobs level by level, the ratios printed (same run, same machine: the noise of a shared

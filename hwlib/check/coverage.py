@@ -5,7 +5,7 @@ Where ``hwlib check`` completes, its visited set *is* the reachable state space 
 bounds, so the share of it that random runs reach is a measure of what sampling covers. Each
 run is drawn as a sweep draws it (``faults.generate`` with ``faults.derive_seed``, the profile
 over the check's replicas) and replayed on the check's configuration; after every step its
-state is fingerprinted exactly as the search fingerprints (``model.fingerprint``: the state,
+state is fingerprinted exactly as the search fingerprints (``Search.key``: the state,
 the checks' memory and the ticks passed, the k-th record produced numbered k), so a visited
 state counts when the search met the same state. States past the bounds (a third record, a
 later leader epoch, more ticks, ticks of another length) are never in the reachable set: a
@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from ..engine.steps import Step
 from ..faults import derive_seed, generate
 from ..profiles import FaultProfile
-from .model import fingerprint
 from .search import Search, _anomalies_here
 from .vocabulary import CheckError
 
@@ -108,7 +107,7 @@ def _walk(search: Search, steps: Iterable[Step], met: set[int]) -> tuple[int, in
             continue
         checker.observe(depth)
         _anomalies_here(checker, depth)
-        key = fingerprint(cluster, checker, values, ticks, search.reduced, search.settled)
+        key = search.key(cluster, checker, ticks, values)
         if key in seen:
             met.add(key)
         kept += 1

@@ -242,9 +242,15 @@ class Search:
         _drop(root, checker)
         return max(size, 1.0)
 
+    def key(self, cluster: Cluster, checker: AnomalyChecker, ticks: int, values: dict[str, int] | None = None) -> int:
+        """A state's fingerprint as this search takes it (``model.fingerprint``, with its
+        reductions); ``values`` numbers the record values (default: the search's m1, m2, ...)."""
+        return fingerprint(cluster, checker, self.values if values is None else values, ticks, self.reduced,
+                           self.settled)
+
     def start(self) -> None:
         root, checker = self.initial()
-        key = fingerprint(root, checker, self.values, 0, self.reduced, self.settled)
+        key = self.key(root, checker, 0)
         self.seen = Fingerprints((key,))
         self.parents = array("q", (-1, -1))
         self.frontier = [_Node(root, checker, 0, 0, 0, key)]
@@ -283,7 +289,6 @@ class Search:
         (the initial state, met again by a schedule that undoes itself, has no record to judge).
         So the verdicts, depths and schedules are the same; the work is skipped for the
         three transitions in four that lead to a state met before."""
-        values = self.values
         found = self.level_found
         out: list[_Node] = []
         for index in range(len(self.steps)):
@@ -291,7 +296,7 @@ class Search:
             if made is None:
                 continue
             cluster, watch, records, ticks = made
-            key = fingerprint(cluster, watch, values, ticks, self.reduced, self.settled)
+            key = self.key(cluster, watch, ticks)
             new = key not in seen and key not in level
             anomalies = _anomalies_here(watch, depth) if new else watch.anomalies
             for order, anomaly in enumerate(anomalies):
@@ -545,7 +550,7 @@ class Search:
             cluster.apply(step)
             checker.observe(depth)
             _anomalies_here(checker, depth)
-        if fingerprint(cluster, checker, self.values, ticks, self.reduced, self.settled) != key:
+        if self.key(cluster, checker, ticks) != key:
             raise CheckError(f"resume: the checkpoint's state {index} does not replay to the same state; "
                              f"it was written by another version of hwlib's engine")
         return _Node(cluster, checker, records, ticks, index, key, path=bytes(indices))
