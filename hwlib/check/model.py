@@ -195,19 +195,19 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True, se
        fetch they can never act, and are left out.
     7. **An unnoticed isolation, once the control plane is frozen** (``settled`` given: the
        epoch bound, in ZooKeeper mode without failovers or ticks - ``settled_epoch``). In
-       ZooKeeper-era Kafka every leader or ISR the controller writes carries a new leader
-       epoch (``LeaderAndIsr.newLeaderAndIsr``, 0.10.2 to 3.x), and that is all it sends a
-       broker by LeaderAndIsr; a leader's own ISR change (a ZooKeeper write, from 2.7 an
-       AlterIsr) is not sent to the replicas as a LeaderAndIsr. So at the epoch bound every further request would leave
-       the bound (the search cuts that state), and a cut-off broker's flag is read only by the
-       guards of its own ``isolate`` / ``reconnect`` / ``deliver`` - when ``_isolation_settled``
-       holds, ``reconnect`` leads to the same state without the flag, ``isolate_unseen`` back,
-       ``deliver`` has nothing to deliver, and a noticed ``isolate`` from the state without
-       the flag leaves the bound (a new epoch) where the state with it cannot take it. Every
-       other step acts alike on both, keeps the condition or leaves the bound (or takes the
-       broker down or restarts it: then the flag is gone from both), and no check reads the
-       flag. So the two states have the same futures, step for step, and share one
-       fingerprint: the search keeps the first met, at the smaller depth."""
+       ZooKeeper-era Kafka every leader or ISR the controller writes carries a new leader epoch
+       (``LeaderAndIsr.newLeaderAndIsr``, 0.10.2 to 3.x), and that is all it sends a broker by
+       LeaderAndIsr; a leader's own ISR change (a ZooKeeper write, from 2.7 an AlterIsr) is not
+       sent to the replicas as a LeaderAndIsr. So at the epoch bound every further request
+       would leave the bound (the search cuts that state), and a cut-off broker's flag is read
+       only by the guards of its own ``isolate`` / ``reconnect`` / ``deliver`` - when
+       ``_isolation_settled`` holds, ``reconnect`` leads to the same state without the flag,
+       ``isolate_unseen`` back, ``deliver`` has nothing to deliver, and a noticed ``isolate``
+       from the state without the flag leaves the bound (a new epoch) where the state with it
+       cannot take it. Every other step acts alike on both, keeps the condition or leaves the
+       bound (or takes the broker down or restarts it: then the flag is gone from both), and no
+       check reads the flag. So the two states have the same futures, step for step, and share
+       one fingerprint: the search keeps the first met, at the smaller depth."""
     config = cluster.config
     now = cluster.now
     lag = config.replica_lag_time_max_ms
