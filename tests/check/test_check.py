@@ -197,17 +197,12 @@ def test_the_reduced_fingerprint_keeps_the_tla_bounds_verdicts(protocol):
         assert found.kind in hwlib.run_steps(config(protocol), found.steps).anomaly_kinds()
 
 
-def _searched(cfg: ClusterConfig, bounds: Bounds, faults: tuple[str, ...], settled: bool):
-    """A search run to its end in-process (as ``explore`` runs one), with reduction 7 of
-    ``state_key`` (a settled isolation) on or off."""
+def _run_to_end(search):
+    """``search`` (a ``check.search.Search``, altered by the test) run to its end in-process,
+    as ``explore`` runs one; its result."""
     import gc
 
-    from hwlib.check.search import Search
-
-    search = Search(cfg, bounds, faults, KINDS, exhaustive=True)
-    if not settled:
-        search.settled = None
-    gc.disable()
+    gc.disable()                # as explore runs a search (see ``Search``)
     try:
         search.start()
         while search.next_level():
@@ -217,6 +212,16 @@ def _searched(cfg: ClusterConfig, bounds: Bounds, faults: tuple[str, ...], settl
         search.drop_frontier()
         gc.enable()
     return search.result
+
+
+def _searched(cfg: ClusterConfig, bounds: Bounds, faults: tuple[str, ...], settled: bool):
+    """A search run to its end with reduction 7 of ``state_key`` (a settled isolation) on or off."""
+    from hwlib.check.search import Search
+
+    search = Search(cfg, bounds, faults, KINDS, exhaustive=True)
+    if not settled:
+        search.settled = None
+    return _run_to_end(search)
 
 
 @pytest.mark.parametrize(("protocol", "faults", "replicas", "depth"), [
@@ -247,8 +252,6 @@ def test_a_response_as_a_step_of_its_own_only_repeats_the_whole_fetch(protocol, 
     transition as ``fetch`` whenever it can act). A search whose alphabet has it back, after
     the fetch requests, finds exactly the same: state counts, depth, violations with their
     schedules and details - it only generates more transitions."""
-    import gc
-
     from hwlib.check.search import Search
 
     cfg = config(protocol, replicas)
@@ -258,16 +261,7 @@ def test_a_response_as_a_step_of_its_own_only_repeats_the_whole_fetch(protocol, 
         search = Search(cfg, bounds, faults, KINDS, exhaustive=True)
         if with_response:
             search.steps = every_step(bounds.replica_ids, faults, search.tick_ms)
-        gc.disable()                # as explore runs a search (see ``Search``)
-        try:
-            search.start()
-            while search.next_level():
-                pass
-            search.finish()
-        finally:
-            search.drop_frontier()
-            gc.enable()
-        results.append(search.result)
+        results.append(_run_to_end(search))
     without, with_it = results
     assert with_it.generated > without.generated
     first, second = _counts_and_verdicts(without), _counts_and_verdicts(with_it)
