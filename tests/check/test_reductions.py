@@ -26,12 +26,13 @@ FAULTS = ("elect", "isolate", "isolate_unseen", "deliver", "crash", "quick_resta
 VALUES = {f"m{i}": i for i in range(1, 40)}
 
 
-def schedule(seed: int, n: int) -> list[Step]:
-    """A random schedule over 3 replicas; ticks of 7 s (below replica.lag.time.max.ms, so
-    caught-up times and last fetches interleave) and of 45 s; with the responses of split
-    fetches, which a sweep's runs deliver apart (the search has them as ``fetch``)."""
+def schedule(seed: int, n: int, faults: tuple[str, ...] = FAULTS) -> list[Step]:
+    """A random schedule over 3 replicas of ``faults``; with ``tick`` among them, ticks of 7 s
+    (below replica.lag.time.max.ms, so caught-up times and last fetches interleave) and of 45 s;
+    with the responses of split fetches, which a sweep's runs deliver apart (the search has
+    them as ``fetch``)."""
     rng = random.Random(seed)
-    steps = every_step(("A", "B", "C"), FAULTS, 7000) + [Step("tick", ms=45001)]
+    steps = every_step(("A", "B", "C"), faults, 7000) + ([Step("tick", ms=45001)] if "tick" in faults else [])
     return numbered_produces(rng.choice(steps) for _ in range(n))
 
 
@@ -128,8 +129,7 @@ def _flipped_alike(protocol: str, seeds: range, n: int = 60, ahead: int = 30) ->
     config = ClusterConfig(replicas=("A", "B", "C"), protocol=protocol, acks="all", retries=1)
     flipped = 0
     for seed in seeds:
-        rng = random.Random(seed)
-        steps = numbered_produces(rng.choice(every_step(("A", "B", "C"), SETTLING, 7000)) for _ in range(n))
+        steps = schedule(seed, n, SETTLING)
         cluster = Cluster(config)
         for i, step in enumerate(steps):
             cluster.apply(step)
