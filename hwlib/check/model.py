@@ -158,6 +158,20 @@ def _isolation_settled(cluster: Cluster, r: Replica) -> bool:
             and (not cluster.protocol.alter_isr_via_controller or (r.role != LEADER and r.alter_isr is None)))
 
 
+def settles_at_once(cluster: Cluster, step: Step, settled: int | None) -> bool:
+    """Whether ``step``, which can act on ``cluster``, is an unnoticed isolation that reduction 7
+    of ``state_key`` merges with the state it leaves (``settled``: the search's
+    ``settled_epoch``): the leader epoch is at ``settled`` and the broker's isolation would be
+    settled at once - ``isolate`` without ``detected`` sets the flag and nothing else the
+    condition reads (the controller's view, the broker's queue, role and AlterIsr), so the state
+    it makes has the fingerprint of the one it leaves, and its checks find nothing new there:
+    every cluster value they read is the same, and each reports a violation only when it
+    appears (see ``AnomalyChecker.observe``). The search takes no such step."""
+    if settled is None or step.kind != "isolate" or step.detected or step.replica is None:
+        return False
+    return cluster.controller.leader_epoch >= settled and _isolation_settled(cluster, cluster.by_id[step.replica])
+
+
 def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True, settled: int | None = None) -> tuple:
     """The canonical state (see the module's docstring); ``values`` numbers the record values;
     ``settled``: the search's ``settled_epoch`` (None: reduction 7 is off).
@@ -317,6 +331,20 @@ class Bounds:
             return True
         limit = self.max_queued
         return limit is not None and cluster.channel.longest_queue() > limit
+
+    def cuts(self, cluster: Cluster, step: Step) -> bool:
+        """Whether ``step``, which can act on ``cluster``, surely leads past the leader-epoch
+        bound - known without taking it, so the search need not clone the cluster to find the
+        state it cuts: at the bound, an election always writes a new leader epoch
+        (``Controller.move_leadership``), and so does a noticed isolation whose failure handling
+        moves the leader or shrinks the ISR where a shrink bumps the epoch
+        (``Controller.failure_bumps_epoch``). False says nothing: ``beyond`` decides."""
+        ctl = cluster.controller
+        if ctl.leader_epoch < self.max_epoch:
+            return False
+        kind = step.kind
+        return kind == "elect" or (kind == "isolate" and step.detected and step.replica is not None
+                                   and ctl.failure_bumps_epoch(step.replica))
 
     def tick_length(self, config: ClusterConfig) -> int:
         """How much time one ``tick`` step passes under ``config``: ``tick_ms``, else 1.5 x

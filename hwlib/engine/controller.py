@@ -144,23 +144,29 @@ class Controller:
         leads, or it leaves the ISR (not as its last member, unless with ELR)."""
         return self.leader == replica_id or self._failure_shrinks(replica_id)
 
+    def failure_bumps_epoch(self, replica_id: str) -> bool:
+        """Whether ``on_broker_failure(replica_id)`` would write a new leader epoch: the broker
+        leads, or it leaves the ISR where a shrink bumps the epoch (not KAFKA-15021's kip966)."""
+        return self.leader == replica_id or (self.shrink_bumps_epoch and self._failure_shrinks(replica_id))
+
     def _failure_shrinks(self, replica_id: str) -> bool:
         return replica_id in self.isr and (len(self.isr) > 1 or self.elr_enabled)
 
     def on_broker_failure(self, replica_id: str) -> bool:
         """Returns whether the controller wrote a new leader/ISR (the partition epoch moves; the
         leader epoch too, unless KAFKA-15021 spares an ISR-only shrink)."""
+        bumps = self.failure_bumps_epoch(replica_id)
         self.dead.add(replica_id)
-        changed = leader_changed = False
+        changed = False
         if self._failure_shrinks(replica_id):
             self.set_isr(tuple(r for r in self.isr if r != replica_id))
             changed = True
         if self.leader == replica_id:
             self._set_leader(self.elect_leader())
-            changed = leader_changed = True
+            changed = True
         if changed:
             self.partition_epoch += 1
-            if leader_changed or self.shrink_bumps_epoch:
+            if bumps:
                 self.leader_epoch += 1
         return changed
 

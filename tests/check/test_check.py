@@ -245,6 +245,30 @@ def test_a_settled_isolation_merges_states_and_changes_no_verdict_depth_or_count
 
 
 @pytest.mark.parametrize(("protocol", "faults", "replicas", "depth"), [
+    ("hw", NO_CRASHES, 3, 6), ("kip320", DEFAULT_FAULTS, 2, None), ("kip841", NO_CRASHES, 2, None),
+    ("kip966", ("elect", "isolate", "power_loss", "tick"), 2, 9)])
+def test_the_steps_foreseen_and_left_untaken_change_nothing_but_the_work(protocol, faults, replicas, depth):
+    """A search that takes every step (``Search.foresee`` off) against one that leaves untaken
+    the steps it knows surely leave the leader-epoch bound (``Bounds.cuts``) or make the state
+    they leave (``check.model.settles_at_once``): the same result - state and transition
+    counts, depth, violations with their schedules and details."""
+    from hwlib.check.search import Search
+
+    cfg = config(protocol, replicas)
+    bounds = Bounds(replicas=replicas, max_ticks=1, depth=depth)
+    results, untaken = [], []
+    for foresee in (True, False):
+        search = Search(cfg, bounds, faults, KINDS, exhaustive=True)
+        search.foresee = foresee
+        results.append(_counts_and_verdicts(_run_to_end(search)))
+        untaken.append(search.untaken)
+    assert results[0] == results[1] and results[0]["distinct"] > 1000
+    assert untaken[0] > 1000 and untaken[1] == 0
+    if protocol == "hw":
+        assert results[0]["violations"]
+
+
+@pytest.mark.parametrize(("protocol", "faults", "replicas", "depth"), [
     ("kip101", NO_CRASHES, 2, None), ("hw", DEFAULT_FAULTS, 2, 9), ("kip320", DEFAULT_FAULTS, 2, None),
     ("kip966", ("elect", "isolate", "power_loss", "tick"), 2, 9), ("kip320", NO_CRASHES, 3, 6)])
 def test_a_response_as_a_step_of_its_own_only_repeats_the_whole_fetch(protocol, faults, replicas, depth):
