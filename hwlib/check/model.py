@@ -107,40 +107,48 @@ def _alter_isr(request: tuple | None, broker_epochs: dict[str, int] | None, inde
     return (tuple(index[r] for r in new_isr), epoch, current, same)
 
 
-def _partition_epochs(cluster: Cluster, reduced: bool) -> tuple:
+def _partition_epochs(cluster: Cluster, reduced: bool, settled: list[bool]) -> tuple:
     """KRaft (kip841+): the partition epochs a broker compares - the controller's, each
     replica's, each queued change's - as their ranks among the values present. Only their
     order is ever read (a change is stale below the broker's; the controller's next value is
     above all of them), so an order-preserving renaming is the same state. ZooKeeper-era
     generations never read them: (). Reduced, an offline replica's are left out: a restart
-    forgets its partition epoch and drops its queue (reduction 2)."""
+    forgets its partition epoch and drops its queue (reduction 2); a broker whose isolation is
+    ``settled`` (reduction 7) has its queue as applied: the newest change's epoch, no queue."""
     if not cluster.protocol.kraft:
         return ()
     ctl, queues = cluster.controller, cluster.channel.queues
     kept = [r.online or not reduced for r in cluster.replicas]
+    own = [queues[r.id][-1].partition_epoch if merged and queues[r.id] else r.partition_epoch
+           for r, merged in zip(cluster.replicas, settled, strict=True)]
     present = {ctl.partition_epoch}
-    for r, keep in zip(cluster.replicas, kept, strict=True):
+    for r, keep, epoch, merged in zip(cluster.replicas, kept, own, settled, strict=True):
         if keep:
-            present.add(r.partition_epoch)
-            present.update(q.partition_epoch for q in queues[r.id])
+            present.add(epoch)
+            if not merged:
+                present.update(q.partition_epoch for q in queues[r.id])
     rank = {value: i for i, value in enumerate(sorted(present))}
     return (rank[ctl.partition_epoch],
-            tuple(rank[r.partition_epoch] if keep else -1 for r, keep in zip(cluster.replicas, kept, strict=True)),
-            tuple(tuple(rank[q.partition_epoch] for q in queues[r.id]) if keep else ()
-                  for r, keep in zip(cluster.replicas, kept, strict=True)))
+            tuple(rank[epoch] if keep else -1 for epoch, keep in zip(own, kept, strict=True)),
+            tuple(tuple(rank[q.partition_epoch] for q in queues[r.id]) if keep and not merged else ()
+                  for r, keep, merged in zip(cluster.replicas, kept, settled, strict=True)))
 
 
 def settled_epoch(protocol: str, bounds: Bounds, faults: tuple[str, ...]) -> int | None:
     """The leader epoch from which an unnoticed isolation can settle (reduction 7 of
     ``state_key``) in a search of ``protocol`` within ``bounds`` and ``faults``: the epoch
-    bound, where every request the controller could still send to a broker carries a new
-    leader epoch - ZooKeeper mode (hw to kip595), no controller failover (which sends the
-    current state again, queued for a broker it cannot reach), and no ticks (a leader's
-    lag-driven ISR shrink keeps the epoch, and may take the isolated broker out of the ISR).
-    None where it never settles: KRaft (an ISR expansion reaches every broker as a partition
-    change that keeps the leader epoch) and the cases above."""
+    bound, where every change the controller could still send a broker carries a new leader
+    epoch - in ZooKeeper mode (hw to kip595) all of them, under KRaft 3.3-3.5 (kip841, kip903)
+    all but an ISR expansion - with no controller failover (which sends the current state
+    again, queued for a broker it cannot reach) and no ticks (a leader's lag-driven ISR shrink
+    keeps the epoch before KRaft, and may take the isolated broker out of the ISR). None where
+    it never settles: where an ISR shrink keeps the leader epoch (kip966, KAFKA-15021), under
+    KRaft with a queue bound (``Bounds.beyond`` reads what waits for a cut-off broker, which
+    the reduction leaves out), and the cases above."""
     generation = get_protocol(protocol)
-    if generation.kraft or not generation.isr_shrink_bumps_leader_epoch or "controller_failover" in faults:
+    if not generation.isr_shrink_bumps_leader_epoch or "controller_failover" in faults:
+        return None
+    if generation.kraft and bounds.max_queued is not None:
         return None
     if "tick" in faults and bounds.max_ticks > 0:
         return None
@@ -150,10 +158,16 @@ def settled_epoch(protocol: str, bounds: Bounds, faults: tuple[str, ...]) -> int
 def _isolation_settled(cluster: Cluster, r: Replica) -> bool:
     """Whether running broker ``r``'s unnoticed isolation can no longer act, once the leader
     epoch is at ``settled_epoch`` (reduction 7 of ``state_key``): the controller counts it
-    live, nothing waits for it, its noticed failure would write a new leader or ISR (a new
-    leader epoch: past the bound), and - where a leader's ISR change is an AlterIsr the
-    isolation holds (kip595) - it neither acts as leader nor has an AlterIsr in flight."""
+    live and its noticed failure would write a new leader or ISR (a new leader epoch: past the
+    bound); in ZooKeeper mode nothing waits for it and - where a leader's ISR change is an
+    AlterIsr the isolation holds (kip595) - it neither acts as leader nor has an AlterIsr in
+    flight; under KRaft it follows the controller's leader in the controller's leader epoch
+    (so what waits for it can only be ISR expansions of that epoch, which a follower applies by
+    moving its partition epoch alone) and has no AlterPartition in flight."""
     ctl = cluster.controller
+    if cluster.protocol.kraft:
+        return (r.id not in ctl.dead and ctl.failure_writes(r.id) and r.role != LEADER and r.alter_isr is None
+                and r.leader_epoch == ctl.leader_epoch and r.leader_id == ctl.leader)
     return (r.id not in ctl.dead and not cluster.channel.queues[r.id] and ctl.failure_writes(r.id)
             and (not cluster.protocol.alter_isr_via_controller or (r.role != LEADER and r.alter_isr is None)))
 
@@ -221,7 +235,17 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True, se
        cannot take it. Every other step acts alike on both, keeps the condition or leaves the
        bound (or takes the broker down or restarts it: then the flag is gone from both), and no
        check reads the flag. So the two states have the same futures, step for step, and share
-       one fingerprint: the search keeps the first met, at the smaller depth."""
+       one fingerprint: the search keeps the first met, at the smaller depth. Under KRaft 3.3 to
+       3.5 (kip841, kip903) every partition change the controller writes carries a new leader
+       epoch except an ISR expansion (an AlterPartition; a shrink bumps it), which every broker
+       replays (``Channel.publish``) and a cut-off one finds waiting. A follower that already
+       follows the controller's leader in its epoch applies such a change by moving its
+       partition epoch alone (3.3's ``Partition.makeFollower`` without a new leader epoch:
+       ``ReplicaManager.become_leader_or_follower``), and only a later change's staleness reads
+       that; so, settled (``_isolation_settled``), the broker is written as reconnected: no flag,
+       no queue, and the newest waiting change's partition epoch as its own (what ``reconnect``
+       and ``deliver`` make of it, one change at a time or in one delta) - the state of its twin
+       that was never cut off and applied each change as it came."""
     config = cluster.config
     now = cluster.now
     lag = config.replica_lag_time_max_ms
@@ -230,9 +254,10 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True, se
     protocol = cluster.protocol
     elr = cluster.controller.elr_enabled
     frozen = settled is not None and cluster.controller.leader_epoch >= settled
+    merged = [frozen and r.online and r.isolated and _isolation_settled(cluster, r) for r in cluster.replicas]
 
     replicas: list[tuple] = []
-    for r in cluster.replicas:
+    for r, merged_here in zip(cluster.replicas, merged, strict=True):
         log = r.log
         _, record_values, record_epochs, record_seqs = _records(log, values)
         crashed = (-1 if r.crashed_at_ms is None or r.id in cluster.controller.dead
@@ -255,7 +280,7 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True, se
             int(r.online), codes[r.role], _rid(index, r.leader_id), r.leader_epoch, codes[r.fetch_state], r.hw,
             r.hw_checkpoint, record_values, record_epochs, record_seqs, log.flushed,
             log.cache.key(), tuple(index[m] for m in r.isr),
-            int(r.isolated and not (frozen and _isolation_settled(cluster, r))), int(r.awaiting_leader),
+            int(r.isolated and not merged_here), int(r.awaiting_leader),
             int(r.unclean_shutdown and (elr or not reduced)),
             protocol.isr_join_floor(r.leader_epoch_start) if reduced else r.leader_epoch_start,
             crashed, remotes, in_flight, tuple(index[q.follower.id] for q in r.purgatory),
@@ -269,9 +294,9 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True, se
                   _rid(index, ctl.last_known_leader),
                   tuple(sorted(index[m] for m in ctl.ineligible)))
     queues = cluster.channel.queues
-    channel = tuple(() if reduced and not r.online else
+    channel = tuple(() if (reduced and not r.online) or merged_here else
                     tuple((q.epoch, _rid(index, q.leader), tuple(index[m] for m in q.isr)) for q in queues[r.id])
-                    for r in cluster.replicas)
+                    for r, merged_here in zip(cluster.replicas, merged, strict=True))
     metadata = (tuple((_rid(index, leader), epoch) for leader, epoch in cluster.metadata.known.values())
                 if cluster.metadata.stale else ())
     producer, waiting = cluster.producer, cluster.delayed.produces
@@ -291,7 +316,8 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True, se
     reader = (consumer.position, consumer.committed_offset,
               _age(now, consumer.last_commit_ms, config.auto_commit_interval_ms), consumer.session)
     clock = (cluster.clock.next_isr_check - now, cluster.clock.next_checkpoint - now)
-    return (tuple(replicas), controller, channel, metadata, clients, reader, clock, _partition_epochs(cluster, reduced))
+    return (tuple(replicas), controller, channel, metadata, clients, reader, clock,
+            _partition_epochs(cluster, reduced, merged))
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from hwlib import PROTOCOLS, AnomalyChecker, Cluster, ClusterConfig, Step
 from hwlib.check import Bounds, alphabet
 from hwlib.check.model import fingerprint, settles_at_once
 
-from .test_reductions import FAULTS, SETTLING, VALUES, ZOOKEEPER_ERA, schedule
+from .test_reductions import FAULTS, SETTLING, SETTLING_GENERATIONS, VALUES, schedule
 
 ALPHABET_FAULTS = tuple(f for f in FAULTS if f != "tick")
 
@@ -60,7 +60,7 @@ def test_a_step_foreseen_to_leave_the_bound_leaves_it(protocol):
     assert (shrinks_inside > 0) == (protocol == "kip966")
 
 
-@pytest.mark.parametrize("protocol", ZOOKEEPER_ERA)
+@pytest.mark.parametrize("protocol", SETTLING_GENERATIONS)
 def test_an_isolation_foreseen_to_settle_at_once_makes_the_state_it_leaves(protocol):
     """Wherever an unnoticed isolation would be settled at once (``settles_at_once``, with the
     settled epoch at the state's own leader epoch), taking it keeps the fingerprint - the
@@ -85,7 +85,7 @@ def test_an_isolation_foreseen_to_settle_at_once_makes_the_state_it_leaves(proto
 
 
 def test_settling_at_once_is_foreseen_only_where_reduction_7_applies():
-    """Not without a settled epoch (KRaft, failovers, ticks: ``settled_epoch`` gives None), below
+    """Not without a settled epoch (kip966, failovers, ticks: ``settled_epoch`` gives None), below
     it, for a noticed isolation, nor - where the isolation holds its AlterIsr (kip595) - for
     the leader."""
     clusters = {}
