@@ -237,15 +237,19 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True, se
        check reads the flag. So the two states have the same futures, step for step, and share
        one fingerprint: the search keeps the first met, at the smaller depth. Under KRaft 3.3 to
        3.5 (kip841, kip903) every partition change the controller writes carries a new leader
-       epoch except an ISR expansion (an AlterPartition; a shrink bumps it), which every broker
-       replays (``Channel.publish``) and a cut-off one finds waiting. A follower that already
+       epoch except an ISR expansion (an AlterPartition; 3.3's ``PartitionChangeBuilder`` bumps
+       the epoch only when the new ISR lacks a member of the old), which every broker replays
+       (``Channel.publish``) and a cut-off one finds waiting. A follower that already
        follows the controller's leader in its epoch applies such a change by moving its
-       partition epoch alone (3.3's ``Partition.makeFollower`` without a new leader epoch:
-       ``ReplicaManager.become_leader_or_follower``), and only a later change's staleness reads
-       that; so, settled (``_isolation_settled``), the broker is written as reconnected: no flag,
-       no queue, and the newest waiting change's partition epoch as its own (what ``reconnect``
-       and ``deliver`` make of it, one change at a time or in one delta) - the state of its twin
-       that was never cut off and applied each change as it came."""
+       partition epoch alone (3.3's ``Partition.makeFollower`` returns false without a new
+       leader epoch, and ``ReplicaManager.applyLocalFollowersDelta`` restarts no fetcher then;
+       here ``ReplicaManager.become_leader_or_follower``), and only a later change's staleness
+       reads that (3.3's fetch request carries no partition epoch); a fenced broker never joins
+       the ISR (KIP-841). So, settled (``_isolation_settled``), the broker is written as
+       reconnected: no flag, no queue, and the newest waiting change's partition epoch as its
+       own (what ``reconnect`` and ``deliver`` make of it, one change at a time or in one
+       delta) - the state of its twin that was never cut off and applied each change as it
+       came."""
     config = cluster.config
     now = cluster.now
     lag = config.replica_lag_time_max_ms
