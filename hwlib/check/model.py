@@ -107,31 +107,32 @@ def _alter_isr(request: tuple | None, broker_epochs: dict[str, int] | None, inde
     return (tuple(index[r] for r in new_isr), epoch, current, same)
 
 
-def _partition_epochs(cluster: Cluster, reduced: bool, settled: list[bool]) -> tuple:
+def _partition_epochs(cluster: Cluster, reduced: bool, merged: list[bool]) -> tuple:
     """KRaft (kip841+): the partition epochs a broker compares - the controller's, each
     replica's, each queued change's - as their ranks among the values present. Only their
     order is ever read (a change is stale below the broker's; the controller's next value is
     above all of them), so an order-preserving renaming is the same state. ZooKeeper-era
     generations never read them: (). Reduced, an offline replica's are left out: a restart
-    forgets its partition epoch and drops its queue (reduction 2); a broker whose isolation is
-    ``settled`` (reduction 7) has its queue as applied: the newest change's epoch, no queue."""
+    forgets its partition epoch and drops its queue (reduction 2); a broker ``merged`` with its
+    reconnected twin (a settled isolation, reduction 7) has its queue as applied: the newest
+    change's epoch, no queue."""
     if not cluster.protocol.kraft:
         return ()
     ctl, queues = cluster.controller, cluster.channel.queues
     kept = [r.online or not reduced for r in cluster.replicas]
-    own = [queues[r.id][-1].partition_epoch if merged and queues[r.id] else r.partition_epoch
-           for r, merged in zip(cluster.replicas, settled, strict=True)]
+    own = [queues[r.id][-1].partition_epoch if twin and queues[r.id] else r.partition_epoch
+           for r, twin in zip(cluster.replicas, merged, strict=True)]
     present = {ctl.partition_epoch}
-    for r, keep, epoch, merged in zip(cluster.replicas, kept, own, settled, strict=True):
+    for r, keep, epoch, twin in zip(cluster.replicas, kept, own, merged, strict=True):
         if keep:
             present.add(epoch)
-            if not merged:
+            if not twin:
                 present.update(q.partition_epoch for q in queues[r.id])
     rank = {value: i for i, value in enumerate(sorted(present))}
     return (rank[ctl.partition_epoch],
             tuple(rank[epoch] if keep else -1 for epoch, keep in zip(own, kept, strict=True)),
-            tuple(tuple(rank[q.partition_epoch] for q in queues[r.id]) if keep and not merged else ()
-                  for r, keep, merged in zip(cluster.replicas, kept, settled, strict=True)))
+            tuple(tuple(rank[q.partition_epoch] for q in queues[r.id]) if keep and not twin else ()
+                  for r, keep, twin in zip(cluster.replicas, kept, merged, strict=True)))
 
 
 def settled_epoch(protocol: str, bounds: Bounds, faults: tuple[str, ...]) -> int | None:
@@ -177,10 +178,11 @@ def settles_at_once(cluster: Cluster, step: Step, settled: int | None) -> bool:
     of ``state_key`` merges with the state it leaves (``settled``: the search's
     ``settled_epoch``): the leader epoch is at ``settled`` and the broker's isolation would be
     settled at once - ``isolate`` without ``detected`` sets the flag and nothing else the
-    condition reads (the controller's view, the broker's queue, role and AlterIsr), so the state
-    it makes has the fingerprint of the one it leaves, and its checks find nothing new there:
-    every cluster value they read is the same, and each reports a violation only when it
-    appears (see ``AnomalyChecker.observe``). The search takes no such step."""
+    condition reads (the controller's view; the broker's queue, role, leader, leader epoch and
+    AlterIsr), so the state it makes has the fingerprint of the one it leaves, and its checks
+    find nothing new there: every cluster value they read is the same, and each reports a
+    violation only when it appears (see ``AnomalyChecker.observe``). The search takes no such
+    step."""
     if settled is None or step.kind != "isolate" or step.detected or step.replica is None:
         return False
     return cluster.controller.leader_epoch >= settled and _isolation_settled(cluster, cluster.by_id[step.replica])

@@ -117,7 +117,6 @@ def test_the_scrambles_do_change_the_whole_state(scramble):
 # ------------------------------------------------ reduction 7: an unnoticed isolation, settled
 #: faults under which an isolation can settle (``check.model.settled_epoch``): no ticks, no failover
 SETTLING = tuple(f for f in FAULTS if f not in ("tick", "controller_failover"))
-ZOOKEEPER_ERA = [p for p in PROTOCOLS if not get_protocol(p).kraft]
 #: where an isolation can settle: every generation whose ISR shrink writes a new leader epoch
 SETTLING_GENERATIONS = [p for p in PROTOCOLS if get_protocol(p).isr_shrink_bumps_leader_epoch]
 #: what only concerns the changes waiting for a broker: queued, applied late, merged in one delta
@@ -128,7 +127,7 @@ def _about_others(events: list[tuple], broker: str) -> list[tuple]:
     return [e for e in events if not (e[0] in QUEUE_EVENTS and e[1] == broker)]
 
 
-def _flipped_alike(protocol: str, seeds: range, n: int = 60, ahead: int = 30) -> int:
+def _flipped_alike(protocol: str, seeds: range, n: int = 60, ahead: int = 30) -> tuple[int, int]:
     """At every state of each seed's schedule where a broker's unnoticed isolation is settled
     (the bound taken at the current leader epoch), a clone reconnected - the flag gone, under
     KRaft what waited for it applied - and the original run the schedule on: their keys stay
@@ -185,7 +184,7 @@ def test_a_settled_isolation_never_acts_while_the_leader_epoch_stays_at_the_boun
     assert (waiting > 5) if kraft else (waiting == 0)
 
 
-def test_an_isolation_settles_only_where_nothing_can_reach_the_broker_within_the_epoch():
+def test_an_isolation_settles_only_where_what_reaches_the_broker_within_the_epoch_cannot_act():
     """Not where an ISR shrink keeps the leader epoch (kip966, KAFKA-15021), nor under KRaft
     with a queue bound (which reads what waits for a cut-off broker); a controller failover
     sends the current state again; a tick can shrink the ISR without a new epoch."""
