@@ -166,11 +166,13 @@ def _isolation_settled(cluster: Cluster, r: Replica) -> bool:
     (so what waits for it can only be ISR expansions of that epoch, which a follower applies by
     moving its partition epoch alone) and has no AlterPartition in flight."""
     ctl = cluster.controller
+    if r.id in ctl.dead or not ctl.failure_writes(r.id):
+        return False
     if cluster.protocol.kraft:
-        return (r.id not in ctl.dead and ctl.failure_writes(r.id) and r.role != LEADER and r.alter_isr is None
-                and r.leader_epoch == ctl.leader_epoch and r.leader_id == ctl.leader)
-    return (r.id not in ctl.dead and not cluster.channel.queues[r.id] and ctl.failure_writes(r.id)
-            and (not cluster.protocol.alter_isr_via_controller or (r.role != LEADER and r.alter_isr is None)))
+        return (r.role != LEADER and r.alter_isr is None and r.leader_epoch == ctl.leader_epoch
+                and r.leader_id == ctl.leader)
+    return not cluster.channel.queues[r.id] and (not cluster.protocol.alter_isr_via_controller
+                                                 or (r.role != LEADER and r.alter_isr is None))
 
 
 def settles_at_once(cluster: Cluster, step: Step, settled: int | None) -> bool:
@@ -224,7 +226,8 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True, se
        ``make_leader`` - writes both anew. So once the caught-up time is at or after the last
        fetch they can never act, and are left out.
     7. **An unnoticed isolation, once the control plane is frozen** (``settled`` given: the
-       epoch bound, in ZooKeeper mode without failovers or ticks - ``settled_epoch``). In
+       epoch bound, where an ISR shrink writes a new leader epoch - ZooKeeper mode and KRaft
+       3.3 to 3.5 -, without failovers or ticks: ``settled_epoch``). In
        ZooKeeper-era Kafka every leader or ISR the controller writes carries a new leader epoch
        (``LeaderAndIsr.newLeaderAndIsr``, 0.10.2 to 3.x), and that is all it sends a broker by
        LeaderAndIsr; a leader's own ISR change (a ZooKeeper write, from 2.7 an AlterIsr) is not
