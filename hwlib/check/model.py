@@ -160,19 +160,24 @@ def _isolation_settled(cluster: Cluster, r: Replica) -> bool:
     """Whether running broker ``r``'s unnoticed isolation can no longer act, once the leader
     epoch is at ``settled_epoch`` (reduction 7 of ``state_key``): the controller counts it
     live and its noticed failure would write a new leader or ISR (a new leader epoch: past the
-    bound); in ZooKeeper mode nothing waits for it and - where a leader's ISR change is an
-    AlterIsr the isolation holds (kip595) - it neither acts as leader nor has an AlterIsr in
-    flight; under KRaft it follows the controller's leader in the controller's leader epoch
-    (so what waits for it can only be ISR expansions of that epoch, which a follower applies by
-    moving its partition epoch alone) and has no AlterPartition in flight."""
+    bound). Where a leader's ISR change is an AlterIsr the isolation holds (kip595 and KRaft),
+    a leader has no AlterIsr in flight and can send none: it leads in the controller's leader
+    epoch with every replica in its ISR - nothing to expand, and a shrink needs a tick
+    (``Partition.maybe_shrink_isr``) - and nothing waits for it. Otherwise, in ZooKeeper mode
+    nothing waits for it and (kip595) it has no AlterIsr in flight; under KRaft it follows the
+    controller's leader in the controller's leader epoch (so what waits for it can only be ISR
+    expansions of that epoch, which a follower applies by moving its partition epoch alone) and
+    has no AlterPartition in flight."""
     ctl = cluster.controller
-    if r.id in ctl.dead or not ctl.failure_writes(r.id):
+    if r.id in ctl.dead or not ctl.failure_writes(r.id) or r.alter_isr is not None:
         return False
-    if cluster.protocol.kraft:
-        return (r.role != LEADER and r.alter_isr is None and r.leader_epoch == ctl.leader_epoch
-                and r.leader_id == ctl.leader)
-    return not cluster.channel.queues[r.id] and (not cluster.protocol.alter_isr_via_controller
-                                                 or (r.role != LEADER and r.alter_isr is None))
+    protocol, waiting = cluster.protocol, cluster.channel.queues[r.id]
+    if r.role == LEADER and protocol.alter_isr_via_controller:
+        return (r.id == ctl.leader and r.leader_epoch == ctl.leader_epoch and not waiting
+                and len(r.isr) == len(cluster.replicas))
+    if protocol.kraft:
+        return r.leader_epoch == ctl.leader_epoch and r.leader_id == ctl.leader
+    return not waiting
 
 
 def settles_at_once(cluster: Cluster, step: Step, settled: int | None) -> bool:
@@ -226,35 +231,39 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True, se
        ``make_leader`` - writes both anew. So once the caught-up time is at or after the last
        fetch they can never act, and are left out.
     7. **An unnoticed isolation, once the control plane is frozen** (``settled`` given: the
-       epoch bound, where an ISR shrink writes a new leader epoch - ZooKeeper mode and KRaft
-       3.3 to 3.5 -, without failovers or ticks: ``settled_epoch``). In
-       ZooKeeper-era Kafka every leader or ISR the controller writes carries a new leader epoch
+       epoch bound, where an ISR shrink writes a new leader epoch - ZooKeeper mode and KRaft 3.3
+       to 3.5 -, without failovers or ticks: ``settled_epoch``). In ZooKeeper-era Kafka every
+       leader or ISR the controller writes carries a new leader epoch
        (``LeaderAndIsr.newLeaderAndIsr``, 0.10.2 to 3.x), and that is all it sends a broker by
        LeaderAndIsr; a leader's own ISR change (a ZooKeeper write, from 2.7 an AlterIsr) is not
-       sent to the replicas as a LeaderAndIsr. So at the epoch bound every further request
-       would leave the bound (the search cuts that state), and a cut-off broker's flag is read
-       only by the guards of its own ``isolate`` / ``reconnect`` / ``deliver`` - when
+       sent to the replicas as a LeaderAndIsr. So at the epoch bound every further request would
+       leave the bound (the search cuts that state), and a cut-off broker's flag is read only by
+       the guards of its own ``isolate`` / ``reconnect`` / ``deliver`` - when
        ``_isolation_settled`` holds, ``reconnect`` leads to the same state without the flag,
        ``isolate_unseen`` back, ``deliver`` has nothing to deliver, and a noticed ``isolate``
        from the state without the flag leaves the bound (a new epoch) where the state with it
-       cannot take it. Every other step acts alike on both, keeps the condition or leaves the
-       bound (or takes the broker down or restarts it: then the flag is gone from both), and no
-       check reads the flag. So the two states have the same futures, step for step, and share
-       one fingerprint: the search keeps the first met, at the smaller depth. Under KRaft 3.3 to
-       3.5 (kip841, kip903) every partition change the controller writes carries a new leader
-       epoch except an ISR expansion (an AlterPartition; 3.3's ``PartitionChangeBuilder`` bumps
-       the epoch only when the new ISR lacks a member of the old), which every broker replays
-       (``Channel.publish``) and a cut-off one finds waiting. A follower that already
-       follows the controller's leader in its epoch applies such a change by moving its
-       partition epoch alone (3.3's ``Partition.makeFollower`` returns false without a new
-       leader epoch, and ``ReplicaManager.applyLocalFollowersDelta`` restarts no fetcher then;
-       here ``ReplicaManager.become_leader_or_follower``), and only a later change's staleness
-       reads that (3.3's fetch request carries no partition epoch); a fenced broker never joins
-       the ISR (KIP-841). So, settled (``_isolation_settled``), the broker is written as
+       cannot take it. Where a leader's ISR change is an AlterIsr (kip595 and KRaft) the
+       leader's flag is read besides by that change, held while it is cut off
+       (``Partition.update_isr``), so a leader settles only when it has none to send: it leads
+       in the controller's epoch with every replica in its ISR and no AlterIsr in flight -
+       nothing to expand, and without ticks nothing to shrink (``Partition.maybe_shrink_isr``).
+       Every other step acts alike on both, keeps the condition or leaves the bound (or takes
+       the broker down or restarts it: then the flag is gone from both), and no check reads the
+       flag. So the two states have the same futures, step for step, and share one fingerprint:
+       the search keeps the first met, at the smaller depth. Under KRaft 3.3 to 3.5 (kip841,
+       kip903) every partition change the controller writes carries a new leader epoch except an
+       ISR expansion (an AlterPartition; 3.3's ``PartitionChangeBuilder`` bumps the epoch only
+       when the new ISR lacks a member of the old), which every broker replays
+       (``Channel.publish``) and a cut-off one finds waiting. A follower that already follows
+       the controller's leader in its epoch applies such a change by moving its partition epoch
+       alone (3.3's ``Partition.makeFollower`` returns false without a new leader epoch, and
+       ``ReplicaManager.applyLocalFollowersDelta`` restarts no fetcher then; here
+       ``ReplicaManager.become_leader_or_follower``), and only a later change's staleness reads
+       that (3.3's fetch request carries no partition epoch); a fenced broker never joins the
+       ISR (KIP-841). So, settled (``_isolation_settled``), the broker is written as
        reconnected: no flag, no queue, and the newest waiting change's partition epoch as its
-       own (what ``reconnect`` and ``deliver`` make of it, one change at a time or in one
-       delta) - the state of its twin that was never cut off and applied each change as it
-       came."""
+       own (what ``reconnect`` and ``deliver`` make of it, one change at a time or in one delta)
+       - the state of its twin that was never cut off and applied each change as it came."""
     config = cluster.config
     now = cluster.now
     lag = config.replica_lag_time_max_ms

@@ -86,8 +86,8 @@ def test_an_isolation_foreseen_to_settle_at_once_makes_the_state_it_leaves(proto
 
 def test_settling_at_once_is_foreseen_only_where_reduction_7_applies():
     """Not without a settled epoch (kip966, failovers, ticks: ``settled_epoch`` gives None), below
-    it, for a noticed isolation, nor - where the isolation holds its AlterIsr (kip595) - for
-    the leader."""
+    it, for a noticed isolation, nor - where the isolation holds its AlterIsr (kip595) - for a
+    leader that has an ISR member to add."""
     clusters = {}
     for protocol in ("kip320", "kip595"):
         cluster = clusters[protocol] = Cluster(ClusterConfig(replicas=("A", "B", "C"), protocol=protocol, acks="all"))
@@ -103,5 +103,12 @@ def test_settling_at_once_is_foreseen_only_where_reduction_7_applies():
     assert not settles_at_once(cluster, Step("isolate", replica="C"), epoch)
     leader = Step("isolate", replica="B", detected=False)
     assert settles_at_once(cluster, leader, epoch)        # its ISR changes go to ZooKeeper itself
-    assert settles_at_once(clusters["kip595"], unseen, epoch)
-    assert not settles_at_once(clusters["kip595"], leader, epoch)
+    cluster = clusters["kip595"]
+    assert settles_at_once(cluster, unseen, epoch)
+    assert settles_at_once(cluster, leader, epoch)        # every replica in its ISR: nothing to send
+    cluster.apply(Step("isolate", replica="A"))           # A leaves the ISR in a new epoch
+    cluster.apply(Step("reconnect", replica="A"))         # and comes back: B would add it by an AlterIsr
+    epoch = cluster.controller.leader_epoch
+    assert cluster.by_id["B"].isr == ("B", "C")
+    assert settles_at_once(cluster, unseen, epoch)
+    assert not settles_at_once(cluster, leader, epoch)

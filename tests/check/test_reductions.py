@@ -17,6 +17,7 @@ from hwlib import PROTOCOLS, Cluster, ClusterConfig, Step
 from hwlib.check import Bounds, state_key
 from hwlib.check.model import _isolation_settled, settled_epoch
 from hwlib.engine.protocols import get_protocol
+from hwlib.engine.replica import LEADER
 
 from ..helpers.remotes import replace_view
 from ..helpers.steps import every_step, numbered_produces
@@ -127,17 +128,17 @@ def _about_others(events: list[tuple], broker: str) -> list[tuple]:
     return [e for e in events if not (e[0] in QUEUE_EVENTS and e[1] == broker)]
 
 
-def _flipped_alike(protocol: str, seeds: range, n: int = 60, ahead: int = 30) -> tuple[int, int]:
+def _flipped_alike(protocol: str, seeds: range, n: int = 60, ahead: int = 30) -> tuple[int, int, int]:
     """At every state of each seed's schedule where a broker's unnoticed isolation is settled
     (the bound taken at the current leader epoch), a clone reconnected - the flag gone, under
     KRaft what waited for it applied - and the original run the schedule on: their keys stay
     equal until the epoch passes the bound, their events too except for that broker's own
     isolate / reconnect / deliver and the changes queued for it (under KRaft, ISR expansions in
     the same epoch); where only one of them leaves the bound, it is the noticed isolation the
-    original cannot take. Returns how many states flipped, and in how many of them changes
-    waited for the broker."""
+    original cannot take. Returns how many states flipped, in how many of them changes waited
+    for the broker, and in how many the broker led."""
     config = ClusterConfig(replicas=("A", "B", "C"), protocol=protocol, acks="all", retries=1)
-    flipped = waiting = 0
+    flipped = waiting = leading = 0
     for seed in seeds:
         steps = schedule(seed, n, SETTLING)
         cluster = Cluster(config)
@@ -149,6 +150,7 @@ def _flipped_alike(protocol: str, seeds: range, n: int = 60, ahead: int = 30) ->
                     continue
                 flipped += 1
                 waiting += bool(cluster.channel.queues[r.id])
+                leading += r.role == LEADER
                 original, copy = cluster.clone(), cluster.clone()
                 copy.reconnect(r.id)
                 assert not copy.by_id[r.id].isolated and not copy.channel.queues[r.id]
@@ -171,17 +173,19 @@ def _flipped_alike(protocol: str, seeds: range, n: int = 60, ahead: int = 30) ->
                     if later.replica != r.id or later.kind not in ("isolate", "reconnect", "deliver"):
                         assert _about_others(copy.events, r.id) == _about_others(original.events, r.id), \
                             (seed, i, later)
-    return flipped, waiting
+    return flipped, waiting, leading
 
 
 @pytest.mark.parametrize("protocol", SETTLING_GENERATIONS)
 def test_a_settled_isolation_never_acts_while_the_leader_epoch_stays_at_the_bound(protocol):
     """In ZooKeeper mode nothing can wait for a settled broker; under KRaft the ISR expansions
-    of the same epoch can, applied at once by its reconnected twin."""
+    of the same epoch can, applied at once by its reconnected twin. A leader settles too, where
+    its ISR changes are AlterIsr requests (kip595+) only with every replica in its ISR."""
     kraft = get_protocol(protocol).kraft
-    flipped, waiting = _flipped_alike(protocol, range(200 if kraft else 60))
+    flipped, waiting, leading = _flipped_alike(protocol, range(200 if kraft else 60))
     assert flipped > 30
     assert (waiting > 5) if kraft else (waiting == 0)
+    assert leading > 5
 
 
 def test_an_isolation_settles_only_where_what_reaches_the_broker_within_the_epoch_cannot_act():
