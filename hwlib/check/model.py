@@ -185,8 +185,8 @@ def settles_at_once(cluster: Cluster, step: Step, settled: int | None) -> bool:
     of ``state_key`` merges with the state it leaves (``settled``: the search's
     ``settled_epoch``): the leader epoch is at ``settled`` and the broker's isolation would be
     settled at once - ``isolate`` without ``detected`` sets the flag and nothing else the
-    condition reads (the controller's view; the broker's queue, role, leader, leader epoch and
-    AlterIsr), so the state it makes has the fingerprint of the one it leaves, and its checks
+    condition reads (the controller's view; the broker's queue, role, leader, leader epoch, ISR
+    and AlterIsr), so the state it makes has the fingerprint of the one it leaves, and its checks
     find nothing new there: every cluster value they read is the same, and each reports a
     violation only when it appears (see ``AnomalyChecker.observe``). The search takes no such
     step."""
