@@ -12,7 +12,9 @@ count from now. So two runs that differ only in when they got somewhere share on
 Everything is an integer (replicas by index, record values by the checker's numbering,
 names by a fixed code table), so Python's ``hash`` of a key is the same in every process: a
 fingerprint that a resumed or distributed search can share. Which steps can act is asked of
-the engine (``Cluster.skip_reason``), where each step keeps its guard beside its effect.
+the engine (``Cluster.skip_reason``), where each step keeps its guard beside its effect; which
+of them the search need not take is said here, each with its argument (``Bounds.cuts``,
+``settles_at_once``, ``refused``).
 """
 
 from __future__ import annotations
@@ -193,6 +195,39 @@ def settles_at_once(cluster: Cluster, step: Step, settled: int | None) -> bool:
     if settled is None or step.kind != "isolate" or step.detected or step.replica is None:
         return False
     return cluster.controller.leader_epoch >= settled and _isolation_settled(cluster, cluster.by_id[step.replica])
+
+
+def refused(cluster: Cluster, step: Step) -> bool:
+    """Whether ``step``, which can act on ``cluster``, is a follower's fetch that starts a
+    request (``fetch_request``, or a whole ``fetch`` with nothing in flight) which the broker it
+    believes leads refuses before reading anything (``ReplicaManager.request_error``: not the
+    leader, or - kip320+ - a leader epoch that is not its own; Kafka's
+    ``ReplicaManager.fetchMessages`` answers so before ``Partition.updateFollowerFetchState``).
+
+    Such a request changes nothing but the follower's request in flight, and its answer
+    changes nothing but that: the fetcher backs off and tries again (``handle_response``: a
+    ``refused`` event, which no check reads). So a whole ``fetch`` refused makes the state it
+    leaves, and a ``fetch_request`` refused makes one that the search need not keep - reduction
+    8 (``Search.transition``): a state ``S`` whose follower waits for a refusal, against its twin
+    ``S0`` without it. Every step acts alike on both but three: ``S0``'s follower can also start
+    a new request; ``S``'s ``fetch`` delivers the refusal, which makes ``S0``; and a step that
+    drops the request (a crash, a LeaderAndIsr that restarts the fetcher, the addressed leader
+    stepping down) makes the two one. No guard but the follower's own fetch reads its request
+    in flight, and no check reads it (``AnomalyChecker``). So whatever ``S`` reaches in ``n``
+    steps, ``S0`` reaches in at most ``n``, through transitions that report the same; and ``S0``
+    is met a level before ``S``: the schedule to ``S`` without the ``fetch_request`` that sent
+    the refusal leads there, each of its later steps acting alike (the first point above).
+    Breadth first, ``S0`` is therefore known when ``S`` is made, and every state and every
+    report found through ``S`` is found sooner through ``S0``: the same verdicts, shortest
+    depths and counterexamples, in fewer states (those with a refusal in flight are not kept).
+    """
+    kind = step.kind
+    if kind != "fetch_request" and kind != "fetch":
+        return False
+    follower = cluster.by_id[step.replica] if step.replica is not None else None
+    if follower is None or follower.in_flight is not None or follower.leader_id is None:
+        return False
+    return cluster.replica_manager.request_error(cluster.by_id[follower.leader_id], follower) is not None
 
 
 def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True, settled: int | None = None) -> tuple:

@@ -34,7 +34,7 @@ from ..engine.config import ClusterConfig
 from ..engine.steps import Step, parse_steps
 from ..util.resident import resident_bytes
 from .fingerprints import Fingerprints
-from .model import Bounds, alphabet, fingerprint, numbered, settled_epoch, settles_at_once
+from .model import Bounds, alphabet, fingerprint, numbered, refused, settled_epoch, settles_at_once
 from .vocabulary import CheckError
 
 #: how many new live states an expansion makes between two reads of the process's resident memory
@@ -202,10 +202,15 @@ class Search:
         self.settled = settled_epoch(self.config.protocol, bounds, faults) if reduced else None
         #: whether a step whose outcome is known without taking it is left untaken: one that
         #: surely leaves the bounds (``Bounds.cuts``) or makes the state it leaves
-        #: (``settles_at_once``); either makes no new state, only a transition counted
+        #: (``settles_at_once``, a whole fetch ``refused``); either makes no new state, only a
+        #: transition counted
         self.foresee = True
         #: the transitions this process left untaken so
         self.untaken = 0
+        #: whether a fetch request that is refused is left untaken, as the state it makes - a
+        #: follower waiting for the refusal - need not be kept: its twin without the refusal is
+        #: met a level before (reduction 8, ``model.refused``)
+        self.refusals_answered = reduced
         self.result = CheckResult(self.config.protocol, self.config, bounds, faults)
         self.seen = Fingerprints()
         self.parents = array("q")                     # per state: parent state, step index
@@ -319,9 +324,11 @@ class Search:
     def transition(self, node: _Node, index: int, depth: int) -> tuple[Cluster, AnomalyChecker, int, int] | None:
         """Step ``index`` of the alphabet from ``node`` at ``depth``, on a clone, observed by a
         clone of its checker (what it reported is in the checker's ``anomalies``): (cluster,
-        checker, records, ticks), or None if the step cannot act, leaves the bounds, or makes the
-        state it leaves - the last two, where known without taking it (``foresee``), are counted
-        as generated but not taken."""
+        checker, records, ticks), or None if the step cannot act, leaves the bounds, makes the
+        state it leaves, or makes one the search need not keep (a refused fetch request:
+        ``refusals_answered``) - the last three, where known without taking it (``foresee``:
+        the bounds left, a settled isolation, a whole fetch refused), are counted as generated
+        but not taken."""
         bounds = self.bounds
         parent, checker = node.cluster, node.checker
         assert parent is not None and checker is not None         # expanded nodes are live
@@ -338,9 +345,13 @@ class Search:
             ticks += 1
         elif parent.skip_reason(step) is not None:
             return None
-        elif self.foresee and (bounds.cuts(parent, step) or settles_at_once(parent, step, self.settled)):
+        elif self.foresee and (bounds.cuts(parent, step) or settles_at_once(parent, step, self.settled)
+                               or (step.kind == "fetch" and refused(parent, step))):
             self.result.generated += 1
             self.untaken += 1
+            return None
+        elif self.refusals_answered and step.kind == "fetch_request" and refused(parent, step):
+            self.result.generated += 1
             return None
         cluster = parent.clone()
         watch = AnomalyChecker(cluster, checker)

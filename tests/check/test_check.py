@@ -270,6 +270,55 @@ def test_the_steps_foreseen_and_left_untaken_change_nothing_but_the_work(protoco
         assert results[0]["violations"]
 
 
+def _levels_without_refusals(cfg: ClusterConfig, bounds: Bounds, faults: tuple[str, ...], answered: bool):
+    """A search run to its end in-process with reduction 8 (``Search.refusals_answered``) on or
+    off: its result, and each kept state with no follower waiting for a refusal, as its
+    fingerprint and the depth it was kept at."""
+    import gc
+
+    from hwlib.check.search import Search
+    from hwlib.engine.kafka_errors import REFUSED
+
+    search = Search(cfg, bounds, faults, KINDS, exhaustive=True)
+    search.refusals_answered = answered
+    kept: dict[int, int] = {}
+    gc.disable()
+    try:
+        search.start()
+        while search.next_level():
+            for node in search.frontier:
+                if not any(r.in_flight is not None and r.in_flight.error in REFUSED for r in node.cluster.replicas):
+                    kept[node.key] = search.depth
+        search.finish()
+    finally:
+        search.drop_frontier()
+        gc.enable()
+    return search.result, kept
+
+
+@pytest.mark.parametrize(("protocol", "faults", "replicas", "depth"), [
+    ("kip320", DEFAULT_FAULTS, 2, None), ("hw", NO_CRASHES, 3, 6), ("kip841", NO_CRASHES, 2, None),
+    ("kip101", DEFAULT_FAULTS + ("power_loss", "controller_failover", "stale_produce", "consume"), 2, 6),
+    ("kip966", ("elect", "isolate", "power_loss", "tick"), 2, 9)])
+def test_a_search_that_answers_refusals_at_once_keeps_every_other_state_at_its_depth(protocol, faults, replicas,
+                                                                                     depth):
+    """Reduction 8 (a refused fetch request left untaken: ``check.model.refused``) against the
+    search that takes it: the same violations with the same schedules and details, and the
+    states it keeps are exactly the other search's states in which no follower waits for a
+    refusal, each at the same depth - none is lost, none is met later."""
+    cfg = config(protocol, replicas)
+    bounds = Bounds(replicas=replicas, max_ticks=1, depth=depth)
+    answered, kept = _levels_without_refusals(cfg, bounds, faults, True)
+    taken, kept_too = _levels_without_refusals(cfg, bounds, faults, False)
+    assert kept == kept_too and len(kept) > 1000
+    assert answered.distinct == len(kept) + 1 < taken.distinct          # + the initial state
+    first, second = _counts_and_verdicts(answered)["violations"], _counts_and_verdicts(taken)["violations"]
+    assert first == second
+    assert answered.complete == taken.complete and answered.depth <= taken.depth
+    if protocol in ("hw", "kip101"):
+        assert first
+
+
 @pytest.mark.parametrize(("protocol", "faults", "replicas", "depth"), [
     ("kip101", NO_CRASHES, 2, None), ("hw", DEFAULT_FAULTS, 2, 9), ("kip320", DEFAULT_FAULTS, 2, None),
     ("kip966", ("elect", "isolate", "power_loss", "tick"), 2, 9), ("kip320", NO_CRASHES, 3, 6)])
