@@ -73,12 +73,12 @@ def test_strong_isr_is_reachable_at_3_replicas_before_kip320(protocol):
 
 
 def test_kip320_holds_at_3_replicas_as_deep_as_this_suite_searches():
-    """The complete 3-replica search takes minutes (the README's table), too long for this
-    suite: here the verdict is 'holds to depth 6' - every schedule of up to 6 steps (32,196
-    states, 42,492 before a settled isolation was merged)."""
-    result = explore(config("kip320", 3), Bounds(replicas=3, depth=6), NO_CRASHES, kinds=("strong-isr", "lost-write"))
-    assert result.violations == {} and not result.complete and result.depth == 6
-    assert result.distinct > 30_000
+    """The complete 3-replica search takes about a minute on two workers (the README's table),
+    too long for this suite: here the verdict is 'holds to depth 7' - every schedule of up to 7
+    steps (60,281 states; 81,806 while a follower waiting for a refused fetch was kept)."""
+    result = explore(config("kip320", 3), Bounds(replicas=3, depth=7), NO_CRASHES, kinds=("strong-isr", "lost-write"))
+    assert result.violations == {} and not result.complete and result.depth == 7
+    assert result.distinct > 55_000
 
 
 def test_kip101_loses_nothing_at_2_replicas_when_only_crashes_move_leadership():
@@ -549,7 +549,7 @@ def test_a_frontier_kept_cold_past_the_memory_limit_finds_exactly_what_a_live_on
     resumed = explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True, memory=tiny,
                       restore=snapshots[7])
     expected = _counts_and_verdicts(live)
-    assert expected["violations"] and expected["distinct"] > 10_000          # 14,524
+    assert expected["violations"] and expected["distinct"] > 9_000          # 10,100
     assert _counts_and_verdicts(alone) == _counts_and_verdicts(shared) == _counts_and_verdicts(resumed) == expected
     with pytest.raises(CheckError, match=r"^memory: must be a finite number of GiB > 0, got 0$"):
         explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, memory=0)
@@ -585,7 +585,7 @@ def test_an_expansion_whose_resident_memory_grows_past_the_limit_keeps_the_rest_
     assert set(free_limits) == set(flat_limits) == {None} and not any(free_cold) and not any(flat_cold)
     lowered = [limit for limit in limits if limit is not None]
     assert lowered and lowered[0] % RESIDENT_EVERY == 0 and lowered == sorted(lowered, reverse=True)
-    assert max(cold) > 2000                # of a widest level of 3,879
+    assert max(cold) > 1000                # of a widest level of 2,007
     assert _counts_and_verdicts(watched) == _counts_and_verdicts(flat) == _counts_and_verdicts(free)
 
     two = SimpleNamespace(search=SimpleNamespace(resident_limit=None, resident=resident_bytes), pipes=[None, None])
