@@ -22,8 +22,9 @@ tried.
                                    [--min-insync-replicas 2]
 
 Measured (kip320, TLA+'s faults, min.insync.replicas=2): at 2 replicas, to completion (depth
-17, 15,553 states), 0.61 of the plain search's transitions; at 3 replicas to depth 7 (81,103
-states), 0.62 - a reduction could make the search at most ~1.6x faster. (Before the state key
+17, 9,870 states), 0.70 of the plain search's transitions; at 3 replicas to depth 7 (59,682
+states), 0.63 - a reduction could make the search at most ~1.6x faster. (Before the search left
+a refused fetch request unsent: 0.61 of 15,553 and 0.62 of 81,103 states; before the state key
 merged a settled isolation: 0.55 of 23,521 and of 115,295 states.) Printed, not asserted.
 """
 

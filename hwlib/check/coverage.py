@@ -2,7 +2,9 @@
 
 A sweep's runs are random walks: they say how often a fault loses data, and they miss states.
 Where ``hwlib check`` completes, its visited set *is* the reachable state space within the
-bounds, so the share of it that random runs reach is a measure of what sampling covers. Each
+bounds - every state but those the search need not keep (a follower waiting for a refused
+fetch, ``model.refused``: its twin without the refusal is kept) -, so the share of it that
+random runs reach is a measure of what sampling covers. Each
 run is drawn as a sweep draws it (``faults.generate`` with ``faults.derive_seed``, the profile
 over the check's replicas) and replayed on the check's configuration; after every step its
 state is fingerprinted exactly as the search fingerprints (``Search.key``: the state,
