@@ -201,14 +201,20 @@ def refused(cluster: Cluster, step: Step) -> bool:
     """Whether ``step``, which can act on ``cluster``, is a follower's fetch that starts a
     request (``fetch_request``, or a whole ``fetch`` with nothing in flight) which the broker it
     believes leads refuses before reading anything (``ReplicaManager.request_error``: not the
-    leader, or - kip320+ - a leader epoch that is not its own; Kafka's
-    ``ReplicaManager.fetchMessages`` answers so before ``Partition.updateFollowerFetchState``).
+    leader, or - kip320+ - a leader epoch that is not its own).
 
-    Such a request changes nothing but the follower's request in flight, and its answer
-    changes nothing but that: the fetcher backs off and tries again (``handle_response``: a
-    ``refused`` event, which no check reads). So a whole ``fetch`` refused makes the state it
-    leaves, and a ``fetch_request`` refused makes one that the search need not keep - reduction
-    8 (``Search.transition``): a state ``S`` whose follower waits for a refusal, against its twin
+    In the engine such a request changes nothing but the follower's request in flight (as in
+    Kafka from 2.4, where ``ReplicaManager`` skips the follower's fetch state when the read
+    failed, KAFKA-8400; 0.11 to 2.3 wrote placeholder values, -1, into it until the next
+    successful fetch, which could only hold back the HW and an ISR expansion - not modelled),
+    and its answer changes nothing but that: the fetcher backs off and tries again
+    (``handle_response``: a ``refused`` event, which no check reads; Kafka 2.1+ stops fetching
+    after FENCED_LEADER_EPOCH until the next LeaderAndIsr, where every retry is refused alike).
+    ``tests/check/test_refusals.py`` holds the engine to this.
+
+    So a whole ``fetch`` refused makes the state it leaves, and a ``fetch_request`` refused
+    makes one that the search need not keep - reduction 8 (``Search.transition``): a state
+    ``S`` whose follower waits for a refusal, against its twin
     ``S0`` without it. Every step acts alike on both but three: ``S0``'s follower can also start
     a new request; ``S``'s ``fetch`` delivers the refusal, which makes ``S0``; and a step that
     drops the request (a crash, a LeaderAndIsr that restarts the fetcher, the addressed leader
@@ -221,11 +227,10 @@ def refused(cluster: Cluster, step: Step) -> bool:
     report found through ``S`` is found sooner through ``S0``: the same verdicts, shortest
     depths and counterexamples, in fewer states (those with a refusal in flight are not kept).
     """
-    kind = step.kind
-    if kind != "fetch_request" and kind != "fetch":
+    if step.replica is None or (step.kind != "fetch_request" and step.kind != "fetch"):
         return False
-    follower = cluster.by_id[step.replica] if step.replica is not None else None
-    if follower is None or follower.in_flight is not None or follower.leader_id is None:
+    follower = cluster.by_id[step.replica]
+    if follower.in_flight is not None or follower.leader_id is None:
         return False
     return cluster.replica_manager.request_error(cluster.by_id[follower.leader_id], follower) is not None
 
