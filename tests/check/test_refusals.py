@@ -13,28 +13,17 @@ in ``test_check.py``.
 
 from __future__ import annotations
 
-import random
-
 import pytest
 
 from hwlib import PROTOCOLS, AnomalyChecker, Cluster, ClusterConfig, Step
 from hwlib.check.model import fingerprint, refused
 from hwlib.engine.kafka_errors import REFUSED
 
-from ..helpers.steps import every_step, numbered_produces
-from .test_reductions import VALUES
+from .test_reductions import VALUES, schedule
 
 FAULTS = ("elect", "isolate", "isolate_unseen", "deliver", "crash", "quick_restart", "power_loss", "flush", "tick",
           "controller_failover", "lost_ack", "stale_produce", "consume", "consumer_crash")
 REPLICAS = ("A", "B", "C")
-
-
-def _schedule(seed: int, n: int) -> list[Step]:
-    """A random schedule over 3 replicas of every fault above, ticks of 7 s and 45 s, with the
-    responses of split fetches (which a sweep's runs deliver apart)."""
-    rng = random.Random(seed)
-    steps = every_step(REPLICAS, FAULTS, 7000) + [Step("tick", ms=45001)]
-    return numbered_produces(rng.choice(steps) for _ in range(n))
 
 
 def _without_refusal(cluster: Cluster, follower: str) -> Cluster:
@@ -63,7 +52,7 @@ def test_a_refused_fetch_changes_nothing_but_the_request_and_a_twin_without_it_r
     config = ClusterConfig(replicas=REPLICAS, protocol=protocol, acks="all", retries=1)
     named = twins_ran = dropped = 0
     for seed in range(120):
-        steps = _schedule(seed, 80)
+        steps = schedule(seed, 80, FAULTS)
         cluster = Cluster(config)
         checker = AnomalyChecker(cluster)
         for i, step in enumerate(steps):
