@@ -11,7 +11,7 @@ the spec at equal bounds. Printed, not asserted.
 
     python benchmarks/check.py [--spec-dir DIR | --no-tlc] [--three-replica-depth 8] [--workers N]
                                [--master local[2]] [--no-complete] [--every-generation]
-    python benchmarks/check.py --baseline-ref REF [--repeat 2]
+    python benchmarks/check.py --baseline-ref REF [--repeat 2] [--three-replicas]
 
 At 3 replicas, kip320's search runs to completion on ``--workers`` (default: every core) beside
 TLC's complete run of Kip320 - the yardstick: time to complete, distinct and generated states,
@@ -27,6 +27,8 @@ tree and on git REF's (a temporary worktree with its own compiled engine), each 
 process, the two alternating, best of ``--repeat``: states/s per generation and the ratio, and
 how many distinct states each searched (fewer on this tree: a reduction of the state key), the
 time to complete and the transitions generated (fewer: a transition no longer tried twice).
+With ``--three-replicas``, kip320's complete 3-replica search too (row ``kip320x3``, on
+``--workers``): the 3-replica speed-up measured in one run.
 """
 
 from __future__ import annotations
@@ -66,26 +68,34 @@ def result_line(result) -> str:
             f"{result.generated:>12,} generated, {result.states_per_second:>8,.0f} states/s; {found}")
 
 
-def child() -> None:
+#: the row name of kip320's complete 3-replica search in a ``--baseline-ref`` comparison
+THREE = "kip320x3"
+
+
+def child(three_workers: int = 0) -> None:
     """Every generation's 2-replica exhaustive search in this process (whichever tree it
-    imported): one JSON line per generation, then the engine."""
-    for protocol in PROTOCOLS:
-        result = explore(ClusterConfig(protocol=protocol, acks="all"), Bounds(replicas=2), FAULTS, KINDS,
-                         exhaustive=True)
-        print(json.dumps({"protocol": protocol, "seconds": result.seconds, "distinct": result.distinct,
-                          "generated": result.generated}))
+    imported): one JSON line per generation; with ``three_workers``, kip320's complete 3-replica
+    search on that many workers too; then the engine."""
+    runs = [(protocol, 2, 1) for protocol in PROTOCOLS] + ([("kip320", 3, three_workers)] if three_workers else [])
+    for protocol, replicas, workers in runs:
+        result = explore(ClusterConfig(protocol=protocol, acks="all"), Bounds(replicas=replicas), FAULTS, KINDS,
+                         exhaustive=True, workers=workers)
+        print(json.dumps({"protocol": THREE if replicas == 3 else protocol, "seconds": result.seconds,
+                          "distinct": result.distinct, "generated": result.generated}))
     print(json.dumps({"engine": str(ENGINE)}))
 
 
-def against(ref: str, repeat: int) -> None:
-    """This tree beside ``ref``'s, alternating, best of ``repeat`` (see the module's docstring)."""
+def against(ref: str, repeat: int, three_workers: int = 0) -> None:
+    """This tree beside ``ref``'s, alternating, best of ``repeat`` (see the module's docstring);
+    with ``three_workers``, kip320's complete 3-replica search on both too."""
     best: dict[tuple[str, str], dict] = {}
     engines: dict[str, str] = {}
+    child_args = ["--child"] + (["--three-replicas", "--workers", str(three_workers)] if three_workers else [])
     with checkout(ref, compiled=True) as tree:
         sources = [(ref, tree), ("this tree", REPO)]
         for _ in range(repeat):
             for label, source in sources:
-                for line in in_tree(__file__, source, "--child").splitlines():
+                for line in in_tree(__file__, source, *child_args).splitlines():
                     row = json.loads(line)
                     if "engine" in row:
                         engines[label] = row["engine"]
@@ -95,11 +105,14 @@ def against(ref: str, repeat: int) -> None:
                         best[key] = row
     for label, _ in sources:
         print(f"{label}: {engines[label]}")
-    print(f"2 replicas, exhaustive, faults {','.join(FAULTS)}: generated states/s and time to complete "
+    print(f"2 replicas (and {THREE}: kip320 at 3 replicas on {three_workers} workers), exhaustive, faults "
+          f"{','.join(FAULTS)}: generated states/s and time to complete (best of {repeat}, alternating)"
+          if three_workers else
+          f"2 replicas, exhaustive, faults {','.join(FAULTS)}: generated states/s and time to complete "
           f"(best of {repeat}, alternating)")
     print(f"  {'':<8}{'states/s':>12}{'':>12}{'ratio':>7}{'seconds':>9}{'':>7}{'speedup':>8}  distinct; generated")
     print(f"  {'':<8}{ref:>12}{'this tree':>12}{'':>7}{ref[:8]:>9}{'this':>7}")
-    for protocol in PROTOCOLS:
+    for protocol in list(PROTOCOLS) + ([THREE] if three_workers else []):
         old, new = best.get((ref, protocol)), best[("this tree", protocol)]
         if old is None:
             print(f"  {protocol:<8}{'-':>12}{new['generated'] / new['seconds']:>12,.0f}  (not in {ref})")
@@ -129,15 +142,17 @@ def main() -> None:
     parser.add_argument("--master", help="also run it on this Spark master (hwlib check --master), e.g. local[2]")
     parser.add_argument("--baseline-ref", help="compare the 2-replica searches with this git ref's, in one run")
     parser.add_argument("--repeat", type=int, default=2, help="with --baseline-ref: runs per tree (best kept)")
+    parser.add_argument("--three-replicas", action="store_true",
+                        help="with --baseline-ref: kip320's complete 3-replica search on both trees too (minutes)")
     parser.add_argument("--spec-dir", help="a checkout of hachikuji/kafka-specification (default: clone it)")
     parser.add_argument("--no-tlc", action="store_true", help="leave TLC out")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        child()
+        child(args.workers if args.three_replicas else 0)
         return
     if args.baseline_ref:
-        against(args.baseline_ref, args.repeat)
+        against(args.baseline_ref, args.repeat, args.workers if args.three_replicas else 0)
         return
     print(f"engine: {ENGINE}")
     spec = None
