@@ -197,16 +197,17 @@ def test_the_reduced_fingerprint_keeps_the_tla_bounds_verdicts(protocol):
         assert found.kind in hwlib.run_steps(config(protocol), found.steps).anomaly_kinds()
 
 
-def _run_to_end(search):
+def _run_to_end(search, level_done=None):
     """``search`` (a ``check.search.Search``, altered by the test) run to its end in-process,
-    as ``explore`` runs one; its result."""
+    as ``explore`` runs one, ``level_done`` called with it after each level; its result."""
     import gc
 
     gc.disable()                # as explore runs a search (see ``Search``)
     try:
         search.start()
         while search.next_level():
-            pass
+            if level_done is not None:
+                level_done(search)
         search.finish()
     finally:
         search.drop_frontier()
@@ -274,26 +275,19 @@ def _levels_without_refusals(cfg: ClusterConfig, bounds: Bounds, faults: tuple[s
     """A search run to its end in-process with reduction 8 (``Search.refusals_answered``) on or
     off: its result, and each kept state with no follower waiting for a refusal, as its
     fingerprint and the depth it was kept at."""
-    import gc
-
     from hwlib.check.search import Search
     from hwlib.engine.kafka_errors import REFUSED
 
     search = Search(cfg, bounds, faults, KINDS, exhaustive=True)
     search.refusals_answered = answered
     kept: dict[int, int] = {}
-    gc.disable()
-    try:
-        search.start()
-        while search.next_level():
-            for node in search.frontier:
-                if not any(r.in_flight is not None and r.in_flight.error in REFUSED for r in node.cluster.replicas):
-                    kept[node.key] = search.depth
-        search.finish()
-    finally:
-        search.drop_frontier()
-        gc.enable()
-    return search.result, kept
+
+    def keep(search: Search) -> None:
+        for node in search.frontier:
+            if not any(r.in_flight is not None and r.in_flight.error in REFUSED for r in node.cluster.replicas):
+                kept[node.key] = search.depth
+
+    return _run_to_end(search, keep), kept
 
 
 @pytest.mark.parametrize(("protocol", "faults", "replicas", "depth"), [
