@@ -4,15 +4,14 @@ A sweep's runs are random walks: they say how often a fault loses data, and they
 Where ``hwlib check`` completes, its visited set *is* the reachable state space within the
 bounds - every state but those the search need not keep (a follower waiting for a refused
 fetch, ``model.refused``: its twin without the refusal is kept) -, so the share of it that
-random runs reach is a measure of what sampling covers. Each
-run is drawn as a sweep draws it (``faults.generate`` with ``faults.derive_seed``, the profile
-over the check's replicas) and replayed on the check's configuration; after every step its
-state is fingerprinted exactly as the search fingerprints (``Search.key``: the state,
-the checks' memory and the ticks passed, the k-th record produced numbered k), so a visited
-state counts when the search met the same state. States past the bounds (a third record, a
-later leader epoch, more ticks, ticks of another length) are never in the reachable set: a
-walk that leaves the bounds is not counted from there on, and ``in_bounds`` says how much of
-the runs' steps stayed inside.
+random runs reach is a measure of what sampling covers. Each run is drawn as a sweep draws it
+(``faults.generate`` with ``faults.derive_seed``, the profile over the check's replicas) and
+replayed on the check's configuration; after every step its state is fingerprinted exactly as
+the search fingerprints (``Search.key``: the state, the checks' memory and the ticks passed,
+the k-th record produced numbered k), so a visited state counts when the search met the same
+state. States past the bounds (a third record, a later leader epoch, more ticks, ticks of
+another length) are never in the reachable set: a walk that leaves the bounds is not counted
+from there on, and ``in_bounds`` says how much of the runs' steps stayed inside.
 """
 
 from __future__ import annotations

@@ -213,19 +213,19 @@ def refused(cluster: Cluster, step: Step) -> bool:
     ``tests/check/test_refusals.py`` holds the engine to this.
 
     So a whole ``fetch`` refused makes the state it leaves, and a ``fetch_request`` refused
-    makes one that the search need not keep - reduction 8 (``Search.transition``): a state
-    ``S`` whose follower waits for a refusal, against its twin
-    ``S0`` without it. Every step acts alike on both but three: ``S0``'s follower can also start
-    a new request; ``S``'s ``fetch`` delivers the refusal, which makes ``S0``; and a step that
-    drops the request (a crash, a LeaderAndIsr that restarts the fetcher, the addressed leader
-    stepping down) makes the two one. No guard but the follower's own fetch reads its request
-    in flight, and no check reads it (``AnomalyChecker``). So whatever ``S`` reaches in ``n``
-    steps, ``S0`` reaches in at most ``n``, through transitions that report the same; and ``S0``
-    is met a level before ``S``: the schedule to ``S`` without the ``fetch_request`` that sent
-    the refusal leads there, each of its later steps acting alike (the first point above).
-    Breadth first, ``S0`` is therefore known when ``S`` is made, and every state and every
-    report found through ``S`` is found sooner through ``S0``: the same verdicts, shortest
-    depths and counterexamples, in fewer states (those with a refusal in flight are not kept).
+    makes one that the search need not keep - reduction 8 (``Search.transition``): a state ``S``
+    whose follower waits for a refusal, against its twin ``S0`` without it. Every step acts
+    alike on both but three: ``S0``'s follower can also start a new request; ``S``'s ``fetch``
+    delivers the refusal, which makes ``S0``; and a step that drops the request (a crash, a
+    LeaderAndIsr that restarts the fetcher, the addressed leader stepping down) makes the two
+    one. No guard but the follower's own fetch reads its request in flight, and no check reads
+    it (``AnomalyChecker``). So whatever ``S`` reaches in ``n`` steps, ``S0`` reaches in at most
+    ``n``, through transitions that report the same; and ``S0`` is met a level before ``S``: the
+    schedule to ``S`` without the ``fetch_request`` that sent the refusal leads there, each of
+    its later steps acting alike (the first point above). Breadth first, ``S0`` is therefore
+    known when ``S`` is made, and every state and every report found through ``S`` is found
+    sooner through ``S0``: the same verdicts, shortest depths and counterexamples, in fewer
+    states (those with a refusal in flight are not kept).
     """
     if step.replica is None or (step.kind != "fetch_request" and step.kind != "fetch"):
         return False
