@@ -105,10 +105,8 @@ def against(ref: str, repeat: int, three_workers: int = 0) -> None:
                         best[key] = row
     for label, _ in sources:
         print(f"{label}: {engines[label]}")
-    print(f"2 replicas (and {THREE}: kip320 at 3 replicas on {three_workers} workers), exhaustive, faults "
-          f"{','.join(FAULTS)}: generated states/s and time to complete (best of {repeat}, alternating)"
-          if three_workers else
-          f"2 replicas, exhaustive, faults {','.join(FAULTS)}: generated states/s and time to complete "
+    three = f" (and {THREE}: kip320 at 3 replicas on {three_workers} workers)" if three_workers else ""
+    print(f"2 replicas{three}, exhaustive, faults {','.join(FAULTS)}: generated states/s and time to complete "
           f"(best of {repeat}, alternating)")
     print(f"  {'':<8}{'states/s':>12}{'':>12}{'ratio':>7}{'seconds':>9}{'':>7}{'speedup':>8}  distinct; generated")
     print(f"  {'':<8}{ref:>12}{'this tree':>12}{'':>7}{ref[:8]:>9}{'this':>7}")
@@ -148,11 +146,12 @@ def main() -> None:
     parser.add_argument("--no-tlc", action="store_true", help="leave TLC out")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    three_workers = args.workers if args.three_replicas else 0
     if args.child:
-        child(args.workers if args.three_replicas else 0)
+        child(three_workers)
         return
     if args.baseline_ref:
-        against(args.baseline_ref, args.repeat, args.workers if args.three_replicas else 0)
+        against(args.baseline_ref, args.repeat, three_workers)
         return
     print(f"engine: {ENGINE}")
     spec = None
