@@ -9,6 +9,8 @@ with no kernel and no network - inside an exported notebook, a report, or a file
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 
 from ..anomalies.checker import EFFECT_NOTES, is_safety
@@ -233,6 +235,7 @@ def lag_svg(series: dict[str, list[int | None]], cursor: int, width: int = 520, 
     cx = x(cursor) + (x(1) - x(0)) / 2
     return (
         f'<svg class="lag" width="{width}" height="{height}" viewBox="0 0 {width} {height}" '
+        f'data-x0="{x(0) + (x(1) - x(0)) / 2:.2f}" data-dx="{x(1) - x(0):.4f}" '
         f'preserveAspectRatio="xMinYMin meet" xmlns="http://www.w3.org/2000/svg" role="img" '
         f'aria-label="HW lag in records, step by step">'
         f'<line x1="{pad}" y1="{y(0):.1f}" x2="{width - pad}" y2="{y(0):.1f}" stroke="#999"/>'
@@ -288,17 +291,23 @@ def rendered_frames(result: RunResult, title: str = "", captions: dict[int, str]
 
 
 def _rendered(result: RunResult, run_frames: list[dict], title: str, captions: dict[int, str] | None) -> list[str]:
+    """The frames without the HW-lag chart: a stepper draws that once per panel and moves its
+    cursor (``STEPPER_JS``), instead of carrying a copy in every frame."""
     for step, text in (captions or {}).items():
         if 0 <= step < len(run_frames):
             run_frames[step]["caption"] = text
-    series = hw_lag_by_step(result, run_frames)
-    return [render_frame(f, series, title) for f in run_frames]
+    return [render_frame(f, None, title) for f in run_frames]
 
 
 STYLE = """
 .hwl-stepper{font:13px/1.35 system-ui,sans-serif;color:#222}
 .hwl-stepper .controls{display:flex;gap:6px;align-items:center;margin:4px 0 4px;flex-wrap:wrap}
-.hwl-stepper .controls input[type=range]{flex:1;min-width:160px}
+.hwl-stepper .controls .track{position:relative;flex:1;min-width:160px;display:flex;padding-bottom:8px}
+.hwl-stepper .controls .track input[type=range]{flex:1;width:100%;margin:0}
+.hwl-stepper .tick{position:absolute;bottom:0;width:4px;height:9px;margin-left:-2px;border-radius:1px;cursor:pointer}
+.hwl-stepper .tick.safety{background:#c00}
+.hwl-stepper .tick.effect{background:#888}
+.hwl-stepper .tick.difference{background:#e08a00}
 .hwl-stepper .controls button{font:12px system-ui,sans-serif;padding:2px 8px}
 .hwl-stepper .status{font-size:12px;color:#444;margin:0 0 6px}
 .hwl-stepper .panels{display:flex;gap:12px;flex-wrap:wrap}
@@ -341,22 +350,36 @@ STYLE = """
 #: explorer's kernel learns where a fork goes), ``hash`` (the page's URL fragment picks the
 #: step, ``#<id>/step=N``: offline pages only).
 STEPPER_JS = """
-function hwlStepper(root, options){
+function hwlFrames(root){
+  var el = root.querySelector('script.hwl-frames');
+  if (el.getAttribute('data-encoding') !== 'gzip-base64') { return Promise.resolve(JSON.parse(el.textContent)); }
+  var bytes = Uint8Array.from(atob(el.textContent.trim()), function(c){ return c.charCodeAt(0); });
+  var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+  return new Response(stream).text().then(JSON.parse);
+}
+function hwlStepper(root, options, data){
   options = options || {};
-  var data = JSON.parse(root.querySelector('script.hwl-frames').textContent);
+  data = data || JSON.parse(root.querySelector('script.hwl-frames').textContent);
   var slider = root.querySelector('input.pos'), play = root.querySelector('button.play');
   var slots = root.querySelectorAll('.panel .frame-slot'), speed = root.querySelector('select.speed');
   var status = root.querySelector('.status'), timer = null;
   function show(i){
     i = Math.max(0, Math.min(data.n - 1, i)); slider.value = i;
     for (var p = 0; p < slots.length; p++) { slots[p].innerHTML = data.frames[p][i]; }
+    var lags = root.querySelectorAll('svg.lag');
+    for (var q = 0; q < lags.length; q++) {
+      var x = +lags[q].getAttribute('data-x0') + (+lags[q].getAttribute('data-dx')) * i;
+      var cursor = lags[q].querySelector('line.cursor');
+      cursor.setAttribute('x1', x.toFixed(1)); cursor.setAttribute('x2', x.toFixed(1));
+    }
     var bands = root.querySelectorAll('svg.sequence g.band');
     for (var b = 0; b < bands.length; b++) {
       var on = +bands[b].getAttribute('data-step') === i;
       bands[b].classList.toggle('now', on);
-      if (on) { var box = bands[b].closest('.seqbox'), r = bands[b].getBBox();
-                if (box && (r.y < box.scrollTop || r.y + r.height > box.scrollTop + box.clientHeight)) {
-                  box.scrollTop = Math.max(0, r.y - 40); } }
+      if (on && bands[b].getClientRects().length) {       // not while hidden (a report's other variants)
+        var box = bands[b].closest('.seqbox'), r = bands[b].getBBox();
+        if (box && (r.y < box.scrollTop || r.y + r.height > box.scrollTop + box.clientHeight)) {
+          box.scrollTop = Math.max(0, r.y - 40); } }
     }
     var notes = [];
     if (data.keys.anomaly !== null) { notes.push('first anomaly at step ' + data.keys.anomaly); }
@@ -370,13 +393,16 @@ function hwlStepper(root, options){
   play.onclick = function(){
     if (timer) { stop(); return; }
     if (+slider.value >= data.n - 1) { show(0); }
-    play.textContent = '\\u23F8 Pause';
+    play.textContent = '\\u25AE\\u25AE Pause';
     timer = setInterval(function(){ if (+slider.value >= data.n - 1) { stop(); } else { show(+slider.value + 1); } },
                         +speed.value);
   };
   speed.onchange = function(){ if (timer) { stop(); play.onclick(); } };
   root.querySelector('button.back').onclick = function(){ stop(); show(+slider.value - 1); };
   root.querySelector('button.fwd').onclick = function(){ stop(); show(+slider.value + 1); };
+  root.querySelectorAll('.tick').forEach(function(tick){
+    tick.onclick = function(){ stop(); show(+tick.getAttribute('data-step')); };
+  });
   root.querySelectorAll('button.jump').forEach(function(button){
     button.onclick = function(){ stop(); show(data.keys[button.getAttribute('data-key')]); };
   });
@@ -425,8 +451,34 @@ def _element_id(titles: list[str]) -> str:
     return candidate
 
 
+def _ticks(results: list[RunResult], keys: dict[str, int | None], n: int) -> str:
+    """Marks under the slider a person can see and point at: one per step with an anomaly (red:
+    a safety violation, grey: an expected effect) and one where two runs start to differ
+    (orange), each with a tooltip saying what happens there."""
+    said: dict[int, list[str]] = {}
+    safety: set[int] = set()
+    for result in results:
+        for a in result.anomalies:
+            said.setdefault(a.step, []).append(f"{a.kind} ({result.protocol})")
+            if is_safety(a.kind):
+                safety.add(a.step)
+    if keys["difference"] is not None:
+        said.setdefault(keys["difference"], []).insert(0, "the runs start to differ")
+    marks = []
+    for step in sorted(said):
+        if step >= n:
+            continue
+        kind = "safety" if step in safety else "difference" if step == keys["difference"] else "effect"
+        where = step / (n - 1) if n > 1 else 0.0
+        text = esc(f"step {step}: " + "; ".join(dict.fromkeys(said[step])))
+        marks.append(f'<span class="tick {kind}" data-step="{step}" title="{text}" '
+                     f'style="left:calc(8px + (100% - 16px) * {where:.4f})"></span>')
+    return "".join(marks)
+
+
 def stepper_html(results: list[RunResult] | RunResult, titles: list[str] | None = None, start: int | None = None,
-                 per_run: list[list[str]] | None = None, captions: list[dict[int, str]] | None = None) -> str:
+                 per_run: list[list[str]] | None = None, captions: list[dict[int, str]] | None = None,
+                 sequence_open: bool = True) -> str:
     """A self-contained stepper over one run or several runs of the same schedule (side by
     side, one slider): no external script, no kernel; the browser only switches frames.
     ``start``: the step it opens at (default: the first anomaly, or where two runs start to
@@ -434,19 +486,25 @@ def stepper_html(results: list[RunResult] | RunResult, titles: list[str] | None 
     to them; ``#<id>/step=N`` in the page's URL opens it at step N, and "link to this step"
     puts that URL in the address bar (and the clipboard). ``per_run``: the runs'
     ``rendered_frames`` if already at hand (then ``titles`` are theirs); ``captions``: per run,
-    step number -> caption."""
-    element_id, markup = stepper_markup(results, titles, start, per_run, captions)
-    script = STEPPER_JS + f"hwlStepper(document.getElementById({json.dumps(element_id)}), {{hash: true}});"
+    step number -> caption. ``sequence_open``: the whole run's sequence diagram starts unfolded
+    (a long page, a report, folds it)."""
+    element_id, markup = stepper_markup(results, titles, start, per_run, captions, packed=True,
+                                        sequence_open=sequence_open)
+    script = STEPPER_JS + (f"var root = document.getElementById({json.dumps(element_id)});"
+                           "hwlFrames(root).then(function(data){ hwlStepper(root, {hash: true}, data); });")
     return f"{markup}<script>(function(){{{script}}})();</script>"    # after the stepper: it finds it by id
 
 
 def stepper_markup(results: list[RunResult] | RunResult, titles: list[str] | None = None,
                    start: int | None = None, per_run: list[list[str]] | None = None,
-                   captions: list[dict[int, str]] | None = None, linkable: bool = True) -> tuple[str, str]:
+                   captions: list[dict[int, str]] | None = None, linkable: bool = True,
+                   packed: bool = False, sequence_open: bool = True) -> tuple[str, str]:
     """``(element id, the stepper's HTML)`` without its script: the controls, the panels at
     the start step, each run's sequence diagram, and the frames as JSON for ``hwlStepper``
     (``STEPPER_JS``). ``linkable``: offer "link to this step" (a page's URL; not in a live
-    notebook, whose URL is the notebook's)."""
+    notebook, whose URL is the notebook's). ``packed``: the frames gzipped and base64-encoded
+    (an offline page: repeated markup shrinks about tenfold; ``hwlFrames`` unpacks them with
+    the browser's DecompressionStream)."""
     if isinstance(results, RunResult):
         results = [results]
     titles = titles or [f"{r.name} · {r.protocol}" for r in results]
@@ -461,15 +519,23 @@ def stepper_markup(results: list[RunResult] | RunResult, titles: list[str] | Non
         start = next((k for k in (keys["anomaly"], keys["difference"]) if k is not None), n - 1)
     element_id = _element_id(titles)
     data = {"n": n, "start": max(0, min(start, n - 1)), "keys": keys, "frames": [f[:n] for f in per_run]}
-    payload = json.dumps(data).replace("</", "<\\/")
+    if packed:
+        payload = base64.b64encode(gzip.compress(json.dumps(data).encode(), mtime=0)).decode()
+        frames_tag = '<script type="application/octet-stream" class="hwl-frames" data-encoding="gzip-base64">'
+    else:
+        payload = json.dumps(data).replace("</", "<\\/")
+        frames_tag = '<script type="application/json" class="hwl-frames">'
     panels = []
     for k, (result, rendered) in enumerate(zip(results, per_run, strict=True)):
         messages = [f["messages"] for f in run_frames[k]] if run_frames else step_messages(result)
         sequence = sequence_svg(result, messages, actors(result))
+        series = hw_lag_by_step(result, run_frames[k] if run_frames else None)
         panels.append(f'<div class="panel"><div class="frame-slot">{rendered[data["start"]]}</div>'
-                      f'<details class="seq" open><summary>the whole run as messages (sequence diagram; the current '
-                      f'step is marked)</summary><div class="seqbox">{sequence}</div></details></div>')
-    ticks = "".join(f'<option value="{k}" label="{name}"></option>' for name, k in keys.items() if k is not None)
+                      f'<div class="lag-slot">{lag_svg(series, data["start"])}</div>'
+                      f'<details class="seq"{" open" if sequence_open else ""}><summary>the whole run as messages '
+                      f'(sequence diagram; the current step is marked)</summary><div class="seqbox">{sequence}</div>'
+                      '</details></div>')
+    ticks = _ticks(results, keys, n)
     jumps = "".join(f'<button class="jump" data-key="{name}" type="button" title="go to step {k}">'
                     f'first {name} (step {k})</button>' for name, k in keys.items() if k is not None)
     link = ('<button class="link" type="button" title="put a link to this step in the address bar">'
@@ -479,14 +545,14 @@ def stepper_markup(results: list[RunResult] | RunResult, titles: list[str] | Non
         f'<div class="controls"><button class="back" type="button" title="step back (←)">◀ Back</button>'
         f'<button class="play" type="button" title="play / pause (space)">▶ Play</button>'
         f'<button class="fwd" type="button" title="step forward (→)">Forward ▶</button>'
-        f'<input class="pos" type="range" min="0" max="{n - 1}" value="{data["start"]}" aria-label="step" '
-        f'list="{element_id}-keys"><datalist id="{element_id}-keys">{ticks}</datalist>'
+        f'<span class="track"><input class="pos" type="range" min="0" max="{n - 1}" value="{data["start"]}" '
+        f'aria-label="step">{ticks}</span>'
         f'<label>speed <select class="speed" aria-label="speed"><option value="1200">slow</option>'
         f'<option value="600" selected>normal</option><option value="200">fast</option></select></label>'
         f'{jumps}{link}</div>'
         f'<div class="status"></div>'
         f'<div class="panels">{"".join(panels)}</div>'
-        f'<script type="application/json" class="hwl-frames">{payload}</script></div>')
+        f'{frames_tag}{payload}</script></div>')
 
 
 _COPY_SCRIPT = """<script>
@@ -517,7 +583,6 @@ def scenario_file_html(scenario, filename: str, fixed_by: str | None = None) -> 
     button, a download link (the file itself, as a ``data:`` URL) and the ``hwlib run`` lines
     that replay it - under its own generation and, with ``fixed_by``, under the one that fixed
     it. No path of the machine that made it."""
-    import base64
 
     text = scenario.to_yaml()
     data = base64.b64encode(text.encode()).decode()

@@ -41,8 +41,26 @@ def test_stepper_is_self_contained_and_marks_where_protocols_part():
     assert not re.search(r"<script[^>]+src=|<link[^>]+href=|https?://(?!www\.w3\.org/2000/svg)", page)
     assert page.count('<div class="frame"') == 2                        # the start frames, server-side
     assert first_divergent_step(hw, kip) == 10
-    assert '"difference": 10' in page and '"start": 3' in page
+    data = packed_frames(page)
+    assert data["keys"]["difference"] == 10 and data["start"] == 3 and data["n"] == 16
+    # the HW-lag chart is drawn once per panel (its cursor moves in script), not in every frame
+    assert page.count('<svg class="lag"') == 2
+    assert not any('class="lag"' in frame for panel in data["frames"] for frame in panel)
+    # anomaly ticks a person can see and point at: one per step with an anomaly, with what happens there
+    ticks = re.findall(r'<span class="tick (\w+)" data-step="(\d+)" title="([^"]+)"', page)
+    assert ("safety", "10", "step 10: the runs start to differ; strong-isr (hw)") in ticks
+    assert any(kind == "safety" and "lost-write (hw)" in title for kind, _, title in ticks)
     assert compare_view("data-loss", ["hw"])._repr_html_().count('class="panel"') == 1
+
+
+def packed_frames(page: str) -> dict:
+    """The frames a stepper's page carries (gzipped, base64), as its script unpacks them."""
+    import base64
+    import gzip
+    import json
+
+    text = re.search(r'class="hwl-frames" data-encoding="gzip-base64">([^<]+)</script>', page).group(1)
+    return json.loads(gzip.decompress(base64.b64decode(text)))
 
 
 def test_explorer_forks_the_future_and_saves_it(tmp_path):
