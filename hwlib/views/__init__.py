@@ -2,6 +2,7 @@
 
 from .model_check import counterexample_view, first_holding, matrix_html
 from .notebooks import execute, export_html
+from .picker import picker_html
 from .stepper import (
     StepperView,
     compare_view,
@@ -14,4 +15,5 @@ from .stepper import (
 )
 
 __all__ = ["StepperView", "compare_view", "counterexample_view", "execute", "export_html", "first_holding", "frames",
-           "matrix_html", "plot_hw_lag", "rendered_frames", "scenario_file_html", "scenarios_view", "stepper_html"]
+           "matrix_html", "picker_html", "plot_hw_lag", "rendered_frames", "scenario_file_html", "scenarios_view",
+           "stepper_html"]

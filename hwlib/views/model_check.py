@@ -22,36 +22,65 @@ from .stepper import StepperView
 #: cell colours by verdict state (safety kinds); expected effects are always grey
 _COLOURS = {"violated": "#fbd5d5", "holds": "#d7f2dc", "partial": "#fdf0c4", "beyond": "#fde0c2",
             "effect": "#e8e8ee"}
-LEGEND = ("Red: it happens, first after that many steps (the shortest schedule, below). Green: it cannot "
-          "happen within these bounds (the search was complete). Yellow: it did not happen as deep as the "
-          "search went. Orange: not within these bounds, but the sweep's longer random runs show it - the "
-          "bounds are too small to see it. Grey: an expected effect of the protocol, not a safety failure.")
+#: what each colour means, in the order a legend names them
+LEGEND = {
+    "violated": "Red: it happens, first after that many steps (the shortest schedule, below).",
+    "holds": "Green: it cannot happen within these bounds (the search was complete).",
+    "partial": "Yellow: it did not happen as deep as the search went.",
+    "beyond": ("Orange: not within these bounds, but the sweep's longer random runs show it - the bounds are too "
+               "small to see it."),
+    "effect": "Grey: an expected effect of the protocol, not a safety failure.",
+}
+
+
+def shown_state(verdict: Verdict, kind: str) -> str:
+    """The colour a cell is drawn in: its verdict's, or grey for an expected effect."""
+    return verdict.state if is_safety(kind) else "effect"
+
+
+def legend_html(states: set[str] | list[str]) -> str:
+    """The legend for the colours that appear, and only those."""
+    said = " ".join(text for state, text in LEGEND.items() if state in set(states))
+    return f'<p class="hwl-legend" style="font-size:12px;color:#444;max-width:60em">{said}</p>' if said else ""
+
 
 Verdicts = dict[tuple[str, str], Verdict]
 
 
-def _cell(verdict: Verdict, kind: str, result: CheckResult) -> str:
-    colour = _COLOURS[verdict.state] if is_safety(kind) else _COLOURS["effect"]
+def _cell(verdict: Verdict, kind: str, result: CheckResult, caption: str | None) -> str:
+    state = shown_state(verdict, kind)
+    short = short_coverage(result)
+    covers = "" if short == caption else f'<br><span style="color:#555;font-size:11px">{html.escape(short)}</span>'
     return (f'<td class="hwl-verdict" data-state="{verdict.state}" title="{html.escape(coverage_text(result))}" '
-            f'style="background:{colour};padding:3px 8px;vertical-align:top;text-align:left">'
-            f'<b>{html.escape(verdict.text)}</b><br><span style="color:#555;font-size:11px">'
-            f'{html.escape(short_coverage(result))}</span></td>')
+            f'style="background:{_COLOURS[state]};padding:3px 8px;vertical-align:top;text-align:left">'
+            f'<b>{html.escape(verdict.text)}</b>{covers}</td>')
+
+
+def matrix_states(results: list[CheckResult], kinds: tuple[str, ...] | list[str],
+                  verdicts: Verdicts | None = None) -> set[str]:
+    """The colours a matrix draws (for a legend that names only those)."""
+    verdicts = verdicts or {}
+    return {shown_state(verdicts.get((r.protocol, kind)) or cell_verdict(r, kind), kind)
+            for kind in kinds for r in results}
 
 
 def matrix_html(results: list[CheckResult], kinds: tuple[str, ...] | list[str], verdicts: Verdicts | None = None,
-                legend: bool = True) -> str:
+                legend: bool = True, captioned: bool = False) -> str:
     """Rows: anomaly kinds (safety properties, then expected effects with why they are not data
-    loss); columns: generations in release order. Every cell says what it covers (in short;
-    the whole line on hover). ``verdicts`` overrides cells ((protocol, kind) -> Verdict: the
-    report's reconciliation with its sweep)."""
+    loss); columns: generations in release order. Every cell says what it covers, in short
+    (the whole line on hover) - or, ``captioned`` (a caption above the table gives the
+    coverage), only where it differs from that. ``verdicts`` overrides cells ((protocol, kind)
+    -> Verdict: the report's reconciliation with its sweep). ``legend``: the colours this table
+    draws, explained under it."""
     verdicts = verdicts or {}
+    caption = short_coverage(results[0]) if captioned and results else None
     head = "".join(f'<th style="padding:3px 8px;text-align:left">{html.escape(r.protocol)}</th>' for r in results)
     rows = []
     for kind in kinds:
         label = html.escape(kind) if is_safety(kind) else (
             f'{html.escape(kind)}<br><span style="font-weight:normal;color:#555;font-size:11px">expected effect: '
             f'{html.escape(EFFECT_NOTES[kind])}</span>')
-        cells = "".join(_cell(verdicts.get((r.protocol, kind)) or cell_verdict(r, kind), kind, r)
+        cells = "".join(_cell(verdicts.get((r.protocol, kind)) or cell_verdict(r, kind), kind, r, caption)
                         for r in results)
         rows.append(f'<tr><th style="text-align:left;padding:3px 8px;max-width:22em;vertical-align:top">{label}</th>'
                     f'{cells}</tr>')
@@ -59,7 +88,7 @@ def matrix_html(results: list[CheckResult], kinds: tuple[str, ...] | list[str], 
                      f'{r.generated:,} generated'
                      f'<br>depth {r.depth} · {r.seconds:.1f} s<br>{html.escape(r.ending)}</td>' for r in results)
     rows.append(f'<tr><th style="text-align:left;padding:3px 8px;color:#555">states searched</th>{states}</tr>')
-    note = f'<p style="font-size:12px;color:#444;max-width:60em">{LEGEND}</p>' if legend else ""
+    note = legend_html(matrix_states(results, kinds, verdicts)) if legend else ""
     return ('<table class="hwl-matrix" style="border-collapse:collapse;font-size:13px">'
             f'<tr><th></th>{head}</tr>{"".join(rows)}</table>{note}')
 
