@@ -246,3 +246,23 @@ def render(params: dict, out_html, progress: bool = True) -> dict:
                                progress_bar=progress, kernel_name="python3")
     export_html(executed, out_html, hide_code=True, title=params["title"])
     return {"html": out_html, "notebook": executed, "metrics": metrics_path}
+
+
+# ------------------------------------------------------------------------- navigation
+#: the report's sections: (anchor, title) in page order
+SECTIONS = (("short-answer", "Short answer"), ("by-generation", "By generation"), ("findings", "Findings"),
+            ("fault-profiles", "Fault profiles"), ("hw-lag", "HW lag"), ("can-it-happen", "Can it happen at all?"),
+            ("counterexamples", "Counterexamples"), ("details", "Details"))
+
+
+def contents_html(sections: tuple[tuple[str, str], ...] = SECTIONS) -> str:
+    """A contents bar fixed to the top of the page (it stays reachable while reading), with a
+    way back to the top; jumps leave room for it."""
+    links = " · ".join(f'<a href="#{anchor}">{html.escape(title)}</a>' for anchor, title in sections)
+    return ('<style>html{scroll-padding-top:44px}'
+            '.hwl-contents{position:fixed;top:0;left:0;right:0;z-index:100;background:rgba(255,255,255,.97);'
+            'border-bottom:1px solid #ccd;padding:6px 18px;font:13px/1.4 system-ui,sans-serif}'
+            '.hwl-contents a{color:#2659a6;text-decoration:none}.hwl-contents a:hover{text-decoration:underline}'
+            '@media print{.hwl-contents{display:none}}</style>'
+            f'<nav class="hwl-contents" aria-label="contents"><b>Contents:</b> {links} · '
+            '<a href="#report-title">back to top ↑</a></nav>')

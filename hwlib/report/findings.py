@@ -186,9 +186,9 @@ def durable_findings(sweep: Sweep) -> list[Finding]:
         if unsure:
             names = [p for p, _, _ in unsure]
             highest = max(h for _, _, h in unsure)
-            sentences.append(f"{join(names)} lost none, but in too few runs to tell: the 95% upper bound is "
-                             f"{bound(highest)}; {needed:,} runs per cell would bound it below "
-                             f"{CLAIM_BOUND:.0%}.")
+            sentences.append(f'<span class="hwl-unsure">{join(names)} lost none, but in too few runs to tell: the 95% '
+                             f"upper bound is {bound(highest)}; {needed:,} runs per cell would bound it below "
+                             f"{CLAIM_BOUND:.0%}.</span>")
         out.append(Finding(f"durable:{'/'.join(map(str, key))}", " ".join(sentences),
                            [r["cell"] for r in cells.values()], numbers, conclusive=not unsure))
         out.extend(upgrade_findings(sweep, key, cells))
@@ -320,8 +320,8 @@ def divergence_findings(sweep: Sweep, check_anchor: str | None = None) -> list[F
             text += f" {join(never)}: never, in {runs:,} runs each (95% upper bound {bound(highest)})."
         else:
             conclusive = False
-            text += (f" {join(never)}: never, but in too few runs to tell (95% upper bound {bound(highest)}; "
-                     f"{runs_needed():,} runs would bound it below {CLAIM_BOUND:.0%}).")
+            text += (f' <span class="hwl-unsure">{join(never)}: never, but in too few runs to tell (95% upper bound '
+                     f"{bound(highest)}; {runs_needed():,} runs would bound it below {CLAIM_BOUND:.0%}).</span>")
     return [Finding("divergence", text, [], numbers, conclusive=conclusive)]
 
 
@@ -351,10 +351,13 @@ def linked_cells(summary: pd.DataFrame) -> list[str]:
 
 
 def findings_html(findings: list[Finding]) -> str:
-    """The findings as an ordered list (``class="hwl-findings"``): the paired comparisons of a
-    scope nested under that scope's durable-setting finding; inconclusive ones marked."""
+    """The findings as an ordered list (``class="hwl-findings"``): the paired comparisons and
+    stragglers of a scope nested under that scope's durable-setting finding; an inconclusive one
+    marked, where its text does not already say which of its parts is unsure."""
     def item(f: Finding, nested: list[Finding]) -> str:
-        mark = "" if f.conclusive else ' <span style="color:#8a6d00">(inconclusive)</span>'
+        # a finding that says inline which of its parts are unsure is tagged there, not as a whole
+        tagged = f.conclusive or "hwl-unsure" in f.html
+        mark = "" if tagged else ' <span class="hwl-unsure">(inconclusive)</span>'
         inner = ('<ul style="margin:.4em 0 0;padding-left:1.4em">' + "".join(item(n, []) for n in nested) + "</ul>"
                  if nested else "")
         return f'<li data-key="{html.escape(f.key)}" style="margin:0 0 .5em">{f.html}{mark}{inner}</li>'
@@ -362,94 +365,32 @@ def findings_html(findings: list[Finding]) -> str:
     groups: list[tuple[Finding, list[Finding]]] = []
     for f in findings:
         parent = groups[-1][0] if groups else None
-        if (f.key.startswith("upgrade:") and parent is not None and parent.key.startswith("durable:")
+        if (f.key.startswith(("upgrade:", "straggler:")) and parent is not None and parent.key.startswith("durable:")
                 and f.key.split(":")[1] == parent.key.split(":")[1]):
             groups[-1][1].append(f)
         else:
             groups.append((f, []))
-    return ('<ol class="hwl-findings" style="line-height:1.45;max-width:62em">'
+    return ('<style>.hwl-unsure{color:#8a6d00}</style>'
+            '<ol class="hwl-findings" style="line-height:1.45;max-width:62em">'
             + "".join(item(f, nested) for f, nested in groups) + "</ol>")
 
 
 def release(protocol: str) -> str:
-    """``kip101 (Kafka 0.11)``: a generation with the Kafka release it models."""
+    """``kip101 (Kafka 0.11)``: a generation with the Kafka release it models, in plain words and
+    one bracket level (``kip595 (Kafka 2.7 - 3.6, ZooKeeper)``, ``hw (Kafka up to 0.10.2)``)."""
     from ..engine.protocols import get_protocol
 
-    return f"{protocol} (Kafka {get_protocol(protocol).kafka})"
+    words = get_protocol(protocol).kafka.replace("<=", "up to").replace(" (", ", ").replace(")", "")
+    return f"{protocol} (Kafka {words})"
 
 
-def short_answer(summary: pd.DataFrame) -> list[str]:
-    """Three sentences in plain words from the durable setting's cells (acks=all,
-    min.insync.replicas=2): which generations lost acknowledged writes under which fault
-    profiles; from which generation on each profile's losses stopped; what stopping them cost
-    in availability. Claims follow the same rules as the findings: "stopped" only where every
-    later cell lost none with a 95% upper bound below ``CLAIM_BOUND``."""
-    sweep = Sweep(summary, pd.DataFrame())
-    setting = f"acks=all and min.insync.replicas={DURABLE_MIN_ISR}"
-    scopes = []
-    for key, rows in sweep.scopes():
-        cells = sweep.by_protocol(sweep.setting(rows, DURABLE_ACKS, DURABLE_MIN_ISR))
-        if cells:
-            scopes.append((sweep.scope_text(key), cells))
-    if not scopes:
-        return [f"This sweep has no cell at {setting}, the setting that promises not to lose acknowledged "
-                "writes, so it cannot say whether they were lost there; add those values to its grid."]
-    # 1. who lost, where
-    lost_under = {p: tuple(w for w, cells in scopes if p in cells and cells[p]["runs_lost"] > 0)
-                  for p in sweep.protocols}
-    groups: list[tuple[list[str], tuple[str, ...]]] = []
-    for protocol in sweep.protocols:
-        if groups and groups[-1][1] == lost_under[protocol]:
-            groups[-1][0].append(protocol)
-        else:
-            groups.append(([protocol], lost_under[protocol]))
-    lossy = [(names, where) for names, where in groups if where]
-    if not lossy:
-        runs = sum(int(c["runs"]) for _, cells in scopes for c in cells.values())
-        first = (f"With {setting}, no generation lost an acknowledged write under any fault profile "
-                 f"({runs:,} runs).")
-    else:
-        top = max(float(c["lost_rate"]) for _, cells in scopes for c in cells.values())
-        every = len(scopes) > 1
-        parts = [f"{join(names)} under "
-                 + ("every fault profile" if every and len(where) == len(scopes) else join(list(where)))
-                 for names, where in lossy]
-        clean = [p for p in sweep.protocols if not lost_under[p]]
-        first = (f"With {setting}, acknowledged writes were lost by {'; by '.join(parts)} (in up to "
-                 f"{percent(top)} of a cell's runs)" + (f"; {join(clean)} lost none." if clean else "."))
-    # 2. what stopped them, 3. at what cost
-    stopped, unstopped, unsure, costs, free = [], [], [], [], []
-    for where, cells in scopes:
-        names = list(cells)
-        lost = [p for p in names if cells[p]["runs_lost"] > 0]
-        if not lost:
-            continue
-        after = names[names.index(lost[-1]) + 1:]
-        if not after:
-            unstopped.append(where)
-            continue
-        if any(cells[p]["lost_hi"] >= CLAIM_BOUND for p in after):
-            unsure.append(f"under {where} {after[0]} and later lost none, in too few runs to be sure")
-            continue
-        fixer, before = cells[after[0]], cells[lost[-1]]
-        stopped.append(f"from {release(after[0])} on under {where}")
-        cost = float(fixer["unavailability"]) - float(before["unavailability"])
-        if cost >= 0.01:
-            costs.append(f"under {where}, {after[0]} had no online leader in {percent(fixer['unavailability'])} "
-                         f"of steps against {percent(before['unavailability'])} under {lost[-1]}")
-        elif after[0] not in free:
-            free.append(after[0])
-    rest = ([f"nothing in this sweep stopped them under {join(unstopped)}"] if unstopped else []) + unsure
-    if stopped:
-        second = "The losses stopped " + join(stopped) + (f"; {'; '.join(rest)}." if rest else ".")
-    else:
-        second = "No generation in this sweep stopped them with confidence: " + "; ".join(rest) + "."
-    if costs:
-        third = ("Stopping them cost availability " + "; ".join(costs)
-                 + (f"; {join(free)} cost none (within one point)." if free else "."))
-    elif free:
-        third = ("Stopping them cost no availability: the share of steps without an online leader moved by less "
-                 "than one point.")
-    else:
-        third = "Whatever closes these losses is not in this sweep, so neither is its cost."
-    return [first, second, third]
+def with_stragglers(found: list[Finding], stragglers: list[Finding]) -> list[Finding]:
+    """``found`` with each straggler finding placed after its scope's durable-setting finding
+    and that scope's upgrades (where ``findings_html`` nests it)."""
+    out = list(found)
+    for extra in stragglers:
+        scope = extra.key.split(":")[1]
+        at = max((i for i, f in enumerate(out) if f.key.startswith(("durable:", "upgrade:", "straggler:"))
+                  and f.key.split(":")[1] == scope), default=len(out) - 1)
+        out.insert(at + 1, extra)
+    return out

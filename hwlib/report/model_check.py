@@ -41,7 +41,8 @@ from ..engine.config import PROTOCOLS, ClusterConfig
 from ..errors import HwlibError
 from ..run import run_steps
 from ..scenario import Scenario
-from ..views.model_check import matrix_html
+from ..views import picker_html, scenario_file_html, stepper_html
+from ..views.model_check import counterexample_view, legend_html, matrix_html, matrix_states
 from .findings import Finding, join
 
 #: the kinds the report's check looks for: ``hwlib check``'s (the broker-side safety properties)
@@ -221,16 +222,19 @@ def sampling(check: ProfileCheck) -> str:
 
 
 def matrix(checks: list[ProfileCheck], kinds: tuple[str, ...] = KINDS) -> str:
-    """One verdict table per set of faults, under a heading naming its profiles."""
-    parts = []
-    for index, check in enumerate(checks):
+    """One verdict table per set of faults, under a heading naming its profiles and a caption
+    saying what every cell covers (the cells say only what differs from it); one legend after
+    the tables, naming the colours they draw."""
+    parts, states = [], set()
+    for check in checks:
         names = " and ".join(f"<b>{html.escape(p)}</b>" for p in check.profiles)
         sampled = sampling(check)
+        states |= matrix_states(check.results, kinds, check.verdicts)
         parts.append(f'<h4 style="margin:1em 0 .3em">With the faults of {names}</h4>'
-                     f'<p style="margin:0 0 .4em;color:#333">{html.escape(check.coverage)}</p>'
+                     f'<p style="margin:0 0 .4em;color:#333">Every cell: {html.escape(check.coverage)}</p>'
                      + (f'<p style="margin:0 0 .4em;color:#333">{html.escape(sampled)}</p>' if sampled else "")
-                     + matrix_html(check.results, kinds, check.verdicts, legend=index == len(checks) - 1))
-    return "".join(parts)
+                     + matrix_html(check.results, kinds, check.verdicts, legend=False, captioned=True))
+    return "".join(parts) + legend_html(states)
 
 
 def shortest(checks: list[ProfileCheck], kinds: tuple[str, ...] = KINDS) -> list[tuple[ProfileCheck, CheckResult, str]]:
@@ -243,6 +247,23 @@ def shortest(checks: list[ProfileCheck], kinds: tuple[str, ...] = KINDS) -> list
             check, result = min(found, key=lambda item: item[1].violations[kind].depth)
             out.append((check, result, kind))
     return out
+
+
+def shortest_html(shown: list[tuple[ProfileCheck, CheckResult, str]]) -> str:
+    """The shortest counterexample of each kind (``shortest``) behind one selector: its caption,
+    its step-through beside the first later generation where the kind holds, its scenario file.
+    ``#check-<kind>`` selects one (the findings link to them)."""
+    import mistune
+
+    variants = []
+    for check, result, kind in shown:
+        caption, view, scenario, fixer = counterexample_view(check.results, result, kind, check.verdicts)
+        body = (mistune.html(caption + f" (With the faults of {' and '.join(check.profiles)}.)")
+                + stepper_html(view.results, view.titles, view.start, sequence_open=False)
+                + scenario_file_html(scenario, f"check-{result.protocol}-{kind}.yaml", fixer))
+        variants.append((f"check-{kind}", f"{kind}: {result.protocol}, {len(scenario.steps)} steps", body))
+    heading = '<h3 style="margin:1.2em 0 .3em">The shortest schedules</h3>'
+    return picker_html("check-shortest", heading, "One per kind, the shortest over every generation:", variants)
 
 
 def findings(checks: list[ProfileCheck], kinds: tuple[str, ...], anchor: str) -> list[Finding]:
@@ -267,7 +288,8 @@ def findings(checks: list[ProfileCheck], kinds: tuple[str, ...], anchor: str) ->
             if holds:
                 text += f"{',' if violated else ''} cannot under {join(holds)}"
             if wider:
-                text += f"{';' if violated or holds else ''} under {join(wider)} the bounds are too small to tell"
+                text += (f"{';' if violated or holds else ''} <span class=\"hwl-unsure\">under {join(wider)} the "
+                         "bounds are too small to tell</span>")
             parts.append(text)
         names = " and ".join(f"<b>{html.escape(p)}</b>" for p in check.profiles)
         b = check.results[0].bounds

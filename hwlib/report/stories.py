@@ -8,7 +8,9 @@ Each shown reproducer gets the anchor ``cx-<cell>`` so a finding can link to its
 
 from __future__ import annotations
 
+import html
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 from ..anomalies.checker import SEVERITY
@@ -88,3 +90,127 @@ def explain(result, item: dict) -> str:
     if found:
         sentences.append(f"The checker reports {found[0].kind} at step {found[0].step}: {found[0].detail}.")
     return " ".join(sentences)
+
+
+def explain_stragglers(sweep_dir, answer, anchors: dict[str, str] | None = None) -> dict:
+    """(profile, protocol) -> Explanation for every straggler of ``answer`` (a generation that
+    lost acknowledged writes after an earlier one lost none): the known Kafka issue its shrunk
+    counterexample shows (``known_issues.diagnose``), or an explanation with no issue - the
+    report then flags a possible model defect. ``anchors``: cell -> its step-through."""
+    from .answer import Explanation
+    from .known_issues import diagnose
+
+    anchors = anchors or {}
+    manifest = json.loads((Path(sweep_dir) / "manifest.json").read_text())
+    shrunk = {i["cell"]: i for i in manifest.get("shrunk") or [] if i["kind"] == "lost-write"}
+    out = {}
+    for cell in answer.stragglers:
+        item = shrunk.get(cell.cell)
+        issue = None if item is None else diagnose(load_scenario(Path(sweep_dir) / item["path"]), "lost-write")
+        if issue is None:
+            out[(cell.profile, cell.protocol)] = Explanation(None, "", anchor=anchors.get(cell.cell))
+        else:
+            out[(cell.profile, cell.protocol)] = Explanation(issue.key, issue.text, issue.fixed_in,
+                                                             anchors.get(cell.cell))
+    return out
+
+
+@dataclass
+class Variant:
+    """Shown reproducers with the same steps (cells that share schedules often shrink to one):
+    stepped once, under the first one's generation."""
+
+    items: list[dict]
+    fixer: str | None
+
+    @property
+    def scenario(self):
+        return self.items[0]["scenario"]
+
+    @property
+    def protocols(self) -> list[str]:
+        return [i["scenario"].config.protocol for i in self.items]
+
+
+@dataclass
+class Story:
+    """The counterexamples of one (profile, kind, setting), shortest first."""
+
+    profile: str
+    kind: str
+    setting: str
+    variants: list[Variant]
+
+    @property
+    def anchor(self) -> str:
+        return "cxg-" + "-".join("".join(c if c.isalnum() else "-" for c in part)
+                                 for part in (self.profile, self.kind, self.setting))
+
+
+def group(spec, runs, shown: list[dict]) -> list[Story]:
+    """The shown reproducers by story: one group per (profile, kind, setting) in the order the
+    first of each was chosen; within a group, reproducers with identical steps merged, the
+    shortest first (then release order)."""
+    from ..engine.config import PROTOCOLS
+
+    cells = {c.id: c for c in spec.cells}
+    stories: dict[tuple[str, str, str], list[dict]] = {}
+    for item in shown:
+        config = item["scenario"].config
+        setting = f"acks={config.acks}, min.insync.replicas={config.min_insync_replicas}"
+        stories.setdefault((cells[item["cell"]].profile.name, item["kind"], setting), []).append(item)
+    out = []
+    for (profile, kind, setting), items in stories.items():
+        items = sorted(items, key=lambda i: (len(i["scenario"].steps), PROTOCOLS.index(i["scenario"].config.protocol)))
+        merged: dict[tuple, list[dict]] = {}
+        for item in items:
+            merged.setdefault(tuple(item["scenario"].steps), []).append(item)
+        out.append(Story(profile, kind, setting, [Variant(same, fixed_by(spec, runs, same[0]))
+                                                  for same in merged.values()]))
+    return out
+
+
+def story_html(story: Story, explanations: dict | None = None) -> str:
+    """One story as HTML: a heading, a selector over its variants (shortest first) and each
+    variant - who shows it, its explanation where a straggler has one, the run in words
+    (collapsed), the step-through beside the generation that fixed it, the scenario file. Only
+    the selected variant is visible; ``#cx-<cell>`` in the URL selects that cell's."""
+    from ..scenario import run_scenario
+    from ..views import picker_html, scenario_file_html, stepper_html
+    from .findings import join, release
+
+    explanations = explanations or {}
+    variants = []
+    for variant in story.variants:
+        first = variant.items[0]
+        result = run_scenario(variant.scenario)
+        runs = [result] + ([run_scenario(variant.scenario, protocol=variant.fixer)] if variant.fixer else [])
+        at = min((a.step for a in result.anomalies if a.kind == story.kind), default=len(variant.scenario.steps))
+        who = join([f"<b>{html.escape(release(p))}</b>" for p in variant.protocols])
+        cells = join([f"cell {i['cell']} run {i['run']}" for i in variant.items])
+        beside = (f" Beside it, the same steps under {html.escape(variant.fixer)}, the first later generation that "
+                  f"fixed it." if variant.fixer else " No later generation in this sweep fixed it.")
+        why = "".join(f'<p class="hwl-why" style="margin:.3em 0">{_why_html(explanations[(story.profile, p)])}</p>'
+                      for p in variant.protocols if (story.profile, p) in explanations)
+        markers = "".join(f'<span id="{anchor(i["cell"])}"></span>' for i in variant.items[1:])
+        filename = f"{first['cell']}-{story.kind}.yaml"
+        body = (f'{markers}<p style="margin:.3em 0">{who}: {html.escape(story.kind)} at step {at} ({cells}, shrunk '
+                f'from {first["before"]} to {first["after"]} steps).{beside}</p>{why}'
+                f'<details style="margin:.2em 0 .4em"><summary style="cursor:pointer">The run in words</summary>'
+                f'<p style="max-width:62em">{html.escape(explain(result, first))}</p></details>'
+                f'{stepper_html(runs, start=at, sequence_open=False)}'
+                f'{scenario_file_html(variant.scenario, filename, variant.fixer)}')
+        variants.append((anchor(first["cell"]), f"{join(variant.protocols)} · {len(variant.scenario.steps)} steps",
+                         body))
+    count = sum(len(v.items) for v in story.variants)
+    heading = (f'<h3 style="margin:1.2em 0 .3em">{html.escape(story.kind)} under {html.escape(story.profile)} '
+               f'({html.escape(story.setting)})</h3>')
+    return picker_html(story.anchor, heading, f"{count} cells show it; pick one (shortest first):", variants)
+
+
+def _why_html(why) -> str:
+    if why.issue is None:
+        return ("<b>No known Kafka issue explains this loss: it may be a defect of this model.</b> Read the steps "
+                "below before trusting the number.")
+    fixed = f" Fixed from Kafka {html.escape(why.fixed_in)}." if why.fixed_in else ""
+    return f"<b>{html.escape(why.issue)}</b>: {html.escape(why.text)}.{fixed}"
