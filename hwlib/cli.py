@@ -143,6 +143,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "same result, slower. The visited set and the frontier's schedules are kept whatever it is")
     chk.add_argument("--master", help="run the levels of a large search on this Spark master, e.g. "
                                       "spark://host:7077 or local[4] (instead of --workers; same results)")
+    chk.add_argument("--sweep", metavar="DIR",
+                     help="reconcile each verdict with this finished sweep's runs, as the report does: a \"holds\" "
+                          "its runs contradict says what the bounds lack")
     chk.add_argument("--fail-on-violation", action="store_true",
                      help="exit 1 when any kind is violated in any generation (for CI); 0 otherwise")
     chk.add_argument("--json", action="store_true", help="one JSON object per generation")
@@ -204,6 +207,7 @@ def _check(args) -> int:
         Bounds,
         CheckDir,
         CheckError,
+        cell_verdict,
         check_all,
         coverage_text,
         matrix_markdown,
@@ -212,10 +216,11 @@ def _check(args) -> int:
         parse_kinds,
         profile_faults,
         settings,
-        verdict,
         write_outputs,
     )
+    from .check.vocabulary import untried, untried_note
     from .engine.config import ClusterConfig
+    from .sweep import load_spec
 
     bounds = Bounds(replicas=args.replicas, max_records=args.max_records, max_epoch=args.max_epoch,
                     max_ticks=args.max_ticks, depth=args.depth, tick_ms=args.tick_ms, max_states=args.max_states,
@@ -255,6 +260,12 @@ def _check(args) -> int:
         raise CheckError(f"checkpoint-every: must be a number of seconds >= 0, got {args.checkpoint_every}")
     exhaustive = args.exhaustive or args.matrix
     must_end(protocols, bounds, faults)      # before anything is written
+    swept = None
+    if args.sweep is not None:                 # read before the search: a bad directory is one line
+        from .report.model_check import load_sweep, witness_profiles
+
+        swept = load_sweep(args.sweep, "sweep")
+        witnesses = witness_profiles(swept[0], faults, "sweep")
     spark = None
     if args.master is not None:
         from .sweep.spark import check_master
@@ -275,17 +286,31 @@ def _check(args) -> int:
         print(file=sys.stderr)
     written = write_outputs(directory.out, results, kinds) if directory is not None else []
     files = {path.stem: path for path in written if path.suffix == ".yaml"}
+    shown = {(r.protocol, kind): cell_verdict(r, kind) for r in results for kind in kinds}
+    if swept is not None:
+        from .report.model_check import sweep_check
+
+        reconciled = sweep_check(*swept, witnesses, faults, results, kinds)
+        shown = {key: reconciled.verdict(*key) for key in shown}
+    # a "holds" says which fault classes of the default report it did not try
+    note = untried_note(faults, load_spec("default").profiles())
     if not args.json:
         print(f"checked {coverage_text(results[0])}")
+        if swept is not None:
+            print(f"reconciled with the sweep in {args.sweep} (profiles {', '.join(witnesses)})")
     for result in results:
         if args.json:
-            print(json.dumps(result.as_dict()))
+            print(json.dumps({**result.as_dict(), "not_tried": list(untried(faults, load_spec("default").profiles())),
+                              **({"reconciled": {k: shown[(result.protocol, k)].text for k in kinds}}
+                                 if swept is not None else {})}))
             continue
         print(f"\n{result.protocol} ({result.ending}): {result.distinct:,} "
               f"distinct / {result.generated:,} generated states, depth {result.depth}, {result.seconds:.1f} s "
               f"({result.states_per_second:,.0f} states/s)")
         for kind in kinds:
-            print(f"  {kind:<20} {verdict(result, kind)}")
+            cell = shown[(result.protocol, kind)]
+            untried_part = f" - {note}" if note and cell.state in ("holds", "partial") else ""
+            print(f"  {kind:<20} {cell.text}{untried_part}")
         if coverage is not None:
             measured = result.coverage
             print(f"  coverage: {measured.text() if measured is not None else NOT_MEASURED[result.complete]}")

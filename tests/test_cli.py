@@ -201,3 +201,30 @@ def test_help_reads_the_checks_defaults_without_loading_the_search():
     words = " ".join(help_text.stdout.split())
     assert help_text.returncode == 0
     assert "(default: elect, isolate, isolate_unseen, deliver, crash, quick_restart)" in words
+
+
+def test_a_holds_says_which_fault_classes_of_the_default_report_it_did_not_try(tmp_path):
+    """``hwlib check --protocol kip595`` with its default faults (no power loss): each "holds"
+    line names what the default report sweeps and this search left out, and how to try it."""
+    done = subprocess.run([sys.executable, "-m", "hwlib.cli", "check", "--protocol", "kip595", "--quiet"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0, done.stderr
+    lines = [line for line in done.stdout.splitlines() if line.startswith("  ") and "holds" in line]
+    assert len(lines) == 4
+    for line in lines:
+        assert line.endswith("holds (complete) - time passing, power loss and flushes not tried: "
+                             "check with --profile power-loss --max-ticks 1"), line
+    # with every fault class the default report fires, nothing is left to say
+    done = subprocess.run([sys.executable, "-m", "hwlib.cli", "check", "--protocol", "kip966", "--quiet",
+                           "--faults", "crash,quick_restart,power_loss,power_loss_unseen,flush,tick,elect",
+                           "--max-ticks", "1", "--depth", "6", "--json"],
+                          capture_output=True, text=True, cwd=tmp_path, timeout=300)
+    assert done.returncode == 0 and json.loads(done.stdout)["not_tried"] == []
+
+
+def test_check_sweep_must_be_a_finished_sweep_with_a_profile_it_searches(tmp_path):
+    (tmp_path / "empty").mkdir()
+    done = subprocess.run([sys.executable, "-m", "hwlib.cli", "check", "--protocol", "hw", "--sweep",
+                           str(tmp_path / "empty")], capture_output=True, text=True, cwd=tmp_path)
+    _refused(done, "sweep: ")
+    assert "holds no finished sweep (no manifest.json)" in done.stderr

@@ -112,3 +112,36 @@ def step_fault(step: Step) -> str | None:
                 "replace_disk"):
         return kind
     return None
+
+
+def untried(faults: tuple[str, ...], swept: dict) -> dict[str, list[str]]:
+    """The fault classes (``FAULT_WORDS``) that the profiles ``swept`` (name -> fault profile:
+    the default report's) fire and a search with ``faults`` leaves out, each with the profiles
+    that fire it, in the profiles' order."""
+    tried = {FAULT_WORDS[f] for f in faults}
+    out: dict[str, list[str]] = {}
+    for name, profile in swept.items():
+        for fault in profile_faults(profile)[0]:
+            word = FAULT_WORDS[fault]
+            if word not in tried and name not in out.setdefault(word, []):
+                out[word].append(name)
+    return {word: names for word, names in out.items() if names}
+
+
+def untried_note(faults: tuple[str, ...], swept: dict) -> str:
+    """What a "holds" leaves out, in words, and the fewest profiles that would try it:
+    ``power loss and flushes not tried: check with --profile power-loss --max-ticks 1``; empty
+    when ``faults`` try every class ``swept`` fires."""
+    missing = untried(faults, swept)
+    if not missing:
+        return ""
+    left, chosen = set(missing), []
+    while left:           # greedy: the profile that fires most of what is left, first in order on ties
+        best = max(swept, key=lambda n: (sum(n in missing[w] for w in left), -list(swept).index(n)))
+        chosen.append(best)
+        left -= {w for w in left if best in missing[w]}
+    words = list(missing)
+    said = words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+    ways = "; ".join(f"--profile {name}" + (" --max-ticks 1" if "tick" in profile_faults(swept[name])[0] else "")
+                     for name in chosen)
+    return f"{said} not tried: check with {ways}"

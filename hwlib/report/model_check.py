@@ -302,3 +302,45 @@ def findings(checks: list[ProfileCheck], kinds: tuple[str, ...], anchor: str) ->
                          for k in kinds)
         out.append(Finding(f"model-check:{'/'.join(check.profiles)}", text, [], numbers, conclusive=conclusive))
     return out
+
+
+def load_sweep(path, field: str = "sweep"):
+    """A finished sweep's spec and run table, or one line naming ``field`` (``hwlib check
+    --sweep``, notebook 03's ``sweep_dir``): read before a search starts."""
+    import json
+    from pathlib import Path
+
+    from ..sweep import SweepSpecError, parse_spec, read_runs
+
+    manifest = Path(path) / "manifest.json"
+    try:
+        data = json.loads(manifest.read_text(encoding="utf-8"))
+        spec = parse_spec(data["spec"])
+        return spec, read_runs(Path(path))
+    except FileNotFoundError:
+        raise ReportConsistencyError(f"{field}: {str(path)!r} holds no finished sweep (no manifest.json); "
+                                     "give the directory `hwlib sweep` wrote") from None
+    except (OSError, ValueError, KeyError, TypeError, SweepSpecError) as exc:
+        raise ReportConsistencyError(f"{field}: {str(path)!r} is not a finished sweep ({exc})") from None
+
+
+def witness_profiles(spec, faults: tuple[str, ...], field: str = "sweep") -> list[str]:
+    """The sweep's profiles whose every fault a check with ``faults`` searches: their runs can
+    contradict its verdicts. One line naming ``field`` when there is none."""
+    profiles = [name for name, profile in spec.profiles().items() if set(profile_faults(profile)[0]) <= set(faults)]
+    if not profiles:
+        raise ReportConsistencyError(f"{field}: no fault profile of the sweep fires only faults this check searches "
+                                     f"({', '.join(faults) or 'none'}); check with --profile NAME of one of "
+                                     f"{', '.join(spec.profiles())}")
+    return profiles
+
+
+def sweep_check(spec, runs: pd.DataFrame, profiles: list[str], faults: tuple[str, ...], results: list[CheckResult],
+                kinds: tuple[str, ...]) -> ProfileCheck:
+    """``results`` of a check with ``faults`` reconciled with a sweep, as the report does: the
+    runs of ``profiles`` (``witness_profiles``) that show a kind the check says holds are
+    shrunk and measured against its bounds - the verdict then says what the bounds lack (or,
+    within them, it is a ReportConsistencyError)."""
+    check = ProfileCheck(profiles, tuple(faults), results)
+    reconcile([check], spec, runs, kinds)
+    return check

@@ -47,10 +47,12 @@ def legend_html(states: set[str] | list[str]) -> str:
 Verdicts = dict[tuple[str, str], Verdict]
 
 
-def _cell(verdict: Verdict, kind: str, result: CheckResult, caption: str | None) -> str:
+def _cell(verdict: Verdict, kind: str, result: CheckResult, caption: str | None, untried: str) -> str:
     state = shown_state(verdict, kind)
     short = short_coverage(result)
     covers = "" if short == caption else f'<br><span style="color:#555;font-size:11px">{html.escape(short)}</span>'
+    if untried and verdict.state in ("holds", "partial"):
+        covers += f'<br><span class="untried" style="color:#8a4b00;font-size:11px">{html.escape(untried)}</span>'
     return (f'<td class="hwl-verdict" data-state="{verdict.state}" title="{html.escape(coverage_text(result))}" '
             f'style="background:{_COLOURS[state]};padding:3px 8px;vertical-align:top;text-align:left">'
             f'<b>{html.escape(verdict.text)}</b>{covers}</td>')
@@ -65,13 +67,14 @@ def matrix_states(results: list[CheckResult], kinds: tuple[str, ...] | list[str]
 
 
 def matrix_html(results: list[CheckResult], kinds: tuple[str, ...] | list[str], verdicts: Verdicts | None = None,
-                legend: bool = True, captioned: bool = False) -> str:
+                legend: bool = True, captioned: bool = False, untried: list[str] | tuple[str, ...] = ()) -> str:
     """Rows: anomaly kinds (safety properties, then expected effects with why they are not data
     loss); columns: generations in release order. Every cell says what it covers, in short
     (the whole line on hover) - or, ``captioned`` (a caption above the table gives the
     coverage), only where it differs from that. ``verdicts`` overrides cells ((protocol, kind)
     -> Verdict: the report's reconciliation with its sweep). ``legend``: the colours this table
-    draws, explained under it."""
+    draws, explained under it. ``untried``: fault classes the search left out (``check.untried``
+    against the default report): every "holds" names them, never green on its own."""
     verdicts = verdicts or {}
     caption = short_coverage(results[0]) if captioned and results else None
     head = "".join(f'<th style="padding:3px 8px;text-align:left">{html.escape(r.protocol)}</th>' for r in results)
@@ -80,7 +83,8 @@ def matrix_html(results: list[CheckResult], kinds: tuple[str, ...] | list[str], 
         label = html.escape(kind) if is_safety(kind) else (
             f'{html.escape(kind)}<br><span style="font-weight:normal;color:#555;font-size:11px">expected effect: '
             f'{html.escape(EFFECT_NOTES[kind])}</span>')
-        cells = "".join(_cell(verdicts.get((r.protocol, kind)) or cell_verdict(r, kind), kind, r, caption)
+        left_out = f"not tried: {', '.join(untried)}" if untried else ""
+        cells = "".join(_cell(verdicts.get((r.protocol, kind)) or cell_verdict(r, kind), kind, r, caption, left_out)
                         for r in results)
         rows.append(f'<tr><th style="text-align:left;padding:3px 8px;max-width:22em;vertical-align:top">{label}</th>'
                     f'{cells}</tr>')

@@ -107,3 +107,19 @@ def test_beyond_names_each_bound_a_run_exceeds():
     assert step_fault(Step("crash", replica="A", lose_unflushed=True, detected=False)) == "power_loss_unseen"
     assert step_fault(Step("produce", value="v", replica="B")) == "stale_produce"
     assert step_fault(Step("restart", replica="A")) is None
+
+
+def test_a_check_given_a_sweep_reconciles_its_verdicts_as_the_report_does(hw_losses):
+    """``hwlib check --sweep`` / notebook 03's ``sweep_dir``: the sweep's profiles whose faults
+    the check searches are its witnesses, and a "holds" they contradict says what the bounds
+    lack; a check whose faults cover no profile of the sweep is refused before it runs."""
+    from hwlib.report.model_check import sweep_check, witness_profiles
+
+    spec, runs = hw_losses
+    faults = ("crash", "quick_restart")
+    assert witness_profiles(spec, faults) == ["crash-mix"]
+    with pytest.raises(ReportConsistencyError, match="sweep: no fault profile of the sweep fires only faults"):
+        witness_profiles(spec, ("crash",))
+    check = _holds(Bounds(replicas=1, max_records=50, max_epoch=50))
+    reconciled = sweep_check(spec, runs, ["crash-mix"], faults, check.results, ("lost-write",))
+    assert reconciled.verdict("hw", "lost-write").state == "beyond"

@@ -62,6 +62,8 @@ def test_model_check_notebook_shows_the_matrix_and_steps_each_shortest_counterex
     (kip101-data-loss: crashes, quick restarts, time passing); every violated cell of the
     matrix gets a step-through of its shortest schedule beside the first later generation that
     holds, and its scenario file."""
+    import html as html_lib
+
     import papermill
 
     papermill.execute_notebook(str(REPO / "notebooks" / "03_model_check.ipynb"), str(tmp_path / "check.ipynb"),
@@ -76,6 +78,10 @@ def test_model_check_notebook_shows_the_matrix_and_steps_each_shortest_counterex
     assert "the faults of the fault profile <strong>kip101-data-loss</strong>" in text
     assert matrix.count("violated at depth") == 4            # hw: KIP-101's loss and all it brings
     assert matrix.count("holds (complete)") == 4 + 4           # kip101 and kip320: every kind
+    # never a bare "holds": each names the fault classes of the default report it did not try
+    assert matrix.count("not tried: power loss, flushes, leader moves") == 4 + 4
+    assert ('A "holds" below covers only these faults: power loss, flushes and leader moves not tried: check '
+            "with --profile power-loss --max-ticks 1; --profile leader-moves --max-ticks 1") in html_lib.unescape(text)
     assert text.count('class="hwl-scenario"') == 4
     page = offline_page(browser, page_path.as_uri())
     steppers = page.locator(".hwl-stepper")
