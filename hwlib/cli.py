@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-import time
 from pathlib import Path
 
 from .anomalies.checker import SAFETY
@@ -15,6 +14,7 @@ from .engine.config import PROTOCOLS
 from .errors import HwlibError
 from .run import RunResult
 from .scenario import builtin_scenarios, load_scenario, run_scenario, scenario_table
+from .util.progress import progress
 
 
 class _Parser(argparse.ArgumentParser):
@@ -178,16 +178,27 @@ def _stale(rep: dict) -> str:
     return ""
 
 
-def _check_progress(protocol: str):
-    """A status line on stderr per generation, rewritten after each level of the search."""
-    started = time.monotonic()
+class _CheckProgress:
+    """``hwlib check``'s progress on stderr: per generation, the levels searched and the states
+    they hold - a tqdm bar on a terminal, a line every few seconds elsewhere (CI logs)."""
 
-    def show(depth: int, distinct: int, generated: int) -> None:
-        line = (f"{protocol}: depth {depth}, {distinct:,} distinct states, {generated:,} generated, "
-                f"{time.monotonic() - started:.0f} s")
-        print(f"\r{line:<78}", end="", file=sys.stderr, flush=True)
+    def __init__(self, mode: bool | str = True) -> None:
+        self.mode, self.bar = mode, None
 
-    return show
+    def __call__(self, protocol: str):
+        self.close()
+        bar = self.bar = progress(None, protocol, "level", self.mode)
+
+        def show(depth: int, distinct: int, generated: int) -> None:
+            bar.update(1)
+            bar.note(f"depth {depth}, {distinct:,} distinct states, {generated:,} generated")
+
+        return show
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+            self.bar = None
 
 
 #: the coverage line where none was measured: a search that did not complete (its states are
@@ -275,15 +286,15 @@ def _check(args) -> int:
     if args.out:                          # a bad --out fails before the search, nothing written
         directory = CheckDir(args.out, settings(config, protocols, bounds, faults, kinds, exhaustive))
         directory.open(args.resume)
-    progress = None if args.quiet or args.json else _check_progress
+    shown = None if args.quiet or args.json else _CheckProgress()
     if args.master is not None:
         from .sweep.spark import start_session
 
         spark = start_session(args.master, app_name="hwlib-check")
-    results = check_all(config, protocols, bounds, faults, kinds, exhaustive, progress, directory, args.resume,
+    results = check_all(config, protocols, bounds, faults, kinds, exhaustive, shown, directory, args.resume,
                         args.checkpoint_every, args.workers, spark, coverage, args.memory)
-    if progress is not None:
-        print(file=sys.stderr)
+    if shown is not None:
+        shown.close()
     written = write_outputs(directory.out, results, kinds) if directory is not None else []
     files = {path.stem: path for path in written if path.suffix == ".yaml"}
     shown = {(r.protocol, kind): cell_verdict(r, kind) for r in results for kind in kinds}

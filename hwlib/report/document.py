@@ -20,6 +20,7 @@ import yaml
 from ..engine.config import PROTOCOLS
 from ..errors import HwlibError
 from ..util.files import OutputError, check_directory, check_writable, write_text_atomically
+from ..util.progress import check_mode
 from ..util.yamlfile import parse_yaml
 
 REPO = Path(__file__).resolve().parents[2]
@@ -38,6 +39,8 @@ PARAMETERS = {
     "metrics_path": None,       # where the notebook writes its metrics JSON (None: not written)
     "model_check": True,        # the "Can it happen at all?" section (hwlib check at small bounds)
     "overwrite": False,         # replace a sweep already in sweep_out (the default directory is the report's own)
+    "progress": "notebook",     # the sweep's and the check's progress: notebook, bar or lines (on the kernel's
+                                # terminal: what `hwlib report` asks for), or null
 }
 
 
@@ -71,6 +74,10 @@ def validate(params: dict) -> dict:
         raise ReportParameterError(f"parameter max_counterexamples: must be an integer >= 0, got {limit!r}")
     if out["grid"] is not None and not isinstance(out["grid"], dict):
         raise ReportParameterError(f"parameter grid: must be a mapping of setting -> values, got {out['grid']!r}")
+    try:
+        check_mode(out["progress"], "parameter progress")
+    except ValueError as exc:
+        raise ReportParameterError(str(exc)) from None
     for name in ("model_check", "overwrite"):
         if not isinstance(out[name], bool):
             raise ReportParameterError(f"parameter {name}: must be true or false, got {out[name]!r}")
@@ -224,11 +231,18 @@ def write_metrics(path, data: dict) -> Path:
 def render(params: dict, out_html, progress: bool = True) -> dict:
     """Execute the report notebook with ``params`` (papermill) and export it with the code
     hidden; the executed notebook and the metrics JSON are written beside the HTML. Returns
-    the paths."""
+    the paths. ``progress``: the sweep's and the model check's progress on this process's
+    stderr (a bar on a terminal, plain lines elsewhere), then a line per phase after them."""
+    import sys
+
     import papermill
 
-    from ..views.notebooks import export_html
+    from ..views.notebooks import QUIET_KERNEL, export_html
 
+    if progress:
+        params = {**params, "progress": "bar" if sys.stderr.isatty() else "lines"}
+    else:
+        params = {**params, "progress": None}
     params = precheck(params)
     out_html = Path(out_html)
     if out_html.suffix != ".html":
@@ -242,8 +256,14 @@ def render(params: dict, out_html, progress: bool = True) -> dict:
     for name in ("sweep_dir", "sweep_out"):
         if params[name] is not None:
             params[name] = str(Path(params[name]).resolve())
+    def phase(text: str) -> None:
+        if progress:
+            print(f"report: {text}", file=sys.stderr, flush=True)
+
+    phase("running the report notebook (the sweep, the model check, the findings, the figures)")
     papermill.execute_notebook(str(NOTEBOOK), str(executed), parameters=params, cwd=str(REPO),
-                               progress_bar=progress, kernel_name="python3")
+                               progress_bar=False, kernel_name="python3", extra_arguments=QUIET_KERNEL)
+    phase(f"writing {out_html}")
     export_html(executed, out_html, hide_code=True, title=params["title"])
     return {"html": out_html, "notebook": executed, "metrics": metrics_path}
 

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import dataclasses
 import html
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -94,9 +93,12 @@ class Witness:
 
 
 def run(spec, kinds: tuple[str, ...] = KINDS, workers: int = 1, max_states: int = MAX_STATES,
-        log: Callable[[str], None] | None = None) -> list[ProfileCheck]:
+        progress: bool | str | None = None, file=None) -> list[ProfileCheck]:
     """One check per distinct set of faults among the sweep's profiles, over the generations the
-    sweep ran; ``log`` gets a line as each generation's search starts."""
+    sweep ran; ``progress`` (a ``util.progress`` mode, on ``file``) counts the searches and
+    says which one runs."""
+    from ..util.progress import progress as shown
+
     groups: dict[tuple[str, ...], list[str]] = {}
     for name, profile in spec.profiles().items():
         faults, uncovered = profile_faults(profile)
@@ -107,15 +109,22 @@ def run(spec, kinds: tuple[str, ...] = KINDS, workers: int = 1, max_states: int 
     protocols = [p for p in PROTOCOLS if p in present]
     checks = []
     profiles = spec.profiles()
+    bar = shown(len(groups) * len(protocols), "model check", "search", progress, file)
+    begun = [0]
     for faults, names in groups.items():
         bounds = dataclasses.replace(BOUNDS, max_ticks=1 if "tick" in faults else 0, max_states=max_states)
+
         def started(protocol: str, names: list[str] = names) -> None:
-            if log is not None:
-                log(f"model check, faults of {' and '.join(names)}: {protocol}")
+            if begun[0]:
+                bar.update(1)               # the search before this one is done
+            begun[0] += 1
+            bar.note(f"faults of {' and '.join(names)}: {protocol}")
 
         results = check_all(CONFIG, protocols, bounds, faults, kinds, exhaustive=False, progress=started,
                             workers=workers, coverage=(profiles[names[0]], spec.runs, spec.seed))
         checks.append(ProfileCheck(names, faults, results))
+    bar.update(1 if begun[0] else 0)
+    bar.close()
     return checks
 
 

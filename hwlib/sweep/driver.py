@@ -22,7 +22,6 @@ import math
 import platform
 import shutil
 import subprocess
-import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +35,7 @@ from ..run import HASH_VERSION, run_steps
 from ..scenario import Scenario
 from ..shrink import shrink
 from ..util.files import atomic_path, write_text_atomically
+from ..util.progress import check_mode, progress
 from ..version import __version__
 from .directory import FORMAT, LOCK, TOOL, SweepDir, SweepDirError
 from .runs import anomaly_column, run_one, schema
@@ -130,10 +130,13 @@ def _prepare_dir(directory: SweepDir, spec: SweepSpec, chunks, resume: bool, ove
 
 
 def run_sweep(spec: SweepSpec, out, *, master: str | None = None, resume: bool = False,
-              overwrite: bool = False, progress: bool = True, shrink_failures: bool = True,
-              check_determinism: int = 0, spark=None) -> SweepResult:
+              overwrite: bool = False, progress: bool | str | None = True, progress_file=None,
+              shrink_failures: bool = True, check_determinism: int = 0, spark=None) -> SweepResult:
     """Run ``spec`` into ``out`` on Spark. ``resume``: continue a sweep there; ``overwrite``:
-    replace a sweep there; ``spark``: an existing session to use (and keep)."""
+    replace a sweep there; ``spark``: an existing session to use (and keep). ``progress``: a
+    mode of ``util.progress`` (True: a bar on a terminal, plain lines elsewhere), shown on
+    ``progress_file`` (default stderr)."""
+    check_mode(progress)
     if resume and overwrite:
         raise SweepDirError("out: --resume continues the sweep in the directory, --overwrite replaces it; "
                             "choose one")
@@ -153,21 +156,19 @@ def run_sweep(spec: SweepSpec, out, *, master: str | None = None, resume: bool =
         directory.abandon()                    # a sweep that did not start leaves nothing of its own
         raise
     try:
-        return _run(spec, directory, chunks, done, spark, own_session, progress, shrink_failures,
+        return _run(spec, directory, chunks, done, spark, own_session, (progress, progress_file), shrink_failures,
                     check_determinism, started)
     finally:
         directory.unlock()
 
 
-def _run(spec: SweepSpec, directory: SweepDir, chunks, done: set[int], spark, own_session: bool, progress: bool,
+def _run(spec: SweepSpec, directory: SweepDir, chunks, done: set[int], spark, own_session: bool, shown: tuple,
          shrink_failures: bool, check_determinism: int, started: float) -> SweepResult:
-    from tqdm import tqdm
-
     from .spark import run_chunk, summarize
 
     out = directory.out
-    bar = tqdm(total=spec.total_runs, unit="run", desc=f"sweep {spec.name}", disable=not progress,
-               file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
+    mode, file = shown
+    bar = progress(spec.total_runs, f"sweep {spec.name}", "run", mode, file)
     bar.update(sum(c for i in done for _, c in chunks[i]))
     ran = 0
     try:
@@ -182,7 +183,7 @@ def _run(spec: SweepSpec, directory: SweepDir, chunks, done: set[int], spark, ow
             tmp.rename(final)
             ran += 1
             bar.update(sum(c for _, c in batches))
-        bar.close()
+        bar.note("summarizing")
         paths = directory.chunk_paths(len(chunks))
         summary = summarize(spark, paths, list(spec.cells[0].params))
         rows = int(summary["runs"].sum())
@@ -194,6 +195,7 @@ def _run(spec: SweepSpec, directory: SweepDir, chunks, done: set[int], spark, ow
         result.engines = {row["engine"]: row["count"] for row in
                           spark.read.parquet(*paths).groupBy("engine").count().collect()}
         if shrink_failures:
+            bar.note("shrinking each failing cell's first failing run")
             result.shrunk = shrink_failing_cells(spec, out, spark)
     finally:
         bar.close()

@@ -3,6 +3,7 @@ of batches through ``mapInPandas``, and the per-cell summary in Spark SQL."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
@@ -79,6 +80,28 @@ def _engine_archive() -> str | None:
     return str(target)
 
 
+@contextlib.contextmanager
+def _jvm_output():
+    """While the JVM starts, the process's stderr (file descriptor 2, which the JVM inherits) is
+    a temporary file: its start-up banner ("Using incubator modules", "Setting default log level")
+    does not reach the user's terminal. Yields a function returning the lines it wrote, for an
+    error message; the file is removed when the block ends (the JVM writes on into it unseen -
+    Spark reports a task's failure to the driver as an exception)."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    with tempfile.TemporaryFile(prefix="hwlib-jvm-") as log:
+        os.dup2(log.fileno(), 2)
+        try:
+            def said() -> list[str]:
+                log.seek(0)
+                return [line.strip() for line in log.read().decode(errors="replace").splitlines() if line.strip()]
+
+            yield said
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
+
+
 def start_session(master: str | None = None, app_name: str = "hwlib-sweep"):
     """A SparkSession on ``master`` (default: $HWLIB_SPARK_MASTER or local[*])."""
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
@@ -101,10 +124,13 @@ def start_session(master: str | None = None, app_name: str = "hwlib-sweep"):
         builder = builder.config("spark.archives", f"{engine}#hwlib_engine")
         builder = builder.config("spark.executorEnv.HWLIB_ENGINE_DIR", "hwlib_engine")
     try:
-        spark = builder.getOrCreate()
+        with _jvm_output() as said:
+            spark = builder.getOrCreate()
     except Exception as exc:  # py4j / JVM start failures carry multi-line messages
         first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
-        raise SparkSetupError(f"spark: cannot start a session on master {master!r}: {first}") from None
+        last = said()[-1:] if said() else []
+        raise SparkSetupError(f"spark: cannot start a session on master {master!r}: {first}"
+                              + (f" (the JVM said: {last[0]})" if last else "")) from None
     spark.sparkContext.setLogLevel("ERROR")
     if remote:
         spark.sparkContext.addPyFile(_package_zip())

@@ -11,6 +11,9 @@ from ..util.files import atomic_path
 TEMPLATE_DIR = Path(__file__).resolve().parent / "templates"
 TEMPLATE = "hwlib_offline"
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
+#: the kernel's own log at errors only: ipykernel's "Kernel is running over TCP without
+#: encryption" (a local kernel on loopback) stays out of the user's terminal
+QUIET_KERNEL = ["--IPKernelApp.log_level=ERROR"]
 
 
 def execute(path, out=None, timeout: int = 600, cwd=None):
@@ -21,6 +24,7 @@ def execute(path, out=None, timeout: int = 600, cwd=None):
 
     nb = nbformat.read(str(path), as_version=4)
     client = NotebookClient(nb, timeout=timeout, kernel_name="python3", store_widget_state=True,
+                            extra_arguments=QUIET_KERNEL,
                             resources={"metadata": {"path": str(cwd or Path(path).parent)}})
     client.execute()
     if out is not None:

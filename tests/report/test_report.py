@@ -39,6 +39,7 @@ def test_notebook_parameters_are_the_documented_ones():
     ({"title": ""}, "parameter title: must be a non-empty text"),
     ({"sweep_dir": "/nonexistent"}, "parameter sweep_dir: '/nonexistent' holds no finished sweep"),
     ({"model_check": "yes"}, "parameter model_check: must be true or false, got 'yes'"),
+    ({"progress": "loud"}, "parameter progress: must be one of bar, lines, notebook, true, false or null, got 'loud'"),
 ])
 def test_bad_parameters_are_one_line_errors(params, message):
     with pytest.raises(ReportParameterError) as info:
@@ -56,9 +57,31 @@ def test_params_from_the_command_line_are_yaml():
 
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
+    """The tiny report, rendered in this process; what reached its stderr (file descriptor 2:
+    the kernel's and the JVM's too) is kept in ``stderr.txt`` beside it."""
+    import os
+
     out = tmp_path_factory.mktemp("report")
-    paths = render({**TINY, "sweep_out": str(out / "sweep")}, out / "tiny.html", progress=False)
+    saved = os.dup(2)
+    with open(out / "stderr.txt", "wb") as log:
+        os.dup2(log.fileno(), 2)
+        try:
+            paths = render({**TINY, "sweep_out": str(out / "sweep")}, out / "tiny.html", progress=False)
+        finally:
+            os.dup2(saved, 2)
+            os.close(saved)
     return out, paths
+
+
+def test_a_quiet_report_prints_neither_the_kernels_nor_the_jvms_chatter(rendered):
+    """No "Kernel is running over TCP without encryption" from ipykernel, no banner from the
+    JVM that Spark starts (incubator modules, default log level), no progress when asked for
+    none."""
+    out, _ = rendered
+    said = (out / "stderr.txt").read_text()
+    for chatter in ("Kernel is running over TCP", "Using incubator modules", "Setting default log level",
+                    "sc.setLogLevel", "sweep tiny", "model check"):
+        assert chatter not in said, said
 
 
 def _matrix_rows(html: str) -> list[tuple[str, list[str]]]:
