@@ -15,14 +15,15 @@ from pathlib import Path
 
 import ipywidgets as w
 
+from ..engine.cluster import Cluster
 from ..engine.config import PROTOCOLS
 from ..engine.steps import Step
-from ..errors import HwlibError
+from ..errors import HwlibError, UnknownScenarioError
 from ..run import RunResult, run_steps
 from ..scenario import Scenario, builtin_scenarios, load_scenario
 from ..util.paths import resolve, shown
 from .sequence import esc
-from .stepper import rendered_frames, stepper_html, stepper_markup
+from .stepper import key_steps, rendered_frames, stepper_html, stepper_markup
 from .stepper_widget import StepperWidget
 
 #: fork actions -> how they become a step (replica-less actions ignore the replica)
@@ -55,7 +56,7 @@ MY_SCENARIOS = "data/my-scenarios"
 class Explorer:
     """``Explorer("data-loss", ["hw", "kip101"])`` - display it as the last line of a cell."""
 
-    def __init__(self, scenario: str | Scenario = "data-loss", protocols=("hw", "kip101"), start: int = 0):
+    def __init__(self, scenario: str | Scenario = "data-loss", protocols=("hw", "kip101"), start: int | None = None):
         self.scenario = scenario if isinstance(scenario, Scenario) else load_scenario(scenario)
         self.steps: list[Step] = list(self.scenario.steps)
         protocols = list(protocols)[:2]
@@ -80,15 +81,18 @@ class Explorer:
         self.fork_button = w.Button(description="fork here", button_style="warning",
                                     tooltip="keep the steps up to the current one, add this, drop the rest")
         self.fork_message = w.HTML()
+        #: what cannot act at the current step, and why (the engine's own reasons), on hover
+        self.fork_note = w.HTML()
         self.save_path = w.Text(value=f"{MY_SCENARIOS}/forked.yaml", description="save as",
                                 layout=w.Layout(width="420px"))
         self.save_button = w.Button(description="save scenario")
         self.save_message = w.HTML()
+        row = lambda *items: w.HBox(list(items), layout=w.Layout(flex_flow="row wrap", align_items="center"))  # noqa: E731
         self.widget = w.VBox([
-            w.HBox([self.pick, self.path, self.load, self.load_message]), w.HBox([self.left, self.right]),
+            row(self.pick, self.path, self.load, self.load_message), row(self.left, self.right),
             self.stepper,
-            w.HBox([self.action, self.replica, self.value, self.fork_button, self.fork_message]),
-            w.HBox([self.save_path, self.save_button, self.save_message])], layout=w.Layout(width="100%"))
+            row(self.action, self.replica, self.value, self.fork_button, self.fork_message), self.fork_note,
+            row(self.save_path, self.save_button, self.save_message)], layout=w.Layout(width="100%"))
         self.widget.add_class("hwl-explorer")
         self._switching = False
 
@@ -98,7 +102,10 @@ class Explorer:
         self.right.observe(lambda _: self.rebuild(), names="value")
         self.fork_button.on_click(lambda _: self._fork())
         self.save_button.on_click(lambda _: self._save())
-        self.rebuild(start)
+        self.stepper.observe(lambda _: self._offer(), names="step")
+        self.action.observe(lambda _: self._offer_replicas(), names="value")
+        self._choices: dict[str, dict[str, str | None]] = {}
+        self.rebuild(start, key=start is None)
 
     # ----------------------------------------------------------------------------- model
     @property
@@ -114,11 +121,16 @@ class Explorer:
     def position(self, step: int) -> None:
         self.stepper.step = max(0, min(step, len(self.steps)))
 
-    def rebuild(self, position: int | None = None) -> None:
-        """Run the current schedule under the chosen protocols and show it at ``position``."""
-        position = self.position if position is None else position
+    def rebuild(self, position: int | None = None, key: bool = False) -> None:
+        """Run the current schedule under the chosen protocols and show it at ``position``
+        (None: where it is now) - or, ``key``, at its key step, as the offline steppers open:
+        the first anomaly, else where the two runs part, else the last step."""
         config = self.scenario.config
         self.results = [run_steps(config.replace(protocol=p), self.steps, self.scenario.name) for p in self.protocols]
+        if key:
+            keys = key_steps(self.results)
+            position = next((k for k in (keys["anomaly"], keys["difference"]) if k is not None), len(self.steps))
+        position = self.position if position is None else position
         original = list(self.scenario.steps)
         kept = next((k for k, (a, b) in enumerate(zip(self.steps, original, strict=False)) if a != b),
                     min(len(self.steps), len(original)))
@@ -133,6 +145,49 @@ class Explorer:
         with self.stepper.hold_sync():       # one message: the browser draws the new runs at the new step
             self.stepper.markup = markup
             self.stepper.step = target
+        self._offer()
+
+    def fork_choices(self, at: int) -> dict[str, dict[str, str | None]]:
+        """Each fork action -> replica -> None where it would act after step ``at`` under at
+        least one of the generations shown, else why it would not (the engine's own reason,
+        ``Cluster.skip_reason``); an action without a replica answers alike for each."""
+        clusters = []
+        for protocol in self.protocols:
+            cluster = Cluster(self.scenario.config.replace(protocol=protocol))
+            for step in self.steps[:at]:
+                cluster.apply(step)
+            clusters.append(cluster)
+        choices: dict[str, dict[str, str | None]] = {}
+        for action, make in FORKS.items():
+            choices[action] = {}
+            for replica in self.scenario.config.replicas:
+                reasons = [c.skip_reason(make(replica, "x")) for c in clusters]
+                choices[action][replica] = None if None in reasons else reasons[0]
+        return choices
+
+    def _offer(self) -> None:
+        """Offer only the faults that can act at the current step; say on hover why the others
+        cannot."""
+        self._choices = self.fork_choices(self.position)
+        can = [a for a, by in self._choices.items() if None in by.values()]
+        cannot = {a: _reasons(by) for a, by in self._choices.items() if a not in can}
+        current = self.action.value
+        self.action.options = can
+        if current in can:
+            self.action.value = current
+        self._offer_replicas()
+        why = "; ".join(f"{a}: {reason}" for a, reason in cannot.items())
+        self.fork_note.value = (f"<span title='{esc(why)}' style='color:#666;font-size:12px'>the faults offered are "
+                                f"those that can act at step {self.position}; {len(cannot)} others cannot (hover for "
+                                "why)</span>" if cannot else "")
+
+    def _offer_replicas(self) -> None:
+        by = self._choices.get(self.action.value or "", {})
+        replicas = [r for r, reason in by.items() if reason is None] or list(self.scenario.config.replicas)
+        current = self.replica.value
+        self.replica.options = replicas
+        if current in replicas:
+            self.replica.value = current
 
     def fork(self, at: int, action: str, replica: str | None = None, value: str = "x") -> None:
         """Keep steps 1..``at``, append the fault, discard the rest (as RaftScope does)."""
@@ -168,19 +223,25 @@ class Explorer:
         for said in (self.load_message, self.fork_message, self.save_message):
             said.value = ""              # what was said of the previous scenario no longer holds
         self.steps = list(scenario.steps)
-        self.replica.options = list(scenario.config.replicas)
         self._switching = True           # the dropdown shows what is loaded, without reloading it
         try:
             self.pick.value = None if from_file or scenario.name not in self.pick.options else scenario.name
         finally:
             self._switching = False
-        self.rebuild(0)
+        self.rebuild(key=True)             # where the offline steppers open: its first anomaly
 
     def _load_file(self) -> None:
         try:
             path = resolve(self.path.value)
             self._load(load_scenario(path if path.is_file() else self.path.value), from_file=path.is_file())
             self.load_message.value = f"loaded {esc(shown(path) if path.is_file() else self.path.value)}"
+        except UnknownScenarioError:
+            # one line; the built-in names only on demand
+            names = "".join(f"<li>{esc(n)}</li>" for n in builtin_scenarios())
+            self.load_message.value = (
+                f"{_error(f'{self.path.value!r}: no such file, nor a built-in scenario')} "
+                f"<details style='display:inline-block;vertical-align:top'><summary style='cursor:pointer'>"
+                f"built-in names</summary><ul style='margin:0;max-height:12em;overflow:auto'>{names}</ul></details>")
         except HwlibError as exc:
             self.load_message.value = _error(exc)
 
@@ -206,5 +267,11 @@ class Explorer:
         return bundle
 
 
-def _error(exc: Exception) -> str:
+def _reasons(by: dict[str, str | None]) -> str:
+    """Why an action cannot act on any replica: one reason when they share it, else each's."""
+    said = set(by.values())
+    return str(next(iter(said))) if len(said) == 1 else ", ".join(f"{r} - {reason}" for r, reason in by.items())
+
+
+def _error(exc: Exception | str) -> str:
     return f"<span style='color:#b00'>{esc(str(exc))}</span>"

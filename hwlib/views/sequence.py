@@ -31,10 +31,12 @@ def _lane_x(lanes: list[str], width: int, left: int) -> dict[str, float]:
     return {a: left + 34 + span * k / max(len(lanes) - 1, 1) for k, a in enumerate(lanes)}
 
 
-def _lanes(xs: dict[str, float], height: float) -> str:
-    """Each lane's name on top and its lifeline down to ``height``."""
-    return "".join(f'<text x="{x:.1f}" y="11" font-size="10" text-anchor="middle" font-weight="bold">{esc(a)}</text>'
-                   f'<line x1="{x:.1f}" y1="15" x2="{x:.1f}" y2="{height:.1f}" stroke="#ddd"/>' for a, x in xs.items())
+def _lanes(xs: dict[str, float], height: float, names: bool = True) -> str:
+    """Each lane's name on top (``names``) and its lifeline down to ``height``."""
+    return "".join((f'<text x="{x:.1f}" y="11" font-size="10" text-anchor="middle" font-weight="bold">{esc(a)}</text>'
+                    if names else "")
+                   + f'<line x1="{x:.1f}" y1="{15 if names else 0}" x2="{x:.1f}" y2="{height:.1f}" stroke="#ddd"/>'
+                   for a, x in xs.items())
 
 
 def _rightmost(xs: dict[str, float]) -> float:
@@ -84,12 +86,15 @@ def message_lane(messages: list[dict], lanes: list[str], width: int = 560) -> st
             f'aria-label="messages at this step">{_lanes(xs, height)}{arrows}</svg></div>')
 
 
-def sequence_svg(result: RunResult, messages: list[list[dict]], lanes: list[str], width: int = 700) -> str:
+def sequence_svg(result: RunResult, messages: list[list[dict]], lanes: list[str], width: int = 700,
+                 names: bool = True) -> str:
     """The whole run as a sequence diagram: a lane per broker, the controller and the clients,
-    time going down, one band per step; the stepper marks the band of the current step."""
+    time going down, one band per step; the stepper marks the band of the current step.
+    ``names``: the lanes' names on top (a stepper draws them apart, ``sequence_head_svg``, so
+    they stay in view while the diagram scrolls)."""
     left, row, gap = 190, 18, 8
     xs = _lane_x(lanes, width, left)
-    y = 22.0
+    y = 22.0 if names else 2.0
     bands = []
     for i, step_messages in enumerate(messages):
         if i == 0:
@@ -106,4 +111,15 @@ def sequence_svg(result: RunResult, messages: list[list[dict]], lanes: list[str]
     height = y + 6
     return (f'<svg class="sequence" width="{width}" height="{height:.0f}" viewBox="0 0 {width} {height:.0f}" '
             f'xmlns="http://www.w3.org/2000/svg" role="img" aria-label="the run as a sequence of messages">'
-            f'{_lanes(xs, height)}{"".join(bands)}</svg>')
+            f'{_lanes(xs, height, names)}{"".join(bands)}</svg>')
+
+
+def sequence_head_svg(result: RunResult, lanes: list[str], width: int = 700) -> str:
+    """The sequence diagram's lane names alone, drawn to its scale: kept in view (sticky) above
+    the diagram while it scrolls."""
+    xs = _lane_x(lanes, width, 190)
+    names = "".join(f'<text x="{x:.1f}" y="13" font-size="10" text-anchor="middle" font-weight="bold">{esc(a)}</text>'
+                    for a, x in xs.items())
+    return (f'<svg class="sequence-head" width="{width}" height="18" viewBox="0 0 {width} 18" '
+            f'xmlns="http://www.w3.org/2000/svg" role="img" aria-label="lanes">{names}</svg>')
+

@@ -16,7 +16,7 @@ import json
 from ..anomalies.checker import EFFECT_NOTES, is_safety
 from ..run import RunResult
 from .messages import step_messages
-from .sequence import actors, esc, message_lane, sequence_svg
+from .sequence import actors, esc, message_lane, sequence_head_svg, sequence_svg
 
 #: epoch -> cell colour (cycled); readable on white, distinct in grey print
 EPOCH_COLOURS = ("#cfe2f3", "#fce5cd", "#d9ead3", "#ead1dc", "#fff2cc", "#d0e0e3", "#f4cccc", "#d9d2e9")
@@ -335,6 +335,8 @@ STYLE = """
 .hwl-stepper .msgs .none{color:#888}
 .hwl-stepper details.seq{margin-top:6px}
 .hwl-stepper .seqbox{max-height:300px;overflow:auto;border:1px solid #eee}
+.hwl-stepper .seqhead{position:sticky;top:0;z-index:1;background:#fff;border-bottom:1px solid #eee}
+.hwl-stepper svg.sequence-head{width:100%;height:auto;max-width:700px;display:block}
 .hwl-stepper svg.sequence g.band.now rect.bg{fill:#fff3c4}
 .hwl-stepper .events ul,.hwl-stepper .anomalies ul{margin:2px 0 4px 18px;padding:0}
 .hwl-stepper .anomalies li.new.safety{color:#b00}
@@ -528,7 +530,9 @@ def stepper_markup(results: list[RunResult] | RunResult, titles: list[str] | Non
     panels = []
     for k, (result, rendered) in enumerate(zip(results, per_run, strict=True)):
         messages = [f["messages"] for f in run_frames[k]] if run_frames else step_messages(result)
-        sequence = sequence_svg(result, messages, actors(result))
+        lanes = actors(result)
+        sequence = (f'<div class="seqhead">{sequence_head_svg(result, lanes)}</div>'
+                    f'{sequence_svg(result, messages, lanes, names=False)}')
         series = hw_lag_by_step(result, run_frames[k] if run_frames else None)
         panels.append(f'<div class="panel"><div class="frame-slot">{rendered[data["start"]]}</div>'
                       f'<div class="lag-slot">{lag_svg(series, data["start"])}</div>'

@@ -231,7 +231,8 @@ _VISIBLE_FRAMES = """() => Array.from(document.querySelectorAll('.hwl-stepper .p
                   r => [r.dataset.replica, [+r.dataset.leo, +r.dataset.hw]])),
               bold: style && style.fontWeight, border: style && style.borderTopStyle,
               background: cell && cell.style.background, computedBackground: style && style.backgroundColor,
-              leaderBar: getComputedStyle(f.querySelector('.replica.is-leader')).borderLeftColor,
+              leaderBar: f.querySelector('.replica.is-leader')
+                  && getComputedStyle(f.querySelector('.replica.is-leader')).borderLeftColor,
               overflow: panel.scrollWidth - panel.clientWidth};
     })"""
 
@@ -302,6 +303,7 @@ def test_live_explorer_in_jupyterlab_is_styled_steps_and_forks(tmp_path, browser
             assert f"forked at step {last - 1}: " in explorer.locator(".widget-hbox", has_text="fork here").inner_text()
         stepper.locator("button.jump", has_text="first difference").click()     # the kernel learns the step
         explorer.locator(".widget-dropdown", has_text="fault").locator("select").select_option("power loss")
+        explorer.get_by_label("replica", exact=True).select_option("A")
         explorer.locator("button", has_text="fork here").click()
         page.wait_for_function("() => document.querySelector('.hwl-stepper').innerText.includes('step 11 / 11')",
                                timeout=30000)
@@ -309,6 +311,21 @@ def test_live_explorer_in_jupyterlab_is_styled_steps_and_forks(tmp_path, browser
         assert "data-loss, forked at step 10" in stepper.inner_text()
         explorer.scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / "jupyterlab-explorer-forked.png"))
+        # a scenario file loaded opens where every stepper opens: at its first anomaly (divergence: step 11
+        # of 17), with the slider's tick there; a bad path is one line, the built-in names on demand
+        explorer.locator("input[placeholder^='or a YAML file']").fill("data/scenarios/divergence.yaml")
+        explorer.locator("button", has_text="load file").click()
+        page.wait_for_function("() => document.querySelector('.hwl-stepper').innerText.includes('step 11 / 17')",
+                               timeout=30000)
+        assert [f["index"] for f in page.evaluate(_VISIBLE_FRAMES)[:2]] == [11, 11]
+        tick = stepper.locator(".tick.safety").first
+        assert tick.get_attribute("data-step") == "11" and tick.bounding_box()["width"] >= 3
+        explorer.locator("input[placeholder^='or a YAML file']").fill("no/such.yaml")
+        explorer.locator("button", has_text="load file").click()
+        said = explorer.get_by_text("'no/such.yaml': no such file, nor a built-in scenario")
+        said.wait_for(timeout=30000)
+        assert said.bounding_box()["height"] < 30 and not explorer.locator("li", has_text="hw-update-one-record").is_visible()
+        page.screenshot(path=str(ARTIFACTS / "jupyterlab-explorer-loaded-file.png"))
     finally:
         page.close()
         _stop_lab(lab)

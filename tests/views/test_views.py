@@ -103,9 +103,10 @@ def test_explorer_forks_the_controller_faults():
 
 
 def test_explorer_shows_the_step_the_user_expects_and_what_is_loaded(tmp_path, monkeypatch):
-    """Fork at the last step: the new step; two forks from 0: the last of two; another scenario:
-    its step 0; a file loaded: the dropdown no longer names the old scenario, and picking a
-    name again loads it; the live status line says where the runs differ."""
+    """Fork at the last step: the new step; two forks from 0: the last of two; another scenario
+    or a file loaded: where the offline steppers open (its first anomaly, else where the runs
+    part, else its last step); a file loaded: the dropdown no longer names the old scenario, and
+    picking a name again loads it; the live status line says where the runs differ."""
     explorer = Explorer("data-loss", ["hw", "kip101"], start=15)
     explorer.fork(15, "crash", "A")
     assert explorer.position == 16 and '"n": 17' in explorer.stepper.markup
@@ -116,12 +117,13 @@ def test_explorer_shows_the_step_the_user_expects_and_what_is_loaded(tmp_path, m
     explorer.action.value, explorer.replica.value = "restart", "A"
     explorer._fork()                                        # the button: at the stepper's step
     assert explorer.position == 2 and len(explorer.steps) == 2 and explorer.steps[1].kind == "restart"
-    explorer.pick.value = "hw-update-one-record"
-    assert explorer.position == 0 and '"n": 4' in explorer.stepper.markup
+    explorer.pick.value = "hw-update-one-record"                      # no anomaly, the runs never part
+    assert explorer.position == 3 and '"n": 4' in explorer.stepper.markup
     assert explorer.scenario.name == "hw-update-one-record" and explorer.fork_message.value == ""
     explorer.path.value = "data/scenarios/divergence.yaml"            # relative to the project root
     explorer._load_file()
-    assert explorer.scenario.name == "divergence" and explorer.pick.value is None and explorer.position == 0
+    assert explorer.scenario.name == "divergence" and explorer.pick.value is None
+    assert explorer.position == 11 == explorer.results[0].anomalies[0].step     # its first anomaly
     assert explorer.load_message.value == "loaded data/scenarios/divergence.yaml"
     explorer.pick.value = "hw-update-one-record"
     assert explorer.scenario.name == "hw-update-one-record"
@@ -163,3 +165,39 @@ def test_lag_chart_keeps_negative_lag_inside_its_axes():
     labels = re.findall(r'text-anchor="end">(-?\d+)</text>', svg)
     assert labels == [str(v) for v in range(-2, 4)]          # every whole record from -2 to 3
     assert "below 0: a follower's HW is ahead of the new leader's" in html.unescape(svg)
+
+
+def test_a_bad_path_is_one_line_with_the_built_in_names_on_demand():
+    explorer = Explorer("data-loss", ["hw"])
+    explorer.path.value = "no/such/file.yaml"
+    explorer._load_file()
+    said = explorer.load_message.value
+    visible = said[:said.index("<details")]
+    assert "&#x27;no/such/file.yaml&#x27;: no such file, nor a built-in scenario" in visible
+    assert "data-loss" not in visible and "<summary" in said and "<li>data-loss</li>" in said
+    assert explorer.scenario.name == "data-loss"                  # nothing else changed
+
+
+def test_the_fork_menu_offers_only_the_faults_that_can_act_at_the_step_shown():
+    """At each step the fault menu holds what the engine would carry out there (under at least
+    one generation shown), the replica menu the replicas it would act on; the others are
+    counted, and their reasons - the engine's own - are on hover."""
+    explorer = Explorer("data-loss", ["hw", "kip101"], start=0)
+    assert "restart" not in explorer.action.options                 # everyone is up
+    assert "fetch response" not in explorer.action.options          # nothing in flight
+    assert "crash" in explorer.action.options and "fetch" in explorer.action.options
+    explorer.action.value = "fetch"
+    assert explorer.replica.options == ("B",)                        # the leader A does not fetch
+    assert "restart: replica is already online" in explorer.fork_note.value
+    crashed = next(i for i, s in enumerate(explorer.steps, 1) if s.kind == "crash")
+    explorer.position = crashed                                      # the browser moved the stepper
+    down = explorer.steps[crashed - 1].replica
+    assert "restart" in explorer.action.options
+    explorer.action.value = "restart"
+    assert explorer.replica.options == (down,)
+    choices = explorer.fork_choices(crashed)
+    for action, by in choices.items():
+        assert (action in explorer.action.options) == (None in by.values()), action
+    assert [r for r, reason in choices["restart"].items() if reason is None] == [down]
+    assert "crash: replica is already down" not in explorer.fork_note.value    # crash still acts on the others
+
