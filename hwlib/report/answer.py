@@ -144,7 +144,8 @@ class Kip101Result:
 @dataclass
 class ShortAnswer:
     """The short answer as data; ``explanations`` ((profile, protocol) -> Explanation) are
-    filled in by the report for every straggler before rendering."""
+    filled in by the report before rendering: every straggler's, and every loss a known Kafka
+    issue explains (``stories.explain_losses``)."""
 
     stories: list[ProfileStory]
     kip101: Kip101Result | None
@@ -340,9 +341,13 @@ def recommendations(answer: ShortAnswer, acks_one: dict | None = None) -> list[s
             out.append(f"{where}: no release in this sweep kept every acknowledged write; "
                        "the counterexamples below show what loses them.")
             continue
-        fixes = [f"{why.issue}, which {p} still lost to, is fixed from Kafka {why.fixed_in}"
-                 for (profile, p), why in answer.explanations.items()
-                 if profile == story.profile and why.issue is not None and why.fixed_in]
+        issues: dict[tuple[str, str], list[str]] = {}
+        for cell in story.cells[:story.cells.index(clean_from)]:
+            why = answer.explanations.get((story.profile, cell.protocol))
+            if why is not None and why.issue is not None and why.fixed_in:
+                issues.setdefault((why.issue, why.fixed_in), []).append(cell.protocol)
+        fixes = [f"{issue}, which {join(names)} lost to here, is fixed from Kafka {fixed}"
+                 for (issue, fixed), names in issues.items()]
         also = f" ({'; '.join(fixes)})" if fixes else ""
         last = [c for c in story.cells[:story.cells.index(clean_from)] if c.lossy][-1]
         price = clean_from.unavailability - last.unavailability

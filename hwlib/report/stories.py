@@ -92,26 +92,29 @@ def explain(result, item: dict) -> str:
     return " ".join(sentences)
 
 
-def explain_stragglers(sweep_dir, answer, anchors: dict[str, str] | None = None) -> dict:
-    """(profile, protocol) -> Explanation for every straggler of ``answer`` (a generation that
-    lost acknowledged writes after an earlier one lost none): the known Kafka issue its shrunk
-    counterexample shows (``known_issues.diagnose``), or an explanation with no issue - the
-    report then flags a possible model defect. ``anchors``: cell -> its step-through."""
+def explain_losses(sweep_dir, answer, anchors: dict[str, str] | None = None) -> dict:
+    """(profile, protocol) -> Explanation for the losses of ``answer`` that a known Kafka issue
+    explains (``known_issues.diagnose`` on the cell's shrunk counterexample), and for every
+    straggler (a generation that lost acknowledged writes after an earlier one lost none)
+    whether one does or not - the report then flags a possible model defect. ``anchors``:
+    cell -> its step-through."""
     from .answer import Explanation
     from .known_issues import diagnose
 
     anchors = anchors or {}
     manifest = json.loads((Path(sweep_dir) / "manifest.json").read_text())
     shrunk = {i["cell"]: i for i in manifest.get("shrunk") or [] if i["kind"] == "lost-write"}
+    stragglers = {(c.profile, c.protocol) for c in answer.stragglers}
     out = {}
-    for cell in answer.stragglers:
-        item = shrunk.get(cell.cell)
-        issue = None if item is None else diagnose(load_scenario(Path(sweep_dir) / item["path"]), "lost-write")
-        if issue is None:
-            out[(cell.profile, cell.protocol)] = Explanation(None, "", anchor=anchors.get(cell.cell))
-        else:
-            out[(cell.profile, cell.protocol)] = Explanation(issue.key, issue.text, issue.fixed_in,
-                                                             anchors.get(cell.cell))
+    for story in answer.stories:
+        for cell in story.lossy:
+            item = shrunk.get(cell.cell)
+            issue = None if item is None else diagnose(load_scenario(Path(sweep_dir) / item["path"]), "lost-write")
+            if issue is not None:
+                out[(cell.profile, cell.protocol)] = Explanation(issue.key, issue.text, issue.fixed_in,
+                                                                 anchors.get(cell.cell))
+            elif (cell.profile, cell.protocol) in stragglers:
+                out[(cell.profile, cell.protocol)] = Explanation(None, "", anchor=anchors.get(cell.cell))
     return out
 
 

@@ -367,3 +367,44 @@ def test_the_committed_sample_report_reads_first_screen_first_offline(browser):
     assert "steps:" in scenario.locator("pre.hwl-yaml").inner_text()
     page.screenshot(path=str(ARTIFACTS / "sample-scenario-file.png"))
     assert page.requests_outside == [] and page.errors == []
+
+
+def test_the_sample_report_is_short_navigable_and_each_story_switches_its_stepper(browser):
+    """<= 1.5 MB; the short answer opens with KIP-101's result; the contents bar stays in view
+    and each of its links lands on its section; every counterexample story's selector shows
+    the stepper of the generation picked (and only that one), which steps."""
+    sample = REPO / "reports" / "sample-fault-sweep.html"
+    assert sample.stat().st_size <= 1.5 * 1024 * 1024
+    page = offline_page(browser, sample.as_uri())
+    answer = page.locator(".hwl-answer").inner_text()
+    assert "KIP-101 closed the loss it was written for: under kip101-data-loss, hw (Kafka up to 0.10.2) lost" in answer
+    contents = page.locator("nav.hwl-contents")
+    links = contents.locator("a")
+    assert links.count() >= 8
+    for k in range(links.count()):
+        target = links.nth(k).get_attribute("href")[1:]
+        links.nth(k).click()
+        page.wait_for_function(f"Math.abs(document.getElementById('{target}').getBoundingClientRect().top - 44) < 50")
+        assert contents.bounding_box()["y"] == 0                       # still in view, wherever the page is
+    groups = page.locator("#counterexamples ~ * .hwl-pick-group, .hwl-pick-group[id^='cxg-']")
+    assert groups.count() >= 3
+    switched = 0
+    for g in range(groups.count()):
+        group = groups.nth(g)
+        select = group.locator("select.hwl-pick")
+        if not select.count():
+            continue
+        for value in select.locator("option").evaluate_all("os => os.map(o => o.value)"):
+            select.select_option(value)
+            visible = group.locator(".hwl-pick-variant:visible")
+            assert visible.count() == 1 and visible.get_attribute("id") == value
+            stepper = visible.locator(".hwl-stepper")
+            page.wait_for_function("s => s.hasAttribute('data-position')", arg=stepper.element_handle())
+            position = int(stepper.get_attribute("data-position"))
+            stepper.locator("button.back").click()
+            assert int(stepper.get_attribute("data-position")) == max(0, position - 1)
+            switched += 1
+    assert switched >= 4
+    page.locator(".hwl-pick-group[id^='cxg-']").first.scroll_into_view_if_needed()
+    page.screenshot(path=str(ARTIFACTS / "sample-counterexample-story.png"))
+    assert page.requests_outside == [] and page.errors == []
