@@ -92,6 +92,8 @@ class ProfileStory:
 
     profile: str
     cells: list[Cell]
+    #: the findings' name of this scope (``durable:<scope>``)
+    scope: str = ""
 
     @property
     def lossy(self) -> list[Cell]:
@@ -191,7 +193,7 @@ def build(summary: pd.DataFrame, runs: pd.DataFrame) -> ShortAnswer:
         if not cells:
             continue
         profile = ", ".join(str(v) for v in key) if key else "the sweep's faults"
-        stories.append(ProfileStory(profile, [
+        stories.append(ProfileStory(profile, scope="/".join(map(str, key)), cells=[
             Cell(profile, p, r["cell"], int(r["runs"]), int(r["runs_lost"]), float(r["lost_rate"]),
                  float(r["lost_hi"]), float(r["unavailability"])) for p, r in cells.items()]))
     return ShortAnswer(stories, _kip101(sweep, stories))
@@ -326,11 +328,12 @@ def _because(why: Explanation | None) -> str:
 
 
 # ------------------------------------------------------------------- what to do, and why
-def recommendations(answer: ShortAnswer, acks_one: dict | None = None) -> list[str]:
+def recommendations(answer: ShortAnswer, acks_one: dict | None = None) -> list[tuple[str, str]]:
     """What a reader can do about each finding that has a remedy in this sweep's data, with the
     release numbers: the first release from which every later one lost none under a profile
     (and the cheaper fix where an explained straggler names one), what the profiles no
-    generation closed need, and acks. ``acks_one``: the acks=1 finding's numbers."""
+    generation closed need, and acks. ``acks_one``: the acks=1 finding's numbers. Each comes with
+    the key of the finding it belongs to (``durable:<scope>``, ``acks-1``)."""
     out = []
     for story in answer.stories:
         if not story.lossy:
@@ -338,8 +341,8 @@ def recommendations(answer: ShortAnswer, acks_one: dict | None = None) -> list[s
         where = f"Against the faults of <b>{html.escape(story.profile)}</b>"
         clean_from = story.clean_from
         if clean_from is None:
-            out.append(f"{where}: no release in this sweep kept every acknowledged write; "
-                       "the counterexamples below show what loses them.")
+            out.append((f"durable:{story.scope}", f"{where}: no release in this sweep kept every acknowledged write; "
+                       "the counterexamples below show what loses them."))
             continue
         issues: dict[tuple[str, str], list[str]] = {}
         for cell in story.cells[:story.cells.index(clean_from)]:
@@ -353,20 +356,30 @@ def recommendations(answer: ShortAnswer, acks_one: dict | None = None) -> list[s
         price = clean_from.unavailability - last.unavailability
         cost = (f"; expect the partition to be without a leader longer ({percent(clean_from.unavailability)} of steps "
                 f"here, against {percent(last.unavailability)} under {last.protocol})" if price >= COST_POINT else "")
-        out.append(f"{where}: run {_name(clean_from.protocol)} or later{also}{cost}.")
+        out.append((f"durable:{story.scope}", f"{where}: run {_name(clean_from.protocol)} or later{also}{cost}."))
     if acks_one and acks_one.get("cells_losing"):
-        out.append(f"Produce with acks=all and min.insync.replicas={DURABLE_MIN_ISR} on three replicas: acks=1 lost "
-                   f"acknowledged writes in {acks_one['cells_losing']} of {acks_one['cells']} cells "
-                   f"({percent(acks_one['min_rate'])} to {percent(acks_one['max_rate'])} of runs), whatever the "
-                   "release.")
+        out.append(("acks-1", f"Produce with acks=all and min.insync.replicas={DURABLE_MIN_ISR} on three replicas: "
+                    f"acks=1 lost acknowledged writes in {acks_one['cells_losing']} of {acks_one['cells']} cells "
+                    f"({percent(acks_one['min_rate'])} to {percent(acks_one['max_rate'])} of runs), whatever the "
+                    "release."))
     return out
 
 
-def recommendations_html(items: list[str]) -> str:
+def recommendations_html(items: list[tuple[str, str]]) -> str:
+    """The recommendations as the first screen's list."""
     if not items:
         return ""
     return ('<div class="hwl-todo" style="max-width:62em;margin:.4em 0 .8em"><b>What to do.</b>'
-            '<ul style="margin:.2em 0 0;padding-left:1.4em">' + "".join(f"<li>{i}</li>" for i in items) + "</ul></div>")
+            '<ul style="margin:.2em 0 0;padding-left:1.4em">' + "".join(f"<li>{text}</li>" for _, text in items)
+            + "</ul></div>")
+
+
+def attach(found: list, items: list[tuple[str, str]]) -> None:
+    """Each recommendation also under the finding it belongs to (``Finding.todo``)."""
+    by_key = {f.key: f for f in found}
+    for key, text in items:
+        if key in by_key:
+            by_key[key].todo = text
 
 
 def straggler_findings(answer: ShortAnswer):

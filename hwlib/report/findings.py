@@ -45,10 +45,12 @@ class Finding:
     cells: list[str] = field(default_factory=list)
     numbers: dict = field(default_factory=dict)
     conclusive: bool = True
+    #: what a reader can do about it, where this sweep's data say (``answer.recommendations``)
+    todo: str = ""
 
     def as_dict(self) -> dict:
         return {"key": self.key, "text": plain(self.html), "cells": self.cells, "numbers": self.numbers,
-                "conclusive": self.conclusive}
+                "conclusive": self.conclusive, "todo": plain(self.todo)}
 
 
 def plain(text: str) -> str:
@@ -360,7 +362,9 @@ def findings_html(findings: list[Finding]) -> str:
         mark = "" if tagged else ' <span class="hwl-unsure">(inconclusive)</span>'
         inner = ('<ul style="margin:.4em 0 0;padding-left:1.4em">' + "".join(item(n, []) for n in nested) + "</ul>"
                  if nested else "")
-        return f'<li data-key="{html.escape(f.key)}" style="margin:0 0 .5em">{f.html}{mark}{inner}</li>'
+        todo = (f'<div class="hwl-todo-line" style="margin:.2em 0 0"><b>What to do:</b> {f.todo}</div>'
+                if f.todo else "")
+        return f'<li data-key="{html.escape(f.key)}" style="margin:0 0 .5em">{f.html}{mark}{todo}{inner}</li>'
 
     groups: list[tuple[Finding, list[Finding]]] = []
     for f in findings:

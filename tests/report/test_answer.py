@@ -206,7 +206,7 @@ def test_a_planted_later_generation_loss_is_explained_or_flagged(tmp_path):
     answer.explanations = stories.explain_losses(explained, answer, {straggler.cell: "cx-here"})
     assert "still lost 1 of 500 runs (0.2%) after kip101 had lost none: KAFKA-7415, fixed from Kafka 2.0.1" \
         in answer.text()
-    todo = fnd.plain(short.recommendations(answer)[0])
+    todo = fnd.plain(short.recommendations(answer)[0][1])
     assert todo == ("Against the faults of kip101-data-loss: run kip320 (Kafka 2.1) or later (KAFKA-7415, which "
                     "kip279 lost to here, is fixed from Kafka 2.0.1).")
     found = short.straggler_findings(answer)
@@ -232,9 +232,15 @@ def test_recommendations_name_the_release_and_the_price():
         "power-loss": {"hw": 301, "kip101": 280, "kip966": 0},
         "leader-moves": {"hw": 169, "kip101": 10, "kip279": 6, "kip320": 0},
     }, 500, {"power-loss": {"kip101": 0.152, "kip966": 0.437}})
-    todo = [fnd.plain(t) for t in short.recommendations(short.build(summary, runs),
-                                                        {"cells": 4, "cells_losing": 4, "min_rate": .1,
-                                                         "max_rate": .9})]
+    answer = short.build(summary, runs)
+    items = short.recommendations(answer, {"cells": 4, "cells_losing": 4, "min_rate": .1, "max_rate": .9})
+    assert [key for key, _ in items] == ["durable:power-loss", "durable:leader-moves", "acks-1"]
+    todo = [fnd.plain(t) for _, t in items]
+    # each also under its finding
+    found = fnd.compute(summary, runs)
+    short.attach(found, items)
+    page = fnd.plain(fnd.findings_html(found))
+    assert f"What to do: {todo[1]}" in page and next(f for f in found if f.key == "durable:power-loss").todo
     assert todo[0] == ("Against the faults of power-loss: run kip966 (Kafka 4.0 / 4.1, KRaft) or later; expect the "
                        "partition to be without a leader longer (43.7% of steps here, against 15.2% under kip101).")
     assert todo[1] == "Against the faults of leader-moves: run kip320 (Kafka 2.1) or later."
