@@ -65,6 +65,14 @@ class Explanation:
     fixed_in: str | None = None
     anchor: str | None = None
 
+    def html(self) -> str:
+        """The explanation beside its counterexample: the issue and what it does, or the flag."""
+        if self.issue is None:
+            return ("<b>No known Kafka issue explains this loss: it may be a defect of this model.</b> Read the "
+                    "steps below before trusting the number.")
+        fixed = f" Fixed from Kafka {html.escape(self.fixed_in)}." if self.fixed_in else ""
+        return f"<b>{html.escape(self.issue)}</b>: {html.escape(self.text)}.{fixed}"
+
 
 @dataclass(frozen=True)
 class Clause:
@@ -396,12 +404,8 @@ def straggler_findings(answer: ShortAnswer):
             head = (f"Under <b>{html.escape(story.profile)}</b> (durable setting), {_name(cell.protocol)} lost "
                     f"{_lost(cell)} although {_name(stop.protocol)} lost none")
             link = f' (<a href="#{why.anchor}">its counterexample</a>)' if why and why.anchor else ""
-            if why is None or why.issue is None:
-                text = (f"{head}. No known Kafka issue explains it: <b>it may be a defect of this model</b>; "
-                        f"read its counterexample{link} before trusting the number.")
-            else:
-                fixed = f" Fixed from Kafka {why.fixed_in}." if why.fixed_in else ""
-                text = f"{head}: <b>{html.escape(why.issue)}</b> - {html.escape(why.text)}.{fixed}{link}"
+            why = why or Explanation(None, "")
+            text = f"{head}. {why.html()}{link}"
             out.append(Finding(f"straggler:{story.profile}:{cell.protocol}", text, [cell.cell],
                                {"runs": cell.runs, "runs_lost": cell.lost, "issue": why.issue if why else None},
                                conclusive=why is not None and why.issue is not None))

@@ -1,7 +1,9 @@
-"""The fault-sweep report's counterexample stories: which reproducers to show, their anchors, telling and fix.
+"""The fault-sweep report's counterexamples: which to show, the Kafka issue a loss shows, the stories they are told in.
 
 Those the findings link to come first; each run is told in one paragraph from its own events
-and shown beside the first later generation that fixed its kind.
+and shown beside the first later generation that fixed its kind. Shown reproducers are grouped
+by story (fault profile, kind, setting) behind one selector; each loss a known Kafka issue
+explains says so (``explain_losses``).
 
 Each shown reproducer gets the anchor ``cx-<cell>`` so a finding can link to its step-through.
 """
@@ -193,7 +195,7 @@ def story_html(story: Story, explanations: dict | None = None) -> str:
         cells = join([f"cell {i['cell']} run {i['run']}" for i in variant.items])
         beside = (f" Beside it, the same steps under {html.escape(variant.fixer)}, the first later generation that "
                   f"fixed it." if variant.fixer else " No later generation in this sweep fixed it.")
-        why = "".join(f'<p class="hwl-why" style="margin:.3em 0">{_why_html(explanations[(story.profile, p)])}</p>'
+        why = "".join(f'<p class="hwl-why" style="margin:.3em 0">{explanations[(story.profile, p)].html()}</p>'
                       for p in variant.protocols if (story.profile, p) in explanations)
         markers = "".join(f'<span id="{anchor(i["cell"])}"></span>' for i in variant.items[1:])
         filename = f"{first['cell']}-{story.kind}.yaml"
@@ -209,11 +211,3 @@ def story_html(story: Story, explanations: dict | None = None) -> str:
     heading = (f'<h3 style="margin:1.2em 0 .3em">{html.escape(story.kind)} under {html.escape(story.profile)} '
                f'({html.escape(story.setting)})</h3>')
     return picker_html(story.anchor, heading, f"{count} cells show it; pick one (shortest first):", variants)
-
-
-def _why_html(why) -> str:
-    if why.issue is None:
-        return ("<b>No known Kafka issue explains this loss: it may be a defect of this model.</b> Read the steps "
-                "below before trusting the number.")
-    fixed = f" Fixed from Kafka {html.escape(why.fixed_in)}." if why.fixed_in else ""
-    return f"<b>{html.escape(why.issue)}</b>: {html.escape(why.text)}.{fixed}"
