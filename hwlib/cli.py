@@ -286,15 +286,15 @@ def _check(args) -> int:
     if args.out:                          # a bad --out fails before the search, nothing written
         directory = CheckDir(args.out, settings(config, protocols, bounds, faults, kinds, exhaustive))
         directory.open(args.resume)
-    shown = None if args.quiet or args.json else _CheckProgress()
+    levels = None if args.quiet or args.json else _CheckProgress()
     if args.master is not None:
         from .sweep.spark import start_session
 
         spark = start_session(args.master, app_name="hwlib-check")
-    results = check_all(config, protocols, bounds, faults, kinds, exhaustive, shown, directory, args.resume,
+    results = check_all(config, protocols, bounds, faults, kinds, exhaustive, levels, directory, args.resume,
                         args.checkpoint_every, args.workers, spark, coverage, args.memory)
-    if shown is not None:
-        shown.close()
+    if levels is not None:
+        levels.close()
     written = write_outputs(directory.out, results, kinds) if directory is not None else []
     files = {path.stem: path for path in written if path.suffix == ".yaml"}
     shown = {(r.protocol, kind): cell_verdict(r, kind) for r in results for kind in kinds}
@@ -304,14 +304,15 @@ def _check(args) -> int:
         reconciled = sweep_check(*swept, witnesses, faults, results, kinds)
         shown = {key: reconciled.verdict(*key) for key in shown}
     # a "holds" says which fault classes of the default report it did not try
-    note = untried_note(faults, load_spec("default").profiles())
+    reported = load_spec("default").profiles()
+    note, not_tried = untried_note(faults, reported), list(untried(faults, reported))
     if not args.json:
         print(f"checked {coverage_text(results[0])}")
         if swept is not None:
             print(f"reconciled with the sweep in {args.sweep} (profiles {', '.join(witnesses)})")
     for result in results:
         if args.json:
-            print(json.dumps({**result.as_dict(), "not_tried": list(untried(faults, load_spec("default").profiles())),
+            print(json.dumps({**result.as_dict(), "not_tried": not_tried,
                               **({"reconciled": {k: shown[(result.protocol, k)].text for k in kinds}}
                                  if swept is not None else {})}))
             continue

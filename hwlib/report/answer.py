@@ -28,6 +28,8 @@ from .statistics import CLAIM_BOUND
 
 #: an availability difference below this is "no cost" (one point of the share of steps)
 COST_POINT = 0.01
+#: below this many runs, a loss is said in runs ("1 of 500 runs (0.2%)"), not as a bare share
+FEW = 5
 
 
 @dataclass(frozen=True)
@@ -133,7 +135,7 @@ class ProfileStory:
         """The first generation from which every later one lost none (with confidence)."""
         for index, cell in enumerate(self.cells):
             if all(c.clean for c in self.cells[index:]):
-                return cell if self.lossy else self.cells[0]
+                return cell
         return None
 
     @property
@@ -229,14 +231,14 @@ def _name(protocol: str) -> str:
 
 def _lost(cell: Cell) -> str:
     """``10.8% of 500 runs``; ``1 of 500 runs (0.2%)`` for a handful of runs."""
-    if cell.lost < 5:
+    if cell.lost < FEW:
         return f"{cell.lost} of {cell.runs:,} runs ({percent(cell.rate)})"
     return f"{percent(cell.rate)} of {cell.runs:,} runs"
 
 
 def _share(cell: Cell) -> str:
     """A loss as a share (``33.8%``), or as runs where they are few (``1 run (0.2%)``)."""
-    if cell.lost < 5:
+    if cell.lost < FEW:
         return f"{cell.lost} run{'s' if cell.lost > 1 else ''} ({percent(cell.rate)})"
     return percent(cell.rate)
 
@@ -260,11 +262,7 @@ def _kip101_sentence(result: Kip101Result) -> Sentence:
 
 
 def _span(cells: list[Cell]) -> str:
-    """``hw (Kafka up to 0.10.2)`` for one; ``every generation from hw to kip903`` for more."""
-    if len(cells) == 1:
-        return _name(cells[0].protocol)
-    if len(cells) == 2:
-        return f"{_name(cells[0].protocol)} and {_name(cells[1].protocol)}"
+    """``every generation from hw (...) to kip903 (...)``: consecutive generations, first to last."""
     return f"every generation from {_name(cells[0].protocol)} to {_name(cells[-1].protocol)}"
 
 
@@ -300,15 +298,14 @@ def _story_sentence(story: ProfileStory, told: set[tuple[str, str]],
     else:
         last = story.before_stop[-1]
         cost = stop.unavailability - last.unavailability
-        if (profile, stop.protocol) in told:
-            pass
-        elif cost >= COST_POINT:
-            clauses.append(Clause(f"{_name(stop.protocol)} lost none, at a price: no online leader in "
-                                  f"{percent(stop.unavailability)} of steps against {percent(last.unavailability)} "
-                                  f"under {last.protocol}", profile,
-                                  ((stop.protocol, "unavailability"), (last.protocol, "unavailability"))))
-        else:
-            clauses.append(Clause(f"{_name(stop.protocol)} stopped it, at no cost in availability", profile))
+        if (profile, stop.protocol) not in told:         # KIP-101's sentence told kip101's
+            if cost >= COST_POINT:
+                clauses.append(Clause(f"{_name(stop.protocol)} lost none, at a price: no online leader in "
+                                      f"{percent(stop.unavailability)} of steps against "
+                                      f"{percent(last.unavailability)} under {last.protocol}", profile,
+                                      ((stop.protocol, "unavailability"), (last.protocol, "unavailability"))))
+            else:
+                clauses.append(Clause(f"{_name(stop.protocol)} stopped it, at no cost in availability", profile))
         for cell in story.stragglers:
             why = explanations.get((profile, cell.protocol))
             clauses.append(Clause(f"{_name(cell.protocol)} still lost {_lost(cell)} after {stop.protocol} had lost "
@@ -352,15 +349,16 @@ def recommendations(answer: ShortAnswer, acks_one: dict | None = None) -> list[t
             out.append((f"durable:{story.scope}", f"{where}: no release in this sweep kept every acknowledged write; "
                        "the counterexamples below show what loses them."))
             continue
+        earlier = story.cells[:story.cells.index(clean_from)]
         issues: dict[tuple[str, str], list[str]] = {}
-        for cell in story.cells[:story.cells.index(clean_from)]:
+        for cell in earlier:
             why = answer.explanations.get((story.profile, cell.protocol))
             if why is not None and why.issue is not None and why.fixed_in:
                 issues.setdefault((why.issue, why.fixed_in), []).append(cell.protocol)
         fixes = [f"{issue}, which {join(names)} lost to here, is fixed from Kafka {fixed}"
                  for (issue, fixed), names in issues.items()]
         also = f" ({'; '.join(fixes)})" if fixes else ""
-        last = [c for c in story.cells[:story.cells.index(clean_from)] if c.lossy][-1]
+        last = [c for c in earlier if c.lossy][-1]
         price = clean_from.unavailability - last.unavailability
         cost = (f"; expect the partition to be without a leader longer ({percent(clean_from.unavailability)} of steps "
                 f"here, against {percent(last.unavailability)} under {last.protocol})" if price >= COST_POINT else "")

@@ -28,13 +28,17 @@ def anchor(cell: str) -> str:
     return f"cx-{cell}"
 
 
+def shrunk(sweep_dir) -> list[dict]:
+    """The sweep's shrunk reproducers, as its manifest lists them (cell, run, kind, path ...)."""
+    return json.loads((Path(sweep_dir) / "manifest.json").read_text()).get("shrunk") or []
+
+
 def counterexamples(sweep_dir, limit: int, linked: list[str] | tuple[str, ...] = ()) -> list[dict]:
     """The shrunk reproducers of a sweep worth reading: first those of the ``linked`` cells (the
     findings point at them), in that order; then up to ``limit`` in all, acks=all cells before
     the rest (losing an acks=1 write when the leader dies is the setting, not a bug), the most
     serious kind first, stronger min.insync.replicas first, one per (protocol, kind)."""
-    manifest = json.loads((Path(sweep_dir) / "manifest.json").read_text())
-    items = [{**i, "scenario": load_scenario(Path(sweep_dir) / i["path"])} for i in manifest.get("shrunk") or []]
+    items = [{**i, "scenario": load_scenario(Path(sweep_dir) / i["path"])} for i in shrunk(sweep_dir)]
     items.sort(key=lambda i: (i["scenario"].config.acks != "all",
                               SEVERITY.index(i["kind"]),
                               -i["scenario"].config.min_insync_replicas, i["cell"]))
@@ -104,13 +108,12 @@ def explain_losses(sweep_dir, answer, anchors: dict[str, str] | None = None) -> 
     from .known_issues import diagnose
 
     anchors = anchors or {}
-    manifest = json.loads((Path(sweep_dir) / "manifest.json").read_text())
-    shrunk = {i["cell"]: i for i in manifest.get("shrunk") or [] if i["kind"] == "lost-write"}
+    losses = {i["cell"]: i for i in shrunk(sweep_dir) if i["kind"] == "lost-write"}
     stragglers = {(c.profile, c.protocol) for c in answer.stragglers}
     out = {}
     for story in answer.stories:
         for cell in story.lossy:
-            item = shrunk.get(cell.cell)
+            item = losses.get(cell.cell)
             issue = None if item is None else diagnose(load_scenario(Path(sweep_dir) / item["path"]), "lost-write")
             if issue is not None:
                 out[(cell.profile, cell.protocol)] = Explanation(issue.key, issue.text, issue.fixed_in,

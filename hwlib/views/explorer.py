@@ -23,7 +23,7 @@ from ..run import RunResult, run_steps
 from ..scenario import Scenario, builtin_scenarios, load_scenario
 from ..util.paths import resolve, shown
 from .sequence import esc
-from .stepper import key_steps, rendered_frames, stepper_html, stepper_markup
+from .stepper import key_step, rendered_frames, stepper_html, stepper_markup
 from .stepper_widget import StepperWidget
 
 #: fork actions -> how they become a step (replica-less actions ignore the replica)
@@ -128,8 +128,7 @@ class Explorer:
         config = self.scenario.config
         self.results = [run_steps(config.replace(protocol=p), self.steps, self.scenario.name) for p in self.protocols]
         if key:
-            keys = key_steps(self.results)
-            position = next((k for k in (keys["anomaly"], keys["difference"]) if k is not None), len(self.steps))
+            position = key_step(self.results)
         position = self.position if position is None else position
         original = list(self.scenario.steps)
         kept = next((k for k, (a, b) in enumerate(zip(self.steps, original, strict=False)) if a != b),

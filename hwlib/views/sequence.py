@@ -114,7 +114,7 @@ def sequence_svg(result: RunResult, messages: list[list[dict]], lanes: list[str]
             f'{_lanes(xs, height, names)}{"".join(bands)}</svg>')
 
 
-def sequence_head_svg(result: RunResult, lanes: list[str], width: int = 700) -> str:
+def sequence_head_svg(lanes: list[str], width: int = 700) -> str:
     """The sequence diagram's lane names alone, drawn to its scale: kept in view (sticky) above
     the diagram while it scrolls."""
     xs = _lane_x(lanes, width, 190)

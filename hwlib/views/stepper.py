@@ -101,6 +101,14 @@ def key_steps(results: list[RunResult]) -> dict[str, int | None]:
             "difference": first_divergent_step(results[0], results[1]) if len(results) == 2 else None}
 
 
+def key_step(results: list[RunResult]) -> int:
+    """Where a stepper opens: the first anomaly, else where two runs start to differ, else the
+    last step."""
+    keys = key_steps(results)
+    last = min(len(r.steps) for r in results)
+    return next((k for k in (keys["anomaly"], keys["difference"]) if k is not None), last)
+
+
 def hw_lag_by_step(result: RunResult, run_frames: list[dict] | None = None) -> dict[str, list[int | None]]:
     """Per position: leader LEO - partition HW (``leader``) and partition HW - each follower's
     HW (by replica id); None while there is no leader. ``run_frames``: ``frames(result)`` if
@@ -255,9 +263,10 @@ def _anomaly(a: dict, new: bool) -> str:
             f'(step {a["step"]}): {esc(a["detail"])}{note}</li>')
 
 
-def render_frame(frame: dict, series: dict | None = None, title: str = "") -> str:
+def render_frame(frame: dict, title: str = "") -> str:
     """The whole picture at one position, as HTML: the partition, each replica's log, this
-    step's messages, its caption (if the scenario has one), what happened, the anomalies."""
+    step's messages, its caption (if the scenario has one), what happened, the anomalies (the
+    HW-lag chart is the stepper's, drawn once per panel: ``lag_svg``)."""
     isr = ",".join(frame["isr"])
     elr = f" · ELR {{{','.join(frame['elr'])}}}" if frame["elr"] else ""
     hw = "—" if frame["partition_hw"] is None else frame["partition_hw"]
@@ -277,11 +286,10 @@ def render_frame(frame: dict, series: dict | None = None, title: str = "") -> st
             if frame.get("lost") else "")
     anomalies = "".join(_anomaly(a, a in frame["new_anomalies"]) for a in frame["anomalies"]) or \
         "<li>none so far</li>"
-    chart = lag_svg(series, frame["index"]) if series is not None else ""
     return (f'<div class="frame" data-index="{frame["index"]}">{head}{caption}{logs}{lane}'
             f'<div class="events"><b>what happened</b><ul>{events}</ul></div>'
             f'<div class="acked"><b>acknowledged:</b> {esc(acked)}{lost}</div>'
-            f'<div class="anomalies"><b>anomalies</b><ul>{anomalies}</ul></div>{chart}</div>')
+            f'<div class="anomalies"><b>anomalies</b><ul>{anomalies}</ul></div></div>')
 
 
 def rendered_frames(result: RunResult, title: str = "", captions: dict[int, str] | None = None) -> list[str]:
@@ -296,7 +304,7 @@ def _rendered(result: RunResult, run_frames: list[dict], title: str, captions: d
     for step, text in (captions or {}).items():
         if 0 <= step < len(run_frames):
             run_frames[step]["caption"] = text
-    return [render_frame(f, None, title) for f in run_frames]
+    return [render_frame(f, title) for f in run_frames]
 
 
 STYLE = """
@@ -518,7 +526,7 @@ def stepper_markup(results: list[RunResult] | RunResult, titles: list[str] | Non
     n = min(len(f) for f in per_run)
     keys = key_steps(results)
     if start is None:
-        start = next((k for k in (keys["anomaly"], keys["difference"]) if k is not None), n - 1)
+        start = key_step(results)
     element_id = _element_id(titles)
     data = {"n": n, "start": max(0, min(start, n - 1)), "keys": keys, "frames": [f[:n] for f in per_run]}
     if packed:
@@ -531,7 +539,7 @@ def stepper_markup(results: list[RunResult] | RunResult, titles: list[str] | Non
     for k, (result, rendered) in enumerate(zip(results, per_run, strict=True)):
         messages = [f["messages"] for f in run_frames[k]] if run_frames else step_messages(result)
         lanes = actors(result)
-        sequence = (f'<div class="seqhead">{sequence_head_svg(result, lanes)}</div>'
+        sequence = (f'<div class="seqhead">{sequence_head_svg(lanes)}</div>'
                     f'{sequence_svg(result, messages, lanes, names=False)}')
         series = hw_lag_by_step(result, run_frames[k] if run_frames else None)
         panels.append(f'<div class="panel"><div class="frame-slot">{rendered[data["start"]]}</div>'
