@@ -1,4 +1,4 @@
-"""Command line: ``hwlib run / scenarios / protocols / compare / shrink / sweep / profiles / report / check``.
+"""Command line: ``hwlib run / scenarios / protocols / releases / compare / shrink / sweep / profiles / report / check``.
 
 Bad input prints one line naming the field and what is allowed, and exits 2."""
 
@@ -49,29 +49,54 @@ def _protocols(value: str) -> list[str]:
     return parse_names(value, "", PROTOCOLS, "a generation", argparse.ArgumentTypeError)  # argparse names the option
 
 
+def _release(value: str) -> str:
+    from .engine.releases import release
+
+    try:
+        release(value)
+    except HwlibError as exc:
+        raise argparse.ArgumentTypeError(str(exc).split(": ", 1)[1]) from None
+    return value.strip().lower()
+
+
+def _releases(value: str) -> list[str]:
+    return [_release(v) for v in value.split(",") if v.strip()]
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="hwlib", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action=_Version, help="print the version and which engine runs")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = sub.add_parser("run", help="run a scenario and report the final state and anomalies")
     run.add_argument("scenario", help="a built-in scenario name or a YAML file")
-    run.add_argument("--protocol", type=_protocol, help=f"override: {', '.join(PROTOCOLS)}")
+    rules = run.add_mutually_exclusive_group()
+    rules.add_argument("--protocol", type=_protocol, help=f"a generation's rules: {', '.join(PROTOCOLS)}")
+    rules.add_argument("--release", type=_release, help="an Apache Kafka release's rules, VERSION[-zk|-kraft]: "
+                                                        "1.0.0, 2.0.1, 3.6-zk, 3.7.1-kraft, 4.1 (hwlib releases)")
     run.add_argument("--json", action="store_true", help="print one JSON object")
     scen = sub.add_parser("scenarios", help="list the built-in scenarios")
     scen.add_argument("--markdown", action="store_true",
                       help="print the README's table: summary and expected anomalies per generation")
     sub.add_parser("protocols", help="the protocol generations and what each changed")
+    rel = sub.add_parser("releases", help="every Apache Kafka release 0.9 - 4.1 (ZooKeeper, KRaft): its rule set, "
+                                          "flags and where they were read")
+    rel.add_argument("--json", action="store_true", help="one JSON object per release")
     shr = sub.add_parser("shrink", help="shrink a scenario to a minimal one that still shows an anomaly")
     shr.add_argument("scenario", help="a built-in scenario name or a YAML file")
     shr.add_argument("--kind", required=True, help="the anomaly kind to keep, e.g. lost-write")
-    shr.add_argument("--protocol", type=_protocol, help=f"override: {', '.join(PROTOCOLS)}")
+    shr_rules = shr.add_mutually_exclusive_group()
+    shr_rules.add_argument("--protocol", type=_protocol, help=f"a generation's rules: {', '.join(PROTOCOLS)}")
+    shr_rules.add_argument("--release", type=_release, help="an Apache Kafka release's rules (hwlib releases)")
     shr.add_argument("--out", required=True, help="where to write the shrunk scenario (YAML)")
     cmp_ = sub.add_parser("compare", help="run scenarios under every protocol, side by side")
     cmp_.add_argument("scenarios", nargs="*", help="names or files (default: every built-in)")
     cmp_.add_argument("--out", help="also write OUT.txt (the table) and OUT.png (HW over steps); without it, "
                                     "only the table is printed")
-    cmp_.add_argument("--protocols", type=_protocols, default=list(PROTOCOLS),
-                      help="comma-separated protocols")
+    cmp_rules = cmp_.add_mutually_exclusive_group()
+    cmp_rules.add_argument("--protocols", type=_protocols, default=list(PROTOCOLS),
+                           help="comma-separated generations (default: all)")
+    cmp_rules.add_argument("--releases", type=_releases,
+                           help="comma-separated Apache Kafka releases instead, e.g. 2.0.0,2.0.1,3.7-kraft")
     swp = sub.add_parser("sweep", help="fault-injection sweep on Spark: runs, summary, shrunk counterexamples")
     swp.add_argument("spec", help="a sweep spec YAML file or a built-in spec name (data/specs)")
     swp.add_argument("--out", help="output directory (default: data/sweeps/<spec name>)")
@@ -97,8 +122,11 @@ def build_parser() -> argparse.ArgumentParser:
     from .util.cores import cores
 
     chk = sub.add_parser("check", help="exhaustive bounded model checking: verdicts, shortest counterexamples")
-    chk.add_argument("--protocol", default="all", type=lambda v: v if v == "all" else _protocol(v),
-                     help=f"one of {', '.join(PROTOCOLS)}, or all (default)")
+    chk_rules = chk.add_mutually_exclusive_group()
+    chk_rules.add_argument("--protocol", default="all", type=lambda v: v if v == "all" else _protocol(v),
+                           help=f"one of {', '.join(PROTOCOLS)}, or all (default)")
+    chk_rules.add_argument("--release", type=_releases,
+                           help="Apache Kafka releases instead, comma-separated, e.g. 2.0.1,3.7-kraft (hwlib releases)")
     chk.add_argument("--replicas", type=int, default=DEFAULT_REPLICAS, help="replicas (default %(default)s)")
     chk.add_argument("--max-records", type=int, default=DEFAULT_MAX_RECORDS,
                      help="produces at most (default %(default)s)")
@@ -257,7 +285,10 @@ def _check(args) -> int:
     if args.max_ticks and "tick" not in faults:
         raise CheckError("max-ticks: give --faults ... ,tick as well (ticks are a fault here)")
     kinds = KINDS if args.matrix else parse_kinds(args.kinds) if args.kinds is not None else DEFAULT_KINDS
-    protocols = list(PROTOCOLS) if args.protocol == "all" or args.matrix else [args.protocol]
+    if args.release is not None:
+        protocols = args.release
+    else:
+        protocols = list(PROTOCOLS) if args.protocol == "all" or args.matrix else [args.protocol]
     config = ClusterConfig(replicas=bounds.replica_ids, acks=args.acks,
                            min_insync_replicas=args.min_insync_replicas,
                            unclean_leader_election=args.unclean_leader_election)
@@ -344,7 +375,10 @@ def _check(args) -> int:
 
 def _print_run(result: RunResult) -> None:
     trace = result.trace
-    print(f"scenario {result.name}  protocol {result.protocol}  replicas "
+    row = result.config.release_row
+    rules = (f"release {row.label} (rules {result.protocol}, read at {row.read_at})" if row is not None
+             else f"protocol {result.protocol}")
+    print(f"scenario {result.name}  {rules}  replicas "
           f"{','.join(result.config.replicas)}  acks={result.config.acks}  "
           f"min.insync.replicas={result.config.min_insync_replicas}")
     for i, snap in enumerate(trace.snapshots):
@@ -370,7 +404,7 @@ def _print_run(result: RunResult) -> None:
 
 def _run(args) -> int:
     """``hwlib run``: the scenario's steps, states and anomalies (or one JSON object)."""
-    result = run_scenario(load_scenario(args.scenario), protocol=args.protocol)
+    result = run_scenario(load_scenario(args.scenario), protocol=args.protocol, release=args.release)
     if args.json:
         print(json.dumps(result.to_json()))
     else:
@@ -398,7 +432,10 @@ def _shrink(args) -> int:
     from .util.files import check_writable
 
     check_writable(args.out)
-    shrunk, result = shrink_scenario(load_scenario(args.scenario), args.kind, args.protocol)
+    scenario = load_scenario(args.scenario)
+    if args.release is not None:
+        scenario = scenario.with_release(args.release)
+    shrunk, result = shrink_scenario(scenario, args.kind, args.protocol)
     path = shrunk.save(args.out)
     print(f"shrank {result.before} -> {len(shrunk.steps)} steps in {result.runs} runs; "
           f"wrote {path}; `hwlib run {path}` shows {args.kind}")
@@ -410,6 +447,28 @@ def _generations(args) -> int:
     from .engine.protocols import generations_table
 
     print(generations_table())
+    return 0
+
+
+def _releases_table(args) -> int:
+    """``hwlib releases``: each release and mode, the generation its rules come from, the flags
+    that differ from that generation's own rules, and the sources."""
+    from .engine.releases import FLAG_BY_ATTR, table_rows
+
+    rows = table_rows()
+    if args.json:
+        for row in rows:
+            print(json.dumps(row))
+        return 0
+    print(f"{'release':<10} {'mode':<10} {'rules':<7} {'patches':<39} unclean default; differs from the rules")
+    for row in rows:
+        differs = "; ".join(f"{'+' if d['value'] else '-'}{d['flag']} ({d['source']})" for d in row["differs"])
+        unclean = "true" if row["unclean_leader_election_default"] else "false"
+        print(f"{row['release']:<10} {row['mode']:<10} {row['generation']:<7} {', '.join(row['patches']):<39} "
+              f"{unclean}; {differs or '-'}")
+    print("\nflags (+ on, - off; each read at the tag named):")
+    for flag in FLAG_BY_ATTR.values():
+        print(f"  {flag.attr}: {flag.title} - {flag.source}; read at {flag.read_at}")
     return 0
 
 
@@ -439,10 +498,11 @@ def _compare(args) -> int:
             check_writable(Path(args.out).with_suffix(suffix))
     names = args.scenarios or list(builtin_scenarios())
     scenarios = [load_scenario(n) for n in names]
+    columns = args.releases or args.protocols
     if args.out is None:
-        print(text_table(scenarios, run_matrix(scenarios, args.protocols), args.protocols))
+        print(text_table(scenarios, run_matrix(scenarios, columns), columns))
     else:
-        txt, png, text = write_comparison(scenarios, args.out, args.protocols)
+        txt, png, text = write_comparison(scenarios, args.out, columns)
         print(text)
         print(f"wrote {txt} and {png}")
     return 0
@@ -451,6 +511,7 @@ def _compare(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handlers = {"run": _run, "scenarios": _scenarios, "shrink": _shrink, "protocols": _generations,
+                "releases": _releases_table,
                 "sweep": _sweep, "report": _report, "check": _check, "profiles": _profiles, "compare": _compare}
     try:
         return handlers[args.command](args)

@@ -32,7 +32,8 @@ HASH_VERSION = 2
 
 #: settings added after the first release, with their defaults: at the default they stay out
 #: of the trace hash, so traces recorded before they existed keep their hashes
-_LATER_SETTINGS = {"client_metadata": "current"}
+_LATER_SETTINGS = {"client_metadata": "current", "release": None, "inter_broker_protocol_version": None,
+                   "metadata_version": None}
 
 
 @functools.lru_cache(maxsize=256)
@@ -153,6 +154,7 @@ class RunResult:
         out["anomalies"] = [a.as_dict() for a in self.anomalies]
         out["scenario"] = self.name
         out["protocol"] = self.protocol
+        out["release"] = self.config.release
         out["produces"] = self.produces
         out["trace_hash"] = self.trace_hash
         out["consumer"] = self.consumer

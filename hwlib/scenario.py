@@ -13,7 +13,7 @@ import yaml
 from .anomalies.checker import KINDS
 from .engine.config import PROTOCOLS, ClusterConfig
 from .engine.steps import Step, parse_steps
-from .errors import HwlibError, ScenarioError, UnknownScenarioError
+from .errors import ConfigError, HwlibError, ScenarioError, UnknownScenarioError
 from .run import RunResult, run_steps
 from .util.files import is_file, write_text_atomically
 from .util.yamlfile import read_yaml
@@ -56,6 +56,10 @@ class Scenario:
 
     def with_protocol(self, protocol: str) -> Scenario:
         return dataclasses.replace(self, config=self.config.replace(protocol=protocol))
+
+    def with_release(self, release: str) -> Scenario:
+        """The same steps under a release's rules (``VERSION[-zk|-kraft]``)."""
+        return dataclasses.replace(self, config=self.config.replace(release=release))
 
     def to_dict(self) -> dict:
         out: dict[str, Any] = {"name": self.name}
@@ -178,10 +182,16 @@ def scenario_table() -> str:
     return "\n".join(rows)
 
 
-def run_scenario(scenario: Scenario | str, protocol: str | None = None, record: bool = True) -> RunResult:
-    """Run a scenario (object, built-in name or path), optionally under another protocol."""
+def run_scenario(scenario: Scenario | str, protocol: str | None = None, record: bool = True,
+                 release: str | None = None) -> RunResult:
+    """Run a scenario (object, built-in name or path), optionally under another protocol
+    (a generation's own rules) or release (``3.7.1-kraft``)."""
     if not isinstance(scenario, Scenario):
         scenario = load_scenario(scenario)
+    if protocol is not None and release is not None:
+        raise ConfigError("release: give a protocol or a release, not both")
     if protocol is not None:
         scenario = scenario.with_protocol(protocol)
+    if release is not None:
+        scenario = scenario.with_release(release)
     return run_steps(scenario.config, scenario.steps, scenario.name, record)

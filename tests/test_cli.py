@@ -228,3 +228,43 @@ def test_check_sweep_must_be_a_finished_sweep_with_a_profile_it_searches(tmp_pat
                            str(tmp_path / "empty")], capture_output=True, text=True, cwd=tmp_path)
     _refused(done, "sweep: ")
     assert "holds no finished sweep (no manifest.json)" in done.stderr
+
+
+def test_releases_lists_every_release_from_0_9_to_4_1_in_both_modes(capsys):
+    assert main(["releases", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    keys = [r["release"] for r in rows]
+    assert keys[0] == "0.9.0" and keys[-1] == "4.1"
+    assert {"3.7-zk", "3.7-kraft", "2.0.0", "2.0.1", "1.0", "2.7", "3.3-kraft", "4.0"} <= set(keys)
+    assert not any(k.startswith(("2.8-", "3.2-")) for k in keys)       # early-access KRaft is not a row
+    by_key = {r["release"]: r for r in rows}
+    assert by_key["0.10.2"]["unclean_leader_election_default"] and not by_key["0.11.0"]["unclean_leader_election_default"]
+    assert {d["flag"] for d in by_key["2.0.1"]["differs"]} == {"out_of_range_exits_broker", "caches_epoch_on_election",
+                                                               "isr_join_needs_epoch_start"}
+    assert main(["releases"]) == 0
+    text = capsys.readouterr().out
+    assert "3.7-kraft" in text and "KAFKA-15583" in text and "read at" in text
+
+
+def test_a_release_with_two_modes_needs_one_named():
+    done = hwlib_cli("run", "data-loss", "--release", "3.7.1")
+    assert done.returncode == 2 and done.stderr.count("\n") == 1
+    assert "3.7.1-zk or 3.7.1-kraft" in done.stderr
+    for bad, words in (("2.8-kraft", "early access"), ("3.7.9-zk", "3.7.0, 3.7.1, 3.7.2"), ("5.0", "0.9.0 - 4.1"),
+                       ("4.1-zk", "only on KRaft")):
+        done = hwlib_cli("run", "data-loss", "--release", bad)
+        assert done.returncode == 2 and done.stderr.count("\n") == 1 and words in done.stderr, (bad, done.stderr)
+
+
+def test_run_under_a_release_records_it(capsys):
+    assert main(["run", "data-loss", "--release", "3.7.1-kraft", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["release"] == "3.7.1-kraft" and out["protocol"] == "kip903" and out["anomalies"] == []
+    assert main(["run", "data-loss", "--release", "0.10.2.1"]) == 0
+    assert "release 0.10.2 (rules hw, read at 0.10.2.2)" in capsys.readouterr().out
+
+
+def test_compare_by_release(capsys):
+    assert main(["compare", "kafka-7128-stale-hw-isr-join", "--releases", "2.0.0,2.0.1"]) == 0
+    out = capsys.readouterr().out
+    assert "2.0.0" in out and "2.0.1" in out and "lost-write" in out

@@ -35,7 +35,9 @@ from ..engine.kafka_errors import (
     REQUEST_TIMED_OUT,
     UNKNOWN_LEADER_EPOCH,
 )
-from ..engine.protocols import get_protocol
+from ..engine.config import ClusterConfig
+from ..engine.protocols import Protocol
+from ..engine.releases import rules_for, rules_named
 from ..engine.replica import FETCHING, FOLLOWER, LEADER, OFFLINE, TRUNCATING
 from ..engine.steps import Step
 from .vocabulary import DEFAULT_MAX_EPOCH, DEFAULT_MAX_RECORDS, DEFAULT_REPLICAS, CheckError
@@ -137,7 +139,7 @@ def _partition_epochs(cluster: Cluster, reduced: bool, merged: list[bool]) -> tu
                   for r, keep, twin in zip(cluster.replicas, kept, merged, strict=True)))
 
 
-def settled_epoch(protocol: str, bounds: Bounds, faults: tuple[str, ...]) -> int | None:
+def settled_epoch(generation: Protocol, bounds: Bounds, faults: tuple[str, ...]) -> int | None:
     """The leader epoch from which an unnoticed isolation can settle (reduction 7 of
     ``state_key``) in a search of ``protocol`` within ``bounds`` and ``faults``: the epoch
     bound, where every change the controller could still send a broker carries a new leader
@@ -148,7 +150,6 @@ def settled_epoch(protocol: str, bounds: Bounds, faults: tuple[str, ...]) -> int
     it never settles: where an ISR shrink keeps the leader epoch (kip966, KAFKA-15021), under
     KRaft with a queue bound (``Bounds.beyond`` reads what waits for a cut-off broker, which
     the reduction leaves out), and the cases above."""
-    generation = get_protocol(protocol)
     if not generation.isr_shrink_bumps_leader_epoch or "controller_failover" in faults:
         return None
     if generation.kraft and bounds.max_queued is not None:
@@ -467,17 +468,22 @@ class Bounds:
 NOTICED = frozenset(("isolate", "crash", "power_loss", "replace_disk"))
 
 
-def must_end(protocols: list[str], bounds: Bounds, faults: tuple[str, ...]) -> None:
-    """CheckError if a search of one of ``protocols`` within ``bounds`` and ``faults`` would
-    never end (``endless``): refused before it starts."""
-    for protocol in protocols:
-        reason = endless(protocol, bounds, faults)
+def must_end(targets: list[str], bounds: Bounds, faults: tuple[str, ...],
+             configs: list[ClusterConfig] | None = None) -> None:
+    """CheckError if a search under one of ``targets`` (generations or releases, by name; or
+    ``configs``, whose rules may carry inter.broker.protocol.version / metadata.version)
+    within ``bounds`` and ``faults`` would never end (``endless``): refused before it starts."""
+    pairs = ([(c.rules_name, rules_for(c)) for c in configs] if configs is not None
+             else [(name, rules_named(name)) for name in targets])
+    for name, generation in pairs:
+        reason = endless(name, generation, bounds, faults)
         if reason is not None:
             raise CheckError(reason)
 
 
-def endless(protocol: str, bounds: Bounds, faults: tuple[str, ...]) -> str | None:
-    """Why a search of ``protocol`` within ``bounds`` and ``faults`` would never end, or None.
+def endless(protocol: str, generation: Protocol, bounds: Bounds, faults: tuple[str, ...]) -> str | None:
+    """Why a search of ``protocol`` (named so; its rules ``generation``) within ``bounds`` and
+    ``faults`` would never end, or None.
 
     Under kip966 (KRaft 3.6+, KAFKA-15021) an ISR shrink keeps the leader epoch, so at 3
     replicas or more the leader-epoch bound leaves the ISR free to shrink and expand without
@@ -488,7 +494,6 @@ def endless(protocol: str, bounds: Bounds, faults: tuple[str, ...]) -> str | Non
     Without such a loss nothing shrinks the ISR but a bounded number of ticks, and the search
     ends (kip966, 3 replicas, leader moves, isolation within the session and late delivery:
     complete at depth 24 with min.insync.replicas=2)."""
-    generation = get_protocol(protocol)
     if (generation.isr_shrink_bumps_leader_epoch or not generation.kraft or bounds.replicas < 3
             or "isolate_unseen" not in faults or not NOTICED & set(faults)):
         return None

@@ -46,7 +46,7 @@ def explore(config: ClusterConfig, bounds: Bounds | None = None, faults: tuple[s
     if memory is not None and (isinstance(memory, bool) or not isinstance(memory, int | float)
                                or not 0 < memory < float("inf")):
         raise CheckError(f"memory: must be a finite number of GiB > 0, got {memory!r}")
-    must_end([config.protocol], bounds, faults)
+    must_end([config.rules_name], bounds, faults, [config])
     search = Search(config, bounds, faults, kinds, exhaustive, reduced)
     search.hot_limit = hot_limit(search, memory, workers if spark is None else 1)
     search.resident_limit = budget(memory)

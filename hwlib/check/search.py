@@ -30,6 +30,7 @@ import numpy as np
 
 from ..anomalies import AnomalyChecker
 from ..engine.cluster import Cluster
+from ..engine.releases import rules_for
 from ..engine.config import ClusterConfig
 from ..engine.steps import Step, parse_steps
 from ..util.resident import resident_bytes
@@ -199,7 +200,7 @@ class Search:
         self.kinds = kinds
         self.exhaustive = exhaustive
         self.reduced = reduced
-        self.settled = settled_epoch(self.config.protocol, bounds, faults) if reduced else None
+        self.settled = settled_epoch(rules_for(self.config), bounds, faults) if reduced else None
         #: whether a step whose outcome is known without taking it is left untaken: one that
         #: surely leaves the bounds (``Bounds.cuts``) or makes the state it leaves
         #: (``settles_at_once``, a whole fetch ``refused``); either makes no new state, only a
@@ -211,7 +212,7 @@ class Search:
         #: follower waiting for the refusal - need not be kept: its twin without the refusal is
         #: met a level before (reduction 8, ``model.refused``)
         self.refusals_answered = reduced
-        self.result = CheckResult(self.config.protocol, self.config, bounds, faults)
+        self.result = CheckResult(self.config.rules_name, self.config, bounds, faults)
         self.seen = Fingerprints()
         self.parents = array("q")                     # per state: parent state, step index
         self.frontier: list[_Node] = []

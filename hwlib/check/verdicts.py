@@ -50,7 +50,7 @@ def check_all(config: ClusterConfig, protocols: list[str], bounds: Bounds, fault
     (``CheckResult.coverage``)."""
     results = []
     for protocol in protocols:
-        generation = config.replace(protocol=protocol)
+        generation = config.with_rules(protocol)
         result = directory.finished(protocol, generation.replace(replicas=list(bounds.replica_ids)),
                                     bounds, faults) if directory is not None and resume else None
         if result is not None and result.coverage is not None and (
@@ -193,16 +193,16 @@ def counterexample(result: CheckResult, kind: str) -> Scenario:
     replay = run_steps(config, found.steps, record=False)
     shows = replay.anomaly_kinds()
     if kind not in shows:
-        raise AssertionError(f"the search found {kind} under {config.protocol} at depth {found.depth}, "
+        raise AssertionError(f"the search found {kind} under {config.rules_name} at depth {found.depth}, "
                              f"but a replay of its schedule shows {shows}")
     bounds = result.bounds
     queued = "" if bounds.max_queued is None else f", <= {queued_words(bounds.max_queued)}"
-    description = (f"Found by hwlib check: the shortest schedule that shows {kind} under {config.protocol} "
+    description = (f"Found by hwlib check: the shortest schedule that shows {kind} under {config.rules_name} "
                    f"({bounds.replicas} replicas, <= {bounds.max_records} records, leader epochs <= "
                    f"{bounds.max_epoch}{queued}, faults {', '.join(result.faults) or 'none'}; depth {found.depth}). "
                    f"{found.detail}")
-    return Scenario(f"check-{config.protocol}-{kind}", config, tuple(found.steps), description,
-                    {config.protocol: tuple(shows)}, summary=f"shortest {kind} under {config.protocol}")
+    return Scenario(f"check-{config.rules_name}-{kind}", config, tuple(found.steps), description,
+                    {config.protocol: tuple(shows)}, summary=f"shortest {kind} under {config.rules_name}")
 
 
 def write_outputs(out: Path, results: list[CheckResult], kinds: tuple[str, ...]) -> list[Path]:

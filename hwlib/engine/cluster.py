@@ -32,7 +32,8 @@ from .metadata import ClientMetadata
 from .partition import Partition
 from .produce_request import ProduceRequest
 from .producer import RETRY_SKIP, Producer
-from .protocols import get_protocol
+from .protocols import Protocol
+from .releases import rules_for
 from .replica import FETCHING, FOLLOWER, LEADER, OFFLINE, InFlight, Replica
 from .replica_manager import ReplicaManager
 from .steps import STEP_KINDS, Step
@@ -56,13 +57,14 @@ class Cluster:
         checker branches from it): every replica, request in flight, queued LeaderAndIsr,
         produce request, the clients and the clock; the events start empty."""
         self.config = config
-        self.protocol = protocol = get_protocol(config.protocol)
+        self.protocol: Protocol = rules_for(config) if source is None else source.protocol
+        protocol = self.protocol
         self.events: list[tuple] = []
         events = self.events
         if source is None:
             self.time = Time(0)
             self.replicas = [Replica(rid, i) for i, rid in enumerate(config.replicas)]
-            self.controller = Controller(config.replicas, config.unclean_leader_election,
+            self.controller = Controller(config.replicas, bool(config.unclean_leader_election),
                                          elr=protocol.eligible_leader_replicas,
                                          min_insync_replicas=config.min_insync_replicas,
                                          shrink_bumps_epoch=protocol.isr_shrink_bumps_leader_epoch)
@@ -296,7 +298,10 @@ class Cluster:
         request = cast(InFlight, follower.in_flight)
         if request.parked:              # the leader answers a parked fetch when its wait ends
             self.delayed.expire(request)
-        self.fetcher.handle_response(follower, request)
+        if self.fetcher.handle_response(follower, request):
+            # the broker exits (Kafka <= 2.0.0, "Exiting because log truncation is not
+            # allowed"): a process crash with the page cache intact; its session ends
+            self._stop(follower, lose_unflushed=False, detected=True)
         return None
 
     def consume(self, broker: str | None = None) -> list[tuple[int, int, str]]:
@@ -365,6 +370,12 @@ class Cluster:
         reason = self.fault_skip("crash", replica)
         if reason is not None:
             return self.skip("crash", replica_id, reason)
+        self._stop(replica, lose_unflushed, detected)
+        return None
+
+    def _stop(self, replica: Replica, lose_unflushed: bool, detected: bool) -> None:
+        """The broker's process ends (a crash, a power loss, or Kafka's own exit)."""
+        replica_id = replica.id
         replica.online = False
         self.fetcher.drop_in_flight(replica)
         if replica.role == LEADER:
@@ -380,7 +391,6 @@ class Cluster:
         self.events.append(("crash", replica_id, lost, detected))
         if detected:
             self.channel.on_broker_failure(replica)
-        return None
 
     def restart(self, replica_id: str) -> None:
         """The broker comes back from disk, a new process with no partition state (its leader

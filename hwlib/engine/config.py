@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, fields
 
 from ..errors import ConfigError
 from .protocols import GENERATIONS
+from .releases import KRAFT, ZK, Release, parse_feature_version, release
 
 PROTOCOLS = tuple(GENERATIONS)
 
@@ -37,10 +38,14 @@ class ClusterConfig:
     """
 
     replicas: tuple[str, ...] = ("A", "B")
-    protocol: str = "hw"
+    #: the generation (rule set); with ``release`` given, that release's generation ("" when
+    #: constructing: whichever the release names, else hw)
+    protocol: str = ""
     min_insync_replicas: int = 1
     acks: str = "all"
-    unclean_leader_election: bool = False
+    #: unclean.leader.election.enable; null: the release's default (true before 0.11, KIP-106),
+    #: false for a generation
+    unclean_leader_election: bool | None = None
     replica_lag_time_max_ms: int = 30000
     replica_fetch_wait_max_ms: int = 500
     replica_high_watermark_checkpoint_interval_ms: int = 5000
@@ -63,6 +68,14 @@ class ClusterConfig:
     #: ``stale`` - each client keeps the leader it last learned until an error makes it
     #: refresh (NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH, a broken connection)
     client_metadata: str = "current"
+    #: an Apache Kafka release, ``VERSION[-zk|-kraft]`` (``hwlib releases``): its generation
+    #: with the flags of its code
+    release: str | None = None
+    #: ZooKeeper mode: inter.broker.protocol.version (e.g. 2.6 or 2.7-IV1) where it selects
+    #: older rules; null: the release's own
+    inter_broker_protocol_version: str | None = None
+    #: KRaft: metadata.version (e.g. 3.5-IV2) where it selects older rules; null: the release's own
+    metadata_version: str | None = None
 
     def __post_init__(self) -> None:
         replicas = self.replicas
@@ -83,10 +96,28 @@ class ClusterConfig:
                     f"config.replicas: {name!r} is not a valid name; use letters, digits, - or _"
                 )
         object.__setattr__(self, "replicas", names)
-        if self.protocol not in PROTOCOLS:
+        if self.release is not None:
+            object.__setattr__(self, "release", str(self.release).strip().lower())
+        row = self.release_row
+        if self.protocol and self.protocol not in PROTOCOLS:
             raise ConfigError(
                 f"config.protocol: {self.protocol!r} is not known; allowed: {', '.join(PROTOCOLS)}"
             )
+        if row is None:
+            for name in ("inter_broker_protocol_version", "metadata_version"):
+                if getattr(self, name) is not None:
+                    raise ConfigError(f"config.{name}: applies to a release; give config.release too")
+            if not self.protocol:
+                object.__setattr__(self, "protocol", "hw")
+        else:
+            ibp, metadata_version = self._feature_versions(row)
+            generation = row.generation_for(ibp)
+            if self.protocol and self.protocol != generation:
+                raise ConfigError(f"config.protocol: {self.protocol!r} is not the rule set of release "
+                                  f"{self.release} ({generation}); give one of them")
+            object.__setattr__(self, "protocol", generation)
+        if self.unclean_leader_election is None:
+            object.__setattr__(self, "unclean_leader_election", row is not None and row.unclean_default)
         object.__setattr__(self, "acks", parse_acks(self.acks, "config.acks"))
         for name in ("min_insync_replicas", "replica_lag_time_max_ms", "replica_fetch_wait_max_ms",
                      "replica_high_watermark_checkpoint_interval_ms", "request_timeout_ms",
@@ -135,6 +166,42 @@ class ClusterConfig:
                 f"got {self.unclean_leader_election!r}"
             )
 
+    @property
+    def rules_name(self) -> str:
+        """What the rules are called: the release (``3.7.1-kraft``) or the generation."""
+        return self.release if self.release is not None else self.protocol
+
+    @property
+    def release_row(self) -> Release | None:
+        """The release table's row for ``release`` (None for a generation's own rules)."""
+        return None if self.release is None else release(self.release, "config.release")
+
+    def _feature_versions(self, row: Release) -> tuple[tuple[int, int, int] | None, tuple[int, int, int] | None]:
+        """inter.broker.protocol.version / metadata.version, checked against the release."""
+        own = parse_feature_version(".".join(row.read_at.split(".")[:2]), "release")
+        out: list[tuple[int, int, int] | None] = []
+        for name, mode, lowest in (("inter_broker_protocol_version", ZK, "2.1"),
+                                   ("metadata_version", KRAFT, "3.3-IV0")):
+            text = getattr(self, name)
+            if text is None:
+                out.append(None)
+                continue
+            if row.mode != mode:
+                raise ConfigError(f"config.{name}: {row.label} runs {'KRaft' if mode == ZK else 'ZooKeeper'}; "
+                                  f"allowed: null")
+            value = parse_feature_version(text, f"config.{name}")
+            low = parse_feature_version(lowest, name)
+            if not low <= value <= own:
+                raise ConfigError(f"config.{name}: {text!r} is not modelled for {row.label}; allowed: "
+                                  f"{lowest} up to {'.'.join(map(str, own[:2]))}")
+            out.append(value)
+        return out[0], out[1]
+
+    def feature_versions(self) -> tuple[tuple[int, int, int] | None, tuple[int, int, int] | None]:
+        """(inter.broker.protocol.version, metadata.version) as keys, None where not set."""
+        row = self.release_row
+        return (None, None) if row is None else self._feature_versions(row)
+
     @classmethod
     def from_dict(cls, data: dict, where: str = "config") -> ClusterConfig:
         if not isinstance(data, dict):
@@ -152,7 +219,22 @@ class ClusterConfig:
         out["replicas"] = list(self.replicas)
         return out
 
+    def with_rules(self, name: str) -> ClusterConfig:
+        """This config under a generation (``kip320``) or a release (``3.7-kraft``)."""
+        return self.replace(protocol=name) if name in PROTOCOLS else self.replace(release=name)
+
     def replace(self, **changes) -> ClusterConfig:
+        """A copy with ``changes``. A new ``release`` brings its own generation (and, unless
+        set here or overridden before, its unclean-election default); a new ``protocol``
+        leaves the release (a generation's own rules)."""
         data = self.to_dict()
+        if "release" in changes and "protocol" not in changes:
+            data["protocol"] = ""
+            row = self.release_row
+            if "unclean_leader_election" not in changes and self.unclean_leader_election == (
+                    row is not None and row.unclean_default):
+                data["unclean_leader_election"] = None
+        if "protocol" in changes and "release" not in changes:
+            data.update(release=None, inter_broker_protocol_version=None, metadata_version=None)
         data.update(changes)
         return ClusterConfig.from_dict(data)

@@ -75,7 +75,7 @@ class Consumer:
     def fetch_error(self, leader: Replica | None, epoch: int) -> str | None:
         """What a broker answers the consumer's fetch before reading (recorded as a skip):
         nobody to ask, a broker down or not leading, and - consumers of Kafka >= 2.3 (the
-        client side of KIP-320: kip595 on) - a leader epoch other than the broker's."""
+        client side of KIP-320) - a leader epoch other than the broker's, checked first."""
         events = self.events
         if leader is None:
             skip(events, "consume", None, "no online leader")
@@ -87,17 +87,18 @@ class Consumer:
             else:
                 skip(events, "consume", leader.id, "the broker is down (NETWORK_EXCEPTION)")
             return NETWORK_EXCEPTION
+        if self.protocol.fences_consumer_fetches and leader.leader_epoch >= 0 and epoch != leader.leader_epoch:
+            # the epoch is checked before leadership (Partition.localLogWithEpochOrException)
+            code = FENCED_LEADER_EPOCH if epoch < leader.leader_epoch else UNKNOWN_LEADER_EPOCH
+            skip(events, "consume", leader.id, f"the fetch carries epoch {epoch}, the broker is in epoch "
+                                               f"{leader.leader_epoch} ({code})")
+            return code
         if leader.role != LEADER:
             if current:   # elected, but its LeaderAndIsr has not arrived
                 skip(events, "consume", None, f"{leader.id} does not know yet that it leads (NOT_LEADER_OR_FOLLOWER)")
             else:
                 skip(events, "consume", leader.id, "the broker does not lead (NOT_LEADER_OR_FOLLOWER)")
             return NOT_LEADER_OR_FOLLOWER
-        if self.protocol.fences_consumer_fetches and epoch != leader.leader_epoch:
-            code = FENCED_LEADER_EPOCH if epoch < leader.leader_epoch else UNKNOWN_LEADER_EPOCH
-            skip(events, "consume", leader.id, f"the fetch carries epoch {epoch}, the broker is in epoch "
-                                               f"{leader.leader_epoch} ({code})")
-            return code
         return None
 
     def commit(self) -> None:

@@ -120,6 +120,11 @@ class Controller:
         view: an unnoticed crash still looks live."""
         for rid in self.assignment:
             if rid in self.isr and rid not in self.dead:
+                # Election.leaderForOffline (ZooKeeper mode, 0.10.2's OfflinePartitionLeaderSelector
+                # to 3.9): the new ISR is the old one's live members
+                live = tuple(r for r in self.isr if r not in self.dead)
+                if live != self.isr:
+                    self.set_isr(live)
                 return rid
         if self.elr_enabled:
             for rid in self.assignment:
@@ -142,11 +147,15 @@ class Controller:
     def failure_writes(self, replica_id: str) -> bool:
         """Whether ``on_broker_failure(replica_id)`` would write a new leader or ISR: the broker
         leads, or it leaves the ISR (not as its last member, unless with ELR)."""
+        if replica_id in self.dead:
+            return False
         return self.leader == replica_id or self._failure_shrinks(replica_id)
 
     def failure_bumps_epoch(self, replica_id: str) -> bool:
         """Whether ``on_broker_failure(replica_id)`` would write a new leader epoch: the broker
         leads, or it leaves the ISR where a shrink bumps the epoch (not KAFKA-15021's kip966)."""
+        if replica_id in self.dead:
+            return False
         return self.leader == replica_id or (self.shrink_bumps_epoch and self._failure_shrinks(replica_id))
 
     def _failure_shrinks(self, replica_id: str) -> bool:
@@ -154,7 +163,11 @@ class Controller:
 
     def on_broker_failure(self, replica_id: str) -> bool:
         """Returns whether the controller wrote a new leader/ISR (the partition epoch moves; the
-        leader epoch too, unless KAFKA-15021 spares an ISR-only shrink)."""
+        leader epoch too, unless KAFKA-15021 spares an ISR-only shrink). A broker it already
+        handled as failed is no second failure: ``processBrokerChange`` sees only brokers whose
+        registration changed (its znode is gone), KRaft fences a broker once."""
+        if replica_id in self.dead:
+            return False
         bumps = self.failure_bumps_epoch(replica_id)
         self.dead.add(replica_id)
         changed = False

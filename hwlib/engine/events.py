@@ -9,6 +9,8 @@ from collections.abc import Callable
 #   ("replicate", replica, start, end)              follower appended fetched [start, end)
 #   ("hw", replica, old, new, is_leader)            a replica's HW moved
 #   ("truncate", replica, old_leo, new_leo, reason) records dropped from a log
+#   ("truncate_noop", replica, leo, offset, reason) a truncation to an offset at or past the LEO: nothing dropped
+#   ("halt", replica, leader_leo, leo)              Kafka <= 2.0.0: a follower's broker exits rather than truncate
 #   ("isr", old, new, reason)                       ISR changed (tuples of ids)
 #   ("elr", old, new)                               kip966: Eligible Leader Replicas changed
 #   ("leader", old, new, epoch)                     controller wrote a new leader / epoch
@@ -30,7 +32,7 @@ from collections.abc import Callable
 #   ("restart", replica)
 #   ("replace_disk", replica, lost_records)         the broker's disk was replaced: it restarts empty
 #   ("detected", replica)                           session timeout: controller notices a crash
-#   ("bounced", replica)                            controller notices a quick restart (>= 1.1)
+#   ("bounced", replica)                            controller notices a quick restart (>= 2.2)
 #   ("isolate", replica, detected)                  controller can no longer reach the broker
 #   ("reconnect", replica)                          ... and can again
 #   ("leader_and_isr_queued", replica, epoch, leader)  the controller's request waits for an unreachable broker
@@ -78,6 +80,11 @@ _DESCRIBE: dict[str, Callable[..., str]] = {
     "hw": lambda r, old, new, is_leader: (f"partition HW {old} -> {new}" if is_leader
                                           else f"{r} HW {old} -> {new}"),
     "truncate": lambda r, old, new, reason: f"{r} truncates to {new} (LEO {old} -> {new}; {reason})",
+    "truncate_noop": lambda r, leo, offset, reason: (f"{r} truncates to {offset}: nothing to drop (LEO {leo}; "
+                                                     f"{reason})"),
+    "halt": lambda r, leader_leo, leo: (f"{r}'s broker exits: \"Exiting because log truncation is not allowed\" - the "
+                                        f"leader's latest offset {leader_leo} is below its own {leo} and unclean "
+                                        "election is disabled (Kafka up to 2.0.0)"),
     "isr": lambda old, new, reason: f"ISR {{{','.join(old)}}} -> {{{','.join(new)}}} ({reason})",
     "elr": lambda old, new: f"ELR {{{','.join(old)}}} -> {{{','.join(new)}}}",
     "leader": _leader,
@@ -129,9 +136,9 @@ _DESCRIBE: dict[str, Callable[..., str]] = {
                                                           f"(epoch {epoch}; {reason}); it waits for the "
                                                           "controller, which it cannot reach"),
     "isr_ineligible": lambda leader, isr, stale: (f"the controller rejects {leader}'s AlterPartition "
-                                                  f"{{{','.join(isr)}}}: {','.join(stale)} is fenced or re-registered "
-                                                  "since the leader saw it (INELIGIBLE_REPLICA, KIP-841 / "
-                                                  "KIP-903)"),
+                                                  f"{{{','.join(isr)}}}: {','.join(stale)} is not live (fenced, down) or "
+                                                  "re-registered since the leader saw it (INELIGIBLE_REPLICA: "
+                                                  "KIP-841, KAFKA-14140, KIP-903)"),
     "repeated": lambda times, events: (f"... the {events} refused ISR write(s) above repeat {times:,} more times, "
                                        "at every ISR check of this tick"),
     "flush": lambda r, offset, hw: f"{r} flushes its log to offset {offset} and checkpoints HW {hw}",

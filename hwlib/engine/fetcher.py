@@ -31,6 +31,7 @@ class ReplicaFetcher:
         self.brokers = brokers
         self.delayed = delayed
         self.flush_interval = config.log_flush_interval_messages
+        self.unclean = bool(config.unclean_leader_election)
 
     def request_skip(self, follower: Replica) -> str | None:
         """Why the follower sends no request now (its ``skip`` reason), or None."""
@@ -54,9 +55,11 @@ class ReplicaFetcher:
             return "no request in flight"
         return None
 
-    def handle_response(self, follower: Replica, request: InFlight) -> None:
+    def handle_response(self, follower: Replica, request: InFlight) -> bool:
         """The follower's response arrives (``processFetchRequest``): a refusal, an
-        OffsetsForLeaderEpoch answer, a diverging epoch, OFFSET_OUT_OF_RANGE, or records."""
+        OffsetsForLeaderEpoch answer, a diverging epoch, OFFSET_OUT_OF_RANGE, or records.
+        Returns True when the follower's broker must stop (Kafka up to 2.0.0: an out-of-range
+        fetch it may not truncate for, ``handle_offset_out_of_range``)."""
         follower.in_flight = None
         if request.error in REFUSED:
             # the fetcher backs off and tries again; it learns the new state only from the
@@ -68,9 +71,10 @@ class ReplicaFetcher:
         elif request.error == DIVERGING:
             self.process_diverging_epoch(follower, request)
         elif request.error == OFFSET_OUT_OF_RANGE:
-            self.handle_offset_out_of_range(follower, request)
+            return self.handle_offset_out_of_range(follower, request)
         else:
             self.process_fetch_response(follower, request)
+        return False
 
     def process_fetch_response(self, follower: Replica, request: InFlight) -> None:
         """Append the records, then HW = min(leader HW, own LEO)."""
@@ -95,11 +99,20 @@ class ReplicaFetcher:
                             request.answer))
         self.truncate(follower, offset, "diverging epoch")
 
-    def handle_offset_out_of_range(self, follower: Replica, request: InFlight) -> None:
-        """The leader is shorter than the follower (it lost or never had the suffix)."""
+    def handle_offset_out_of_range(self, follower: Replica, request: InFlight) -> bool:
+        """The leader is shorter than the follower (it lost or never had the suffix):
+        ``ReplicaFetcherThread.handleOffsetOutOfRange``. With unclean election disabled, Kafka
+        0.9 - 2.0.0 refuse to truncate and stop the broker - 0.9 / 0.10 "Halting because log
+        truncation is not allowed for topic ...", 0.11 - 2.0.0 "Exiting because log truncation
+        is not allowed for partition ..." - returning True; from 2.0.1 / 2.1.0 (KAFKA-7414) and
+        with unclean election the follower truncates to the leader's LEO."""
         self.events.append(("out_of_range", follower.id, request.fetch_offset, request.leader_leo))
         if request.leader_leo < follower.leo:
+            if self.protocol.out_of_range_exits_broker and not self.unclean:
+                self.events.append(("halt", follower.id, request.leader_leo, follower.leo))
+                return True
             self.truncate(follower, request.leader_leo, "leader's log is shorter")
+        return False
 
     def process_epoch_response(self, follower: Replica, request: InFlight) -> None:
         offset, done = self.protocol.truncation_after_answer(follower.log, follower.hw, request.answer)
@@ -124,8 +137,12 @@ class ReplicaFetcher:
         if offset < old:
             replica.log.truncate_to(offset)
             self.events.append(("truncate", replica.id, old, offset, reason))
-        elif self.protocol.truncation_clears_end_epochs:
-            replica.log.cache.truncate_from_end(old)     # Kafka 2.7.0+ Log.truncateTo (KAFKA-10706)
+        else:
+            # Log.truncateTo logs "Truncating to X has no effect as the largest offset in the
+            # log is LEO - 1"; the event lets a reader (and a log matcher) see it happened
+            self.events.append(("truncate_noop", replica.id, old, offset, reason))
+            if self.protocol.truncation_clears_end_epochs:
+                replica.log.cache.truncate_from_end(old)     # Kafka 2.7.0+ Log.truncateTo (KAFKA-10706)
         if replica.hw > replica.leo:
             self.events.append(("hw", replica.id, replica.hw, replica.leo, replica.is_leader))
             replica.hw = replica.leo

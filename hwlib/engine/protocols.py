@@ -47,10 +47,27 @@ class Protocol:
         (False: truncate there, then ask again - one more round trip)."""
         raise NotImplementedError(f"protocol {self.name} sends no OffsetsForLeaderEpoch request")
 
-    #: Kafka >= 1.1 (KAFKA-1120): the controller notices a broker that restarted within its
-    #: session timeout when it re-registers, and handles it as a failure plus a startup. Up to
-    #: 0.11 such a bounce could go unnoticed: ISR and leadership stayed as they were.
+    #: the release whose code these rules are (``releases``); "" for a generation's own rules
+    release = ""
+    #: Kafka >= 2.2.0 (KAFKA-1120 / KIP-380, ``KafkaController.processBrokerChange``'s
+    #: ``bouncedBrokerIds``): the controller notices a broker that restarted within its session
+    #: timeout when it re-registers, and handles it as a failure plus a startup. Up to 2.1 the
+    #: handler compares broker ids only: such a bounce goes unnoticed, ISR and leadership stay.
     notices_restarts = False
+    #: Kafka 0.9 - 2.0.0 with unclean election disabled (``ReplicaFetcherThread
+    #: .handleOffsetOutOfRange``): a follower whose fetch is out of range because the leader's
+    #: log is shorter than its own stops its broker ("Halting because log truncation is not
+    #: allowed ..." / "Exiting because log truncation is not allowed ..."); 2.0.1 and 2.1.0
+    #: truncate instead (KAFKA-7414). From 0.11 the path is reached only after an undefined
+    #: OffsetsForLeaderEpoch answer (the follower truncated to its HW).
+    out_of_range_exits_broker = True
+    #: Kafka >= 2.0.1 (KAFKA-7415, ``Partition.makeLeader``): a new leader records (epoch, LEO)
+    #: in its epoch cache at election, so it can answer about epochs a follower wrote that it
+    #: never appended in. Before, the entry appears with its first append.
+    caches_epoch_on_election = False
+    #: Kafka >= 2.0.1 (KAFKA-7128, ``Partition.maybeExpandIsr``): a follower joins the ISR only
+    #: once its LEO reaches the start offset of the leader's epoch, besides the HW.
+    isr_join_needs_epoch_start = False
     #: kip966: the leader HW does not advance while |ISR| < min.insync.replicas
     strict_min_isr = False
     #: kip966: Eligible Leader Replicas; a restart reports an unclean shutdown
@@ -96,9 +113,12 @@ class Protocol:
     #: mode never checked them (3.5's ``KafkaController.processAlterPartition`` keeps only the
     #: broker ids).
     alter_isr_checks_broker_epochs = False
-    #: KRaft from 3.3 (KIP-841, ``ReplicationControlManager``): AlterPartition may not add a
-    #: fenced (or shutting-down) broker to the ISR: INELIGIBLE_REPLICA. ZooKeeper mode's
-    #: ``processAlterIsr`` does not ask whether a member is alive.
+    #: From 3.3.0 an ISR change may not add a broker the controller does not see live:
+    #: KRaft (KIP-841, ``ReplicationControlManager.validateAlterPartitionData``) refuses a fenced
+    #: or shutting-down one (INELIGIBLE_REPLICA); ZooKeeper mode (KAFKA-14140,
+    #: ``KafkaController.tryProcessAlterPartition``: ``isr -- liveBrokerIds``, and the leader's
+    #: own ``Partition.isReplicaIsrEligible``) one that is not live. 2.7 - 3.2's
+    #: ``processAlterIsr`` never asks.
     alter_isr_rejects_fenced = False
     #: KRaft (kip841+, Kafka 3.3's ``BrokerMetadataListener`` / ``ReplicaManager.applyDelta``):
     #: brokers learn partition changes by replaying the metadata log, not from LeaderAndIsr
@@ -121,20 +141,24 @@ class Protocol:
 
     def on_become_leader(self, log: ReplicaLog, epoch: int) -> int:
         """A replica becomes leader of ``epoch``; returns the start offset of that epoch
-        (kip320+ records ``(epoch, LEO)`` in the cache at once; earlier ones on first append)."""
-        return log.log_end_offset
+        (from 2.0.1, KAFKA-7415, ``(epoch, LEO)`` goes in the cache at once; before, on the
+        first append)."""
+        start = log.log_end_offset
+        if self.caches_epoch_on_election:
+            log.cache.assign(epoch, start)
+        return start
 
     def isr_join_floor(self, leader_epoch_start: int) -> int:
-        """Lowest follower LEO that may join the ISR besides reaching the HW (kip320+: the
-        start offset of the leader's epoch)."""
-        return 0
+        """Lowest follower LEO that may join the ISR besides reaching the HW (from 2.0.1,
+        KAFKA-7128: the start offset of the leader's epoch)."""
+        return leader_epoch_start if self.isr_join_needs_epoch_start else 0
 
 
 class Kip101(Protocol):
     """Kafka 0.11 (KIP-101): ask the leader for the end offset of the latest local epoch."""
 
     name = "kip101"
-    kafka = "0.11"
+    kafka = "0.11 - 1.1"
     summary = ("follower asks OffsetsForLeaderEpoch(latest local epoch); leader answers one "
                "offset; truncate to min(answer, LEO); undefined answer -> HW")
     uses_leader_epochs = True
@@ -169,11 +193,9 @@ class Kip279(Kip101):
     the follower walks back epoch by epoch when it does not know the answered epoch."""
 
     name = "kip279"
-    kafka = "2.0"
+    kafka = "2.0.0"
     summary = ("leader answers (largest epoch <= asked, its end offset); a follower that lacks "
-               "that epoch truncates to its own end of the epoch below and asks again; the "
-               "controller notices quick restarts (KAFKA-1120, since 1.1)")
-    notices_restarts = True
+               "that epoch truncates to its own end of the epoch below and asks again")
 
     def end_offset_for(self, log: ReplicaLog, epoch: int) -> tuple[int, int]:
         """The cache lookup as this release did it, on either side of the request. 2.0
@@ -205,11 +227,13 @@ class Kip279(Kip101):
 
 
 class Kip320(Kip279):
-    """Kafka 2.1 (KIP-320): the new leader caches ``(epoch, LEO)`` at election, so it can
-    answer about epochs a follower wrote that it never did; followers reconcile on every epoch
-    change; a follower joins the ISR only once it reaches the start of the leader's epoch;
-    requests carry the current leader epoch and a leader in another epoch refuses them. Also
-    new in 2.1 (KAFKA-7152): a follower whose LEO equals the leader's stays in the ISR."""
+    """Kafka 2.1 (KIP-320): followers reconcile on every epoch change; requests carry the
+    current leader epoch and a broker in another epoch refuses them. Also in 2.1, from 2.0.1:
+    the new leader caches ``(epoch, LEO)`` at election, so it can answer about epochs a
+    follower wrote that it never did (KAFKA-7415); a follower joins the ISR only once it
+    reaches the start of the leader's epoch (KAFKA-7128); an out-of-range fetch truncates
+    instead of stopping the broker (KAFKA-7414). New in 2.1 (KAFKA-7152): a follower whose LEO
+    equals the leader's stays in the ISR. 2.2 - 2.7 add flags (``releases``)."""
 
     name = "kip320"
     kafka = "2.1"
@@ -221,27 +245,24 @@ class Kip320(Kip279):
     hw_counts_only_live_followers = True
     fences_requests = True
     caught_up_follower_stays_in_isr = True
+    out_of_range_exits_broker = False
+    caches_epoch_on_election = True
+    isr_join_needs_epoch_start = True
 
     def end_offset_for(self, log: ReplicaLog, epoch: int) -> tuple[int, int]:
         return log.cache.end_offset_for(epoch, log.log_end_offset)
 
-    def on_become_leader(self, log: ReplicaLog, epoch: int) -> int:
-        start = log.log_end_offset
-        log.cache.assign(epoch, start)
-        return start
-
-    def isr_join_floor(self, leader_epoch_start: int) -> int:
-        return leader_epoch_start
-
 
 class Kip595(Kip320):
-    """Kafka 2.7 to 3.6 in ZooKeeper mode (truncation on fetch, as in KIP-595's Raft fetch): the
-    fetch itself carries ``last_fetched_epoch``; a diverging log gets ``diverging_epoch (epoch,
-    end offset)`` back with no records and no HW, truncates by the same rule and fetches again.
-    (ZooKeeper mode from 3.7 adds strict min ISR, KAFKA-15583 - kip966's first rule.)"""
+    """Kafka 2.8 in ZooKeeper mode (KAFKA-10554: truncation on fetch, as in KIP-595's Raft
+    fetch): the fetch itself carries ``last_fetched_epoch``; a diverging log gets
+    ``diverging_epoch (epoch, end offset)`` back with no records and no HW, truncates by the
+    same rule and fetches again. The leader's ISR changes go to the controller (AlterIsr,
+    KIP-497, from 2.7) and the controller notices quick restarts (from 2.2). Later ZooKeeper
+    releases add flags: KAFKA-14140 (3.3), strict min ISR (3.7) - see ``releases``."""
 
     name = "kip595"
-    kafka = "2.7 - 3.6 (ZooKeeper)"
+    kafka = "2.8 - 3.2 (ZooKeeper)"
     summary = ("fetch carries last_fetched_epoch; leader answers diverging_epoch (no records, no "
                "HW); follower truncates as in kip320 and fetches again: no extra round trip; the "
                "leader's ISR changes go to the controller as AlterIsr (KIP-497)")
@@ -249,6 +270,7 @@ class Kip595(Kip320):
     fences_consumer_fetches = True
     truncation_clears_end_epochs = True
     alter_isr_via_controller = True
+    notices_restarts = True
 
     def diverging_epoch(self, leader_log: ReplicaLog, last_fetched_epoch: int,
                         fetch_offset: int) -> tuple[int, int] | None:
@@ -299,14 +321,14 @@ class Kip903(Kip841):
 
 
 class Kip966(Kip903):
-    """Kafka 4.0 / 4.1 (KIP-966, KRaft): strict min ISR - the HW does not advance while the ISR
-    is smaller than min.insync.replicas (3.7, KAFKA-15583) - and Eligible Leader Replicas in
-    elections (4.0; on by default for new clusters from 4.1); a replica back from an unclean
+    """Kafka 4.1 (KIP-966, KRaft): strict min ISR - the HW does not advance while the ISR is
+    smaller than min.insync.replicas (from 3.7, KAFKA-15583) - and Eligible Leader Replicas in
+    elections (on by default for new clusters from 4.1); a replica back from an unclean
     shutdown (power loss, a new disk) is not eligible until it rejoins the ISR. From 3.6
     (KAFKA-15021) an ISR shrink no longer bumps the leader epoch, only the partition epoch."""
 
     name = "kip966"
-    kafka = "4.0 / 4.1 (KRaft)"
+    kafka = "4.1 (KRaft)"
     summary = ("strict min ISR (no HW advance below min.insync.replicas); elections take ISR, "
                "then ELR, then the last known leader; unclean-shutdown replicas not eligible; "
                "an ISR shrink keeps the leader epoch (KAFKA-15021)")

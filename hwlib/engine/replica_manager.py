@@ -101,11 +101,16 @@ class ReplicaManager:
 
     def request_error(self, leader: Replica, follower: Replica) -> str | None:
         """What the broker the follower believes leads answers before reading anything: it may
-        not lead (any more, or yet); kip320+ compares the request's current leader epoch."""
+        not lead (any more, or yet). From Kafka 2.1 (KIP-320) the request carries the sender's
+        current leader epoch, compared *before* leadership (``Partition
+        .localLogWithEpochOrException``: ``checkCurrentLeaderEpoch``, then ``requireLeader``):
+        a broker behind the sender's epoch answers UNKNOWN_LEADER_EPOCH even if it does not
+        lead yet, one ahead FENCED_LEADER_EPOCH; a broker that has no state for the partition
+        (restarted, no LeaderAndIsr yet) NOT_LEADER_OR_FOLLOWER."""
+        if self.protocol.fences_requests and leader.leader_epoch >= 0 and follower.leader_epoch != leader.leader_epoch:
+            return FENCED_LEADER_EPOCH if follower.leader_epoch < leader.leader_epoch else UNKNOWN_LEADER_EPOCH
         if leader.role != LEADER:
             return NOT_LEADER_OR_FOLLOWER
-        if self.protocol.fences_requests and follower.leader_epoch != leader.leader_epoch:
-            return FENCED_LEADER_EPOCH if follower.leader_epoch < leader.leader_epoch else UNKNOWN_LEADER_EPOCH
         return None
 
     def last_offset_for_leader_epoch(self, leader: Replica, follower: Replica) -> None:

@@ -26,7 +26,7 @@ class KnownIssue:
     key: str
     affects: tuple[str, ...]
     fixed_in: str
-    fixed_by: str
+    fixed_by: str            # the release (or generation) with the fix: the same steps are replayed there
     text: str
     happened: Callable[[RunResult], bool]
 
@@ -68,7 +68,7 @@ KAFKA_7415 = KnownIssue(
     key="KAFKA-7415",
     affects=("kip101", "kip279"),
     fixed_in="2.0.1",
-    fixed_by="kip320",
+    fixed_by="2.0.1",
     text=("a new leader caches its leader epoch only when it first appends in it; until then it answers an "
           "OffsetsForLeaderEpoch request for an epoch newer than its latest cached one with an undefined offset, "
           "and the follower truncates to its own high watermark, dropping acknowledged records it held - lost for "
@@ -91,7 +91,7 @@ def diagnose(scenario: Scenario, kind: str, issues: tuple[KnownIssue, ...] = KNO
     for issue in issues:
         if protocol not in issue.affects or not issue.happened(result):
             continue
-        fixed = run_steps(scenario.config.replace(protocol=issue.fixed_by), scenario.steps, record=False)
+        fixed = run_steps(scenario.config.with_rules(issue.fixed_by), scenario.steps, record=False)
         if kind not in fixed.anomaly_kinds():
             return issue
     return None

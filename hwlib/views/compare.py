@@ -13,7 +13,9 @@ from ..util.files import atomic_path, write_text_atomically
 
 
 def run_matrix(scenarios: list[Scenario], protocols=PROTOCOLS) -> dict[tuple[str, str], RunResult]:
-    return {(s.name, p): run_scenario(s, protocol=p) for s in scenarios for p in protocols}
+    """Each scenario under each of ``protocols``: generations (``kip320``) or releases (``3.7-kraft``)."""
+    return {(s.name, p): run_scenario(s, **({"protocol": p} if p in PROTOCOLS else {"release": p}))
+            for s in scenarios for p in protocols}
 
 
 def _logs(result: RunResult) -> str:
@@ -29,13 +31,13 @@ def text_table(scenarios: list[Scenario], results: dict, protocols=PROTOCOLS) ->
             r = results[(s.name, p)]
             kinds = ", ".join(r.anomaly_kinds()) or "none"
             lost = sorted({a.value for a in r.anomalies if a.kind == "lost-write"})
-            lines.append(f"  {p:<7} leader {r.final['leader'] or '-'} epoch {r.final['leader_epoch']}"
+            lines.append(f"  {p:<11} leader {r.final['leader'] or '-'} epoch {r.final['leader_epoch']}"
                          f"  HW {r.final['partition_hw']}  acked {len(r.acked)}"
                          f"  lost {len(lost)}{' (' + ','.join(lost) + ')' if lost else ''}")
-            lines.append(f"          logs {_logs(r)}")
-            lines.append(f"          anomalies: {kinds}")
+            lines.append(f"              logs {_logs(r)}")
+            lines.append(f"              anomalies: {kinds}")
             for a in r.anomalies:
-                lines.append(f"            step {a.step:>2} {a.kind}: {a.detail}")
+                lines.append(f"                step {a.step:>2} {a.kind}: {a.detail}")
         lines.append("")
     return "\n".join(lines)
 

@@ -14,6 +14,7 @@ import random
 import pytest
 
 from hwlib import PROTOCOLS, Cluster, ClusterConfig, Step
+from hwlib.engine.protocols import GENERATIONS
 from hwlib.check import Bounds, state_key
 from hwlib.check.model import _isolation_settled, settled_epoch
 from hwlib.engine.protocols import get_protocol
@@ -193,15 +194,15 @@ def test_an_isolation_settles_only_where_what_reaches_the_broker_within_the_epoc
     with a queue bound (which reads what waits for a cut-off broker); a controller failover
     sends the current state again; a tick can shrink the ISR without a new epoch."""
     bounds = Bounds(replicas=3)
-    assert settled_epoch("kip320", bounds, SETTLING) == bounds.max_epoch
-    assert settled_epoch("kip595", Bounds(replicas=3, max_epoch=4), ("isolate_unseen",)) == 4
-    assert settled_epoch("kip841", bounds, SETTLING) == settled_epoch("kip903", bounds, SETTLING) == bounds.max_epoch
-    assert settled_epoch("kip966", bounds, SETTLING) is None
-    assert settled_epoch("kip841", Bounds(replicas=3, max_queued=2), SETTLING) is None
-    assert settled_epoch("kip320", Bounds(replicas=3, max_queued=2), SETTLING) == bounds.max_epoch
-    assert settled_epoch("kip320", bounds, SETTLING + ("controller_failover",)) is None
-    assert settled_epoch("kip320", Bounds(replicas=3, max_ticks=1), SETTLING + ("tick",)) is None
-    assert settled_epoch("kip320", bounds, SETTLING + ("tick",)) == bounds.max_epoch     # max_ticks 0: none
+    assert settled_epoch(GENERATIONS["kip320"], bounds, SETTLING) == bounds.max_epoch
+    assert settled_epoch(GENERATIONS["kip595"], Bounds(replicas=3, max_epoch=4), ("isolate_unseen",)) == 4
+    assert settled_epoch(GENERATIONS["kip841"], bounds, SETTLING) == settled_epoch(GENERATIONS["kip903"], bounds, SETTLING) == bounds.max_epoch
+    assert settled_epoch(GENERATIONS["kip966"], bounds, SETTLING) is None
+    assert settled_epoch(GENERATIONS["kip841"], Bounds(replicas=3, max_queued=2), SETTLING) is None
+    assert settled_epoch(GENERATIONS["kip320"], Bounds(replicas=3, max_queued=2), SETTLING) == bounds.max_epoch
+    assert settled_epoch(GENERATIONS["kip320"], bounds, SETTLING + ("controller_failover",)) is None
+    assert settled_epoch(GENERATIONS["kip320"], Bounds(replicas=3, max_ticks=1), SETTLING + ("tick",)) is None
+    assert settled_epoch(GENERATIONS["kip320"], bounds, SETTLING + ("tick",)) == bounds.max_epoch     # max_ticks 0: none
 
     # why a failover must be left out: the flag decides whether the current state waits for the broker
     config = ClusterConfig(replicas=("A", "B", "C"), protocol="kip320", acks="all")

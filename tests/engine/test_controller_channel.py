@@ -126,8 +126,8 @@ def test_a_zombie_leader_loses_acks_1_everywhere_and_acks_all_only_before_kip320
 
 
 # ------------------------------------------------------------------- the channel, unit by unit
-def isolated_follower(protocol: str = "kip320") -> Cluster:
-    c = Cluster(ClusterConfig(replicas=THREE, protocol=protocol, acks="1"))
+def isolated_follower(protocol: str = "kip320", release: str | None = None) -> Cluster:
+    c = Cluster(ClusterConfig(replicas=THREE, protocol="" if release else protocol, acks="1", release=release))
     c.produce("x")
     for r in ("B", "C", "B", "C"):
         c.fetch(r)
@@ -193,12 +193,17 @@ def test_controller_failover_drops_queues_and_queues_the_current_state_for_unrea
 
 
 def test_a_restart_drops_the_queue_and_learns_the_current_state():
-    c = isolated_follower()
+    c = isolated_follower(release="2.2")
     c.crash("C", detected=False)
-    c.restart("C")                           # kip320 (Kafka >= 1.1) sees the bounce: epoch 3
+    c.restart("C")                           # Kafka >= 2.2 (KAFKA-1120) sees the bounce: epoch 3
     assert c.channel.pending("C") == () and not c.by_id["C"].isolated
     assert c.by_id["C"].leader_epoch == c.leader_epoch == 3 and c.by_id["C"].leader_id == "A"
     assert not any(e[0] == "leader_and_isr" for e in c.events)      # nothing old was applied
+    unseen = isolated_follower(release="2.1")
+    unseen.crash("C", detected=False)
+    unseen.restart("C")                      # 2.1 compares broker ids only: nothing changes
+    assert unseen.by_id["C"].leader_epoch == unseen.leader_epoch == 2 and "C" in unseen.isr
+    assert not any(e[0] == "bounced" for e in unseen.events)
 
 
 def test_a_zombie_leader_keeps_its_followers_leos_only_when_it_never_stopped_leading():

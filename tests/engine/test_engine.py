@@ -272,7 +272,8 @@ def test_power_loss_keeps_only_the_flushed_prefix_and_cache():
 
 
 def test_offset_out_of_range_truncates_follower_to_a_shorter_leader():
-    c = cluster(replicas=("A", "B"), acks="1")
+    """With unclean election enabled (the halt without it: tests/engine/test_release_flags.py)."""
+    c = cluster(replicas=("A", "B"), acks="1", unclean_leader_election=True)
     c.produce("x")
     c.produce("y")
     replicate(c, "B")
@@ -294,7 +295,7 @@ def test_kip101_restart_reconciles_with_one_round_trip_before_fetching():
     assert b.fetch_state == TRUNCATING and b.leo == 2
     mark = len(c.events)
     c.fetch("B")
-    assert c.events[mark:] == [("epoch_request", "B", 0, 2)]
+    assert c.events[mark:] == [("epoch_request", "B", 0, 2), ("truncate_noop", "B", 2, 2, "OffsetsForLeaderEpoch")]
     c.produce("z")
     c.fetch("B")
     assert b.log.values == ["x", "y", "z"]

@@ -294,8 +294,11 @@ def test_kip966_keeps_the_partition_offline_rather_than_elect_a_replica_that_los
     assert any(p["status"] == "NOT_LEADER_OR_FOLLOWER" and p["value"] == "m3" for p in result.produces)
 
 
-def test_quick_restarts_go_unnoticed_up_to_kip101_and_are_noticed_from_kip279():
-    for protocol, noticed in (("hw", False), ("kip101", False), ("kip279", True), ("kip966", True)):
+def test_quick_restarts_go_unnoticed_up_to_kafka_2_1_and_are_noticed_from_2_2():
+    """KAFKA-1120 (KIP-380): 2.2.0's processBrokerChange compares broker epochs (bounced
+    brokers); 2.1.0 compares ids only."""
+    for protocol, noticed in (("hw", False), ("kip101", False), ("kip279", False), ("kip320", False),
+                              ("kip595", True), ("kip966", True)):
         c = Cluster(ClusterConfig(replicas=("A", "B", "C"), protocol=protocol))
         c.crash("B", detected=False)
         assert c.isr == ("A", "B", "C")           # while it is down, nobody knows
@@ -319,7 +322,9 @@ def test_kip320_fences_the_zombie_follower_that_diverges_before_it():
     after = hwlib.run_scenario("kafka-6880-zombie-follower", protocol="kip320")
     assert after.anomaly_kinds() == []
     refused = [e for events in after.trace.events for e in events if e[0] == "refused"]
-    assert [e[3] for e in refused] == ["NOT_LEADER_OR_FOLLOWER"] + ["FENCED_LEADER_EPOCH"] * 3
+    # the epoch is compared before leadership (2.1's Partition.localReplicaWithEpochOrException):
+    # the first refusal comes from a broker that no longer leads, and is FENCED all the same
+    assert [e[3] for e in refused] == ["FENCED_LEADER_EPOCH"] * 4
     assert refused[1][4:] == (0, 3)                    # B's epoch 0 against A's epoch 3
     logs = {r: after.final["replicas"][r]["log"] for r in ("A", "B", "C")}
     assert logs["A"] == logs["B"] == logs["C"]
@@ -379,8 +384,9 @@ def test_an_elected_leader_that_has_not_heard_refuses_produces():
     c.elect("B")                                        # the controller counts B live
     request = c.produce("x")
     assert request.status == "NOT_LEADER_OR_FOLLOWER" and c.by_id["B"].role == "follower"
-    c.fetch("A")                                        # A follows B in epoch 1; B is no leader
-    assert ("refused", "A", "B", "NOT_LEADER_OR_FOLLOWER", 1, 0) in c.events
+    c.fetch("A")                                        # A follows B in epoch 1; B is in epoch 0
+    # the epoch is compared first: UNKNOWN_LEADER_EPOCH, not NOT_LEADER_OR_FOLLOWER (from 2.1)
+    assert ("refused", "A", "B", "UNKNOWN_LEADER_EPOCH", 1, 0) in c.events
     assert c.consume() == [] and c.events[-1][:2] == ("skip", "consume")
     c.reconnect("B")
     assert c.by_id["B"].role == "leader" and c.produce("y").status == "acked"

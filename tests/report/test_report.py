@@ -137,7 +137,7 @@ def test_the_first_screen_says_what_was_simulated_and_answers_before_the_figure(
     assert "200 random steps" in simulated and "hw (Kafka up to 0.10.2)" in simulated
     answer = re.sub(r"<[^>]+>", "", html[marks[2]:html.index("</div>", marks[2])])
     assert "KIP-101 closed the loss it was written for: under kip101-data-loss, hw (Kafka up to 0.10.2) lost" \
-        in answer and "kip101 (Kafka 0.11) none" in answer
+        in answer and "kip101 (Kafka 0.11 - 1.1) none" in answer
     table = html[html.index('class="hwl-profiles"'):]
     assert "kip101-data-loss" in table[:table.index("</table>")] and "faults</b> (" in table
     for path in {str(REPO), str(out), str(Path.home()), str(Path(sys.executable).parent)}:

@@ -93,3 +93,17 @@ def test_rows_have_the_schema_and_are_deterministic():
     row = frame.iloc[0]
     assert row["steps"] == 200 and row["acked"] >= row["lost"] >= 0
     assert row["lost"] == row["n_lost_write"]
+
+
+def test_a_grid_can_name_releases():
+    """``release: [...]`` as a grid key: each cell runs that release's rules; the run rows carry
+    the release beside the generation it maps to."""
+    from hwlib.sweep.spec import parse_spec
+
+    spec = parse_spec({"name": "by-release", "runs": 2, "grid": {"release": ["1.0.0", "2.0.1", "3.7-kraft"]}})
+    assert [(c.config.release, c.config.protocol) for c in spec.cells] == [
+        ("1.0.0", "kip101"), ("2.0.1", "kip279"), ("3.7-kraft", "kip903")]
+    assert [c.params["release"] for c in spec.cells] == ["1.0.0", "2.0.1", "3.7-kraft"]
+    assert spec.cells[0].config.unclean_leader_election is False
+    old = parse_spec({"name": "old", "runs": 2, "grid": {"release": ["0.10.2"]}})
+    assert old.cells[0].config.unclean_leader_election is True         # KIP-106: true before 0.11

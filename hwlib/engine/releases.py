@@ -1,0 +1,424 @@
+"""Apache Kafka releases 0.9 - 4.1, ZooKeeper and KRaft: each one's rule set (a generation) and flags, read from its code.
+
+A generation (``protocols``) is a rule set named after the KIP that made it; a release is what
+people run. ``release("3.7.1-kraft")`` finds the row of a release and ``rules(...)`` gives the
+generation's rules with every flag set as that release's code has it. Each ``Flag`` names the
+Protocol attribute it sets, the JIRA or KIP, and the tag, file and function where it was read.
+Inside one generation, releases differ only by flags: 2.0.0 and 2.0.1 (KAFKA-7414, -7415,
+-7128), 2.1 and 2.2 (KAFKA-1120), 3.6 and 3.7 (KAFKA-15583) ...
+
+Modes: a release up to 2.7 runs on ZooKeeper only; 2.8 - 3.9 on either (KRaft before 3.3 was
+early access - KIP-833 marked 3.3 the first production-ready KRaft - and is refused here);
+4.0 on KRaft only. ``inter.broker.protocol.version`` (ZooKeeper) and ``metadata.version``
+(KRaft) select older rules where Kafka gates a rule on them; by default each release runs
+its own latest version.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..errors import ConfigError
+from .protocols import GENERATIONS, Protocol
+
+if TYPE_CHECKING:
+    from .config import ClusterConfig
+
+ZK = "zk"
+KRAFT = "kraft"
+MODE_WORDS = {ZK: "ZooKeeper", KRAFT: "KRaft"}
+
+Version = tuple[int, ...]
+
+
+def _v(text: str) -> Version:
+    return tuple(int(p) for p in text.split("."))
+
+
+def version_text(version: Version) -> str:
+    return ".".join(str(p) for p in version)
+
+
+#: every release line 0.9.0 - 4.1 and its patch releases (0.x lines have four-part versions)
+LINES: dict[str, tuple[str, ...]] = {
+    "0.9.0": ("0.9.0.0", "0.9.0.1"),
+    "0.10.0": ("0.10.0.0", "0.10.0.1"),
+    "0.10.1": ("0.10.1.0", "0.10.1.1"),
+    "0.10.2": ("0.10.2.0", "0.10.2.1", "0.10.2.2"),
+    "0.11.0": ("0.11.0.0", "0.11.0.1", "0.11.0.2", "0.11.0.3"),
+    "1.0": ("1.0.0", "1.0.1", "1.0.2"),
+    "1.1": ("1.1.0", "1.1.1"),
+    "2.0": ("2.0.0", "2.0.1"),
+    "2.1": ("2.1.0", "2.1.1"),
+    "2.2": ("2.2.0", "2.2.1", "2.2.2"),
+    "2.3": ("2.3.0", "2.3.1"),
+    "2.4": ("2.4.0", "2.4.1"),
+    "2.5": ("2.5.0", "2.5.1"),
+    "2.6": ("2.6.0", "2.6.1", "2.6.2", "2.6.3"),
+    "2.7": ("2.7.0", "2.7.1", "2.7.2"),
+    "2.8": ("2.8.0", "2.8.1", "2.8.2"),
+    "3.0": ("3.0.0", "3.0.1", "3.0.2"),
+    "3.1": ("3.1.0", "3.1.1", "3.1.2"),
+    "3.2": ("3.2.0", "3.2.1", "3.2.2", "3.2.3"),
+    "3.3": ("3.3.0", "3.3.1", "3.3.2"),
+    "3.4": ("3.4.0", "3.4.1"),
+    "3.5": ("3.5.0", "3.5.1", "3.5.2"),
+    "3.6": ("3.6.0", "3.6.1", "3.6.2"),
+    "3.7": ("3.7.0", "3.7.1", "3.7.2"),
+    "3.8": ("3.8.0", "3.8.1"),
+    "3.9": ("3.9.0", "3.9.1"),
+    "4.0": ("4.0.0",),
+    "4.1": ("4.1.0",),
+}
+
+#: the first release whose code a flag, a mode or a generation needs
+FIRST_KRAFT = _v("2.8.0")          # KIP-500's early-access KRaft
+FIRST_PRODUCTION_KRAFT = _v("3.3.0")
+FIRST_KRAFT_ONLY = _v("4.0.0")
+
+
+@dataclass(frozen=True)
+class Gate:
+    """An ``inter.broker.protocol.version`` / ``metadata.version`` a flag needs: ``2.7-IV2``."""
+
+    text: str
+
+    @property
+    def key(self) -> tuple[int, int, int]:
+        return parse_feature_version(self.text, "gate")
+
+
+_FEATURE_VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.\d+)?(?:-IV(\d+))?$")
+
+
+def parse_feature_version(text: object, field_name: str) -> tuple[int, int, int]:
+    """``2.7-IV2`` -> (2, 7, 2); ``2.7`` (or ``2.7.0``) -> (2, 7, 99): a bare version means
+    its latest IV, as Kafka reads ``inter.broker.protocol.version=2.7``."""
+    match = _FEATURE_VERSION.match(str(text))
+    if match is None:
+        raise ConfigError(f"{field_name}: {text!r} is not a version; allowed: X.Y or X.Y-IVn, e.g. 2.7-IV2 or 3.6")
+    major, minor, iv = match.groups()
+    return int(major), int(minor), 99 if iv is None else int(iv)
+
+
+@dataclass(frozen=True)
+class Flag:
+    """One rule that changed inside a generation (or that a config key can turn back): the
+    Protocol attribute it sets, the releases and modes whose code has it, and where it was read."""
+
+    attr: str
+    title: str
+    source: str                     # the JIRA / KIP
+    read_at: str                    # tag, file and function where the code was read
+    since: Version
+    until: Version | None = None    # first release without it (a removal), or None
+    modes: tuple[str, ...] = (ZK, KRAFT)
+    #: the inter.broker.protocol.version (ZooKeeper) / metadata.version (KRaft) it also needs
+    ibp: Gate | None = None
+    metadata_version: Gate | None = None
+    #: the value a release without the flag has (most flags turn a rule on)
+    off: bool = False
+
+    def has(self, version: Version, mode: str, ibp: tuple[int, int, int] | None,
+            metadata_version: tuple[int, int, int] | None) -> bool:
+        if mode not in self.modes or version < self.since:
+            return False
+        if self.until is not None and version >= self.until:
+            return False
+        if mode == ZK and self.ibp is not None and ibp is not None and ibp < self.ibp.key:
+            return False
+        if (mode == KRAFT and self.metadata_version is not None and metadata_version is not None
+                and metadata_version < self.metadata_version.key):
+            return False
+        return True
+
+    def value(self, version: Version, mode: str, ibp, metadata_version) -> bool:
+        on = self.has(version, mode, ibp, metadata_version)
+        return (not self.off) if on else self.off
+
+
+FLAGS: tuple[Flag, ...] = (
+    Flag("out_of_range_exits_broker",
+         "a follower whose fetch is out of range because the leader's log is shorter stops its broker "
+         "when unclean election is disabled",
+         "KAFKA-7414",
+         "0.10.0.0 ReplicaFetcherThread.handleOffsetOutOfRange (\"Halting because log truncation is not "
+         "allowed\", Runtime.halt); 0.10.0.1 - 2.0.0 the same with \"Exiting because log truncation is not "
+         "allowed\" (System.exit / FatalExitError); 2.0.1 truncates",
+         since=_v("0.9.0.0"), until=_v("2.0.1"), modes=(ZK,)),
+    Flag("caches_epoch_on_election",
+         "a new leader records (its epoch, LEO) in its epoch cache at election",
+         "KAFKA-7415",
+         "2.0.1 Partition.makeLeader (leaderEpochCache.assign(leaderEpoch, leaderEpochStartOffset))",
+         since=_v("2.0.1")),
+    Flag("isr_join_needs_epoch_start",
+         "a follower joins the ISR only once its LEO reaches the start offset of the leader's epoch",
+         "KAFKA-7128",
+         "2.0.1 Partition.maybeExpandIsr (leaderEpochStartOffsetOpt)",
+         since=_v("2.0.1")),
+    Flag("notices_restarts",
+         "the controller notices a broker that restarted within its ZooKeeper session (a bounce) and "
+         "handles it as a failure and a startup",
+         "KAFKA-1120 / KIP-380",
+         "2.2.0 KafkaController.processBrokerChange (bouncedBrokerIds); 2.1.0 compares broker ids only",
+         since=_v("2.2.0")),
+    Flag("fences_consumer_fetches",
+         "consumers' fetches carry the leader epoch of their metadata and are fenced like followers'",
+         "KIP-320, client side",
+         "2.3.0 clients Fetcher.prepareFetchRequests (currentLeaderEpoch of the partition's metadata)",
+         since=_v("2.3.0")),
+    Flag("truncation_clears_end_epochs",
+         "truncating to an offset at or past the log end still drops epoch-cache entries from the log end",
+         "KAFKA-10706",
+         "2.7.0 Log.truncateTo (leaderEpochCache.truncateFromEnd)",
+         since=_v("2.7.0")),
+    Flag("alter_isr_via_controller",
+         "the leader sends ISR changes to the controller (AlterIsr / AlterPartition) instead of writing "
+         "ZooKeeper",
+         "KIP-497",
+         "2.7.0 AlterIsrManager, Partition.sendAlterIsrRequest (ApiVersion.isAlterIsrEnabled: "
+         "inter.broker.protocol.version >= 2.7-IV2)",
+         since=_v("2.7.0"), ibp=Gate("2.7-IV2")),
+    Flag("truncate_on_fetch",
+         "a follower's fetch carries its last fetched epoch and the leader answers a diverging epoch: no "
+         "OffsetsForLeaderEpoch round trip",
+         "KAFKA-10554",
+         "2.8.0 AbstractFetcherThread (isTruncationOnFetchSupported: inter.broker.protocol.version >= "
+         "2.7-IV1)",
+         since=_v("2.8.0"), ibp=Gate("2.7-IV1")),
+    Flag("alter_isr_rejects_fenced",
+         "an ISR change may not add a broker the controller does not see live (fenced, shut down or "
+         "shutting down): INELIGIBLE_REPLICA",
+         "KIP-841 in KRaft, KAFKA-14140 in ZooKeeper",
+         "3.3.0 ReplicationControlManager.validateAlterPartitionData; 3.3.0 KafkaController"
+         ".tryProcessAlterPartition (isr -- liveBrokerIds) and Partition.isReplicaIsrEligible",
+         since=_v("3.3.0")),
+    Flag("alter_isr_checks_broker_epochs",
+         "AlterPartition names each ISR member with the broker epoch its fetch carried; the controller "
+         "refuses a member that registered again since",
+         "KIP-903",
+         "3.5.0 ReplicationControlManager.validateAlterPartitionData (metadata.version >= 3.5-IV1)",
+         since=_v("3.5.0"), modes=(KRAFT,), metadata_version=Gate("3.5-IV1")),
+    Flag("isr_shrink_bumps_leader_epoch",
+         "an ISR shrink without a leader change keeps the leader epoch (only the partition epoch moves)",
+         "KAFKA-15021",
+         "3.6.0 PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded (metadata.version >= 3.6-IV0)",
+         since=_v("3.6.0"), modes=(KRAFT,), metadata_version=Gate("3.6-IV0"), off=True),
+    Flag("strict_min_isr",
+         "the leader's HW does not advance while the ISR is smaller than min.insync.replicas",
+         "KAFKA-15583",
+         "3.7.0 Partition.maybeIncrementLeaderHW (isUnderMinIsr), shared by ZooKeeper and KRaft brokers",
+         since=_v("3.7.0")),
+    Flag("eligible_leader_replicas",
+         "Eligible Leader Replicas: elections take the ISR, then the ELR, then the last known leader; a "
+         "replica back from an unclean shutdown is not eligible",
+         "KIP-966",
+         "4.1.0 EligibleLeaderReplicasVersion (enabled by default for new clusters)",
+         since=_v("4.1.0"), modes=(KRAFT,)),
+)
+
+FLAG_BY_ATTR = {f.attr: f for f in FLAGS}
+
+
+@dataclass(frozen=True)
+class Release:
+    """One row of the table: a release (a line, or a patch release whose rules differ) in one
+    metadata mode, the generation its rules come from and the tag its code was read at."""
+
+    name: str                 # "2.0.1", "3.7", "0.10.2"
+    mode: str
+    generation: str
+    read_at: str              # the tag read
+    patches: tuple[str, ...]  # the patch releases this row covers
+    unclean_default: bool     # unclean.leader.election.enable's default
+
+    @property
+    def version(self) -> Version:
+        return _v(self.read_at)
+
+    @property
+    def label(self) -> str:
+        """``3.7 KRaft``, ``2.0.1`` (a release with one mode needs no mode word up to 2.7)."""
+        modes = modes_of(self.version)
+        return self.name if len(modes) == 1 and self.mode == ZK else f"{self.name} {MODE_WORDS[self.mode]}"
+
+    @property
+    def key(self) -> str:
+        """What ``--release`` takes for this row: ``3.7-kraft``, ``2.0.1``, ``4.1``."""
+        return self.name if len(modes_of(self.version)) == 1 else f"{self.name}-{self.mode}"
+
+    def flags(self, ibp: tuple[int, int, int] | None = None,
+              metadata_version: tuple[int, int, int] | None = None) -> dict[str, bool]:
+        """Every flag's value in this release (with the config's IBP / metadata.version)."""
+        return {f.attr: f.value(self.version, self.mode, ibp, metadata_version) for f in FLAGS}
+
+    def generation_for(self, ibp: tuple[int, int, int] | None = None) -> str:
+        """The generation whose rules run: an older IBP takes 2.8+ ZooKeeper back to kip320's
+        fetch path (``truncate_on_fetch`` off)."""
+        if self.generation == "kip595" and not self.flags(ibp)["truncate_on_fetch"]:
+            return "kip320"
+        return self.generation
+
+    def rules(self, ibp: tuple[int, int, int] | None = None,
+              metadata_version: tuple[int, int, int] | None = None,
+              eligible_leader_replicas: bool | None = None) -> Protocol:
+        """The generation's rules with this release's flags: a fresh Protocol object."""
+        base = GENERATIONS[self.generation_for(ibp)]
+        protocol = type(base)()
+        for attr, value in self.flags(ibp, metadata_version).items():
+            setattr(protocol, attr, value)
+        if eligible_leader_replicas is not None:
+            protocol.eligible_leader_replicas = eligible_leader_replicas
+        protocol.release = self.key
+        return protocol
+
+
+def modes_of(version: Version) -> tuple[str, ...]:
+    """The metadata modes hwlib models for a release: ZooKeeper up to 3.9, KRaft from 3.3."""
+    modes = []
+    if version < FIRST_KRAFT_ONLY:
+        modes.append(ZK)
+    if version >= FIRST_PRODUCTION_KRAFT:
+        modes.append(KRAFT)
+    return tuple(modes)
+
+
+def _generation(version: Version, mode: str) -> str:
+    """The generation a release's rules come from (before its flags)."""
+    if version < _v("0.11.0.0"):
+        return "hw"
+    if version < _v("2.0.0"):
+        return "kip101"
+    if version < _v("2.1.0"):
+        return "kip279"
+    if mode == ZK:
+        return "kip320" if version < _v("2.8.0") else "kip595"
+    if version < _v("3.5.0"):
+        return "kip841"
+    if version < _v("4.0.0"):
+        return "kip903"
+    return "kip966"
+
+
+#: patch releases whose rules differ from the line's first: they get rows of their own
+SPLIT_PATCHES = {"2.0": ("2.0.0", "2.0.1")}
+
+
+def _rows() -> list[Release]:
+    rows = []
+    for line, patches in LINES.items():
+        groups = [(p, (p,)) for p in SPLIT_PATCHES[line]] if line in SPLIT_PATCHES else [(line, patches)]
+        for name, covered in groups:
+            version = _v(covered[-1])
+            for mode in modes_of(version):
+                rows.append(Release(name, mode, _generation(version, mode), covered[-1], covered,
+                                    unclean_default=version < _v("0.11.0.0")))
+    return rows
+
+
+RELEASES: tuple[Release, ...] = tuple(_rows())
+_BY_KEY = {r.key: r for r in RELEASES}
+
+_RELEASE = re.compile(r"^(\d+(?:\.\d+){1,3})(?:-(zk|kraft))?$")
+
+
+def release(text: object, field_name: str = "release") -> Release:
+    """The row ``VERSION[-zk|-kraft]`` names: ``3.7.1-kraft``, ``3.6-zk``, ``1.0.0``, ``0.10.2``.
+    ``VERSION`` alone serves a release with one mode; a line (``3.7``) means its latest
+    modelled patch. Anything else is a ConfigError naming the field and what is allowed."""
+    raw = str(text).strip().lower()
+    match = _RELEASE.match(raw)
+    if match is None:
+        raise ConfigError(f"{field_name}: {text!r} is not a release; allowed: VERSION[-zk|-kraft], e.g. 1.0.0, "
+                          "2.0.1, 3.6-zk, 3.7.1-kraft, 4.1 (hwlib releases lists them)")
+    number, mode = match.groups()
+    parts = _v(number)
+    line, patch = _line_of(parts, text, field_name)
+    modes = modes_of(_v(LINES[line][-1]))
+    if mode is None:
+        if len(modes) > 1:
+            raise ConfigError(f"{field_name}: {text!r} runs on ZooKeeper or KRaft; allowed: {number}-zk or "
+                              f"{number}-kraft")
+        mode = modes[0]
+    elif mode not in modes:
+        if mode == KRAFT and _v(LINES[line][-1]) >= FIRST_KRAFT:
+            raise ConfigError(f"{field_name}: {text!r}: KRaft before 3.3 was early access (KIP-833 made 3.3 "
+                              f"the first production-ready KRaft) and is not modelled; allowed: {number} "
+                              "(ZooKeeper)")
+        raise ConfigError(f"{field_name}: {text!r}: {line} runs only on {MODE_WORDS[modes[0]]}; allowed: "
+                          f"{number}" + ("" if len(modes) > 1 else f" or {number}-{modes[0]}"))
+    name = line
+    if line in SPLIT_PATCHES:
+        name = patch or SPLIT_PATCHES[line][-1]
+    key = name if len(modes) == 1 else f"{name}-{mode}"
+    return _BY_KEY[key]
+
+
+def _line_of(parts: Version, text: object, field_name: str) -> tuple[str, str | None]:
+    """(the line, the patch release or None) a version names; one line of error otherwise."""
+    width = 3 if parts[0] == 0 else 2
+    if len(parts) < width:
+        lines = [line for line in LINES if _v(line)[:len(parts)] == parts]
+        if len(lines) == 1:
+            return lines[0], None
+        if lines:
+            raise ConfigError(f"{field_name}: {text!r} names {len(lines)} release lines; allowed: "
+                              f"{', '.join(lines)}")
+    line = version_text(parts[:width])
+    if line not in LINES:
+        raise ConfigError(f"{field_name}: {text!r} is not an Apache Kafka release hwlib models; allowed: "
+                          f"{next(iter(LINES))} - {list(LINES)[-1]} (hwlib releases lists them)")
+    if len(parts) == width:
+        return line, None
+    patch = version_text(parts)
+    if len(parts) > width + 1 or patch not in LINES[line]:
+        raise ConfigError(f"{field_name}: {text!r} is not a {line} release; allowed: {', '.join(LINES[line])}")
+    return line, patch
+
+
+def for_generation(name: str) -> Release:
+    """The release a generation's own rules are (``hwlib protocols``' "Kafka" column)."""
+    return _BY_KEY[REPRESENTATIVE[name]]
+
+
+#: the release whose code each generation's class defaults follow (a test holds them equal)
+REPRESENTATIVE = {"hw": "0.10.2", "kip101": "0.11.0", "kip279": "2.0.0", "kip320": "2.1",
+                  "kip595": "2.8-zk", "kip841": "3.3-kraft", "kip903": "3.5-kraft", "kip966": "4.1"}
+
+
+def table_rows() -> list[dict]:
+    """``hwlib releases``: one dict per row - release, mode, generation, what differs from the
+    generation's own rules (flags), where read."""
+    out = []
+    for r in RELEASES:
+        own = GENERATIONS[r.generation]
+        flags = r.flags()
+        differs = [{"flag": attr, "value": value, "source": FLAG_BY_ATTR[attr].source}
+                   for attr, value in flags.items() if getattr(own, attr) != value]
+        out.append({"release": r.key, "patches": list(r.patches), "mode": MODE_WORDS[r.mode],
+                    "generation": r.generation, "read_at": r.read_at,
+                    "unclean_leader_election_default": r.unclean_default,
+                    "flags": flags, "differs": differs})
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _release_rules(text: str, ibp: tuple[int, int, int] | None,
+                   metadata_version: tuple[int, int, int] | None) -> Protocol:
+    return release(text).rules(ibp, metadata_version)
+
+
+def rules_for(config: ClusterConfig) -> Protocol:
+    """The rules a config runs: its release's (generation and flags), else its generation's own."""
+    if config.release is None:
+        return GENERATIONS[config.protocol]
+    ibp, metadata_version = config.feature_versions()
+    return _release_rules(config.release, ibp, metadata_version)
+
+
+def rules_named(name: str) -> Protocol:
+    """A generation's rules (``kip320``) or a release's (``3.7-kraft``), by name."""
+    return GENERATIONS[name] if name in GENERATIONS else release(name).rules()

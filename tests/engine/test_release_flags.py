@@ -1,0 +1,318 @@
+"""Each release flag: one schedule under the last release without it and the first release with it, and the difference Kafka's code predicts.
+
+The releases, flags and their sources are in ``hwlib/engine/releases.py``; ``FLAG_TESTS`` maps
+every flag to its test here, and a test holds that no flag is left without one.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import hwlib
+from hwlib.engine import Cluster, ClusterConfig
+from hwlib.engine.releases import FLAGS, release
+
+THREE = ("A", "B", "C")
+
+
+def cluster(name: str, replicas=THREE, **kw) -> Cluster:
+    return Cluster(ClusterConfig(replicas=replicas, release=name, **kw))
+
+
+def kinds(c: Cluster) -> list[str]:
+    return [e[0] for e in c.events]
+
+
+def test_out_of_range_exits_the_broker_up_to_2_0_0_and_truncates_from_2_0_1():
+    """KAFKA-7414: 2.0.0's ReplicaFetcherThread.handleOffsetOutOfRange exits ("Exiting because
+    log truncation is not allowed"); 2.0.1 truncates to the leader's log end."""
+    for name, exits in (("1.0.0", True), ("2.0.0", True), ("2.0.1", False), ("2.1.0", False)):
+        c = cluster(name, replicas=("A", "B"), acks="1")
+        c.produce("x")
+        c.produce("y")
+        c.fetch("B")
+        c.fetch("B")
+        c.crash("A", lose_unflushed=True, detected=False)     # A loses everything, still leads
+        c.restart("A")
+        c.fetch("B")
+        b = c.by_id["B"]
+        assert ("out_of_range", "B", 2, 0) in c.events
+        assert (not b.online) is exits and (("halt", "B", 0, 2) in c.events) is exits, name
+        if exits:
+            assert b.leo == 2 and "B" not in c.isr          # its log stays; the controller notices
+        else:
+            assert b.online and b.leo == 0
+    # with unclean election enabled every release truncates
+    c = cluster("2.0.0", replicas=("A", "B"), acks="1", unclean_leader_election=True)
+    c.produce("x")
+    c.fetch("B")
+    c.fetch("B")
+    c.crash("A", lose_unflushed=True, detected=False)
+    c.restart("A")
+    c.fetch("B")
+    assert c.by_id["B"].online and c.by_id["B"].leo == 0
+
+
+def _new_leader_without_appends(name: str) -> Cluster:
+    c = cluster(name, replicas=("A", "B"), acks="1")
+    c.produce("x")
+    c.fetch("B")
+    c.fetch("B")
+    c.crash("A")                                     # B leads epoch 1 and appends nothing
+    return c
+
+
+def test_a_new_leader_caches_its_epoch_at_election_from_2_0_1():
+    """KAFKA-7415: 2.0.1's Partition.makeLeader assigns (epoch, LEO) in the epoch cache."""
+    assert _new_leader_without_appends("2.0.0").by_id["B"].log.cache.entries == [(0, 0)]
+    assert _new_leader_without_appends("2.0.1").by_id["B"].log.cache.entries == [(0, 0), (1, 1)]
+
+
+def test_isr_join_needs_the_epoch_start_offset_from_2_0_1():
+    """KAFKA-7128: 2.0.1's maybeExpandIsr also asks fetch offset >= the leader epoch's start. In
+    the JIRA's case a follower joins the ISR on a stale HW under 2.0.0 and the partition loses
+    an acknowledged write when it is elected; 2.0.1 keeps it out until it has the epoch."""
+    def run(name: str) -> tuple[list[str], list[tuple]]:
+        result = hwlib.run_scenario("kafka-7128-stale-hw-isr-join", release=name)
+        joins = [e for events in result.trace.events for e in events if e[0] == "isr" and "caught up" in e[3]]
+        return result.anomaly_kinds(), joins
+    before, joins_before = run("2.0.0")
+    after, joins_after = run("2.0.1")
+    assert "lost-write" in before and "lost-write" not in after
+    assert joins_before != joins_after
+
+
+def test_quick_restarts_are_noticed_from_2_2():
+    """KAFKA-1120 / KIP-380: 2.2.0's processBrokerChange finds bounced brokers by their epoch."""
+    for name, noticed in (("2.1", False), ("2.2", True)):
+        c = cluster(name)
+        c.crash("B", detected=False)
+        c.restart("B")
+        assert (("bounced", "B") in c.events) is noticed and ("B" not in c.isr) is noticed
+
+
+def test_consumer_fetches_carry_the_leader_epoch_from_2_3():
+    """KIP-320's client side: 2.3's Fetcher sends the epoch of its metadata; the broker compares
+    it before leadership (FENCED_LEADER_EPOCH); 2.2's consumer sends none (NOT_LEADER)."""
+    for name, code in (("2.2", "NOT_LEADER_OR_FOLLOWER"), ("2.3", "FENCED_LEADER_EPOCH")):
+        c = cluster(name, acks="1", client_metadata="stale")
+        c.produce("x")
+        c.consume()                                  # the consumer learns A, epoch 0
+        c.elect("B")                                 # epoch 1; A follows
+        mark = len(c.events)
+        c.consume()
+        refusal = [e for e in c.events[mark:] if e[0] == "skip"]
+        assert refusal and code in refusal[0][3], (name, refusal)
+
+
+def test_a_no_op_truncation_drops_trailing_epoch_entries_from_2_7():
+    """KAFKA-10706: 2.7.0's Log.truncateTo drops epoch-cache entries from the log end even when
+    the offset is at the end. B led epoch 1 without appending, then follows A again and truncates
+    to its own LEO: 2.6 keeps (1, 1), 2.7 drops it."""
+    def run(name: str) -> list:
+        c = _new_leader_without_appends(name)
+        c.restart("A")
+        c.fetch("A")
+        c.fetch("A")
+        c.elect("A")                                 # B reconciles: truncates to 1, its LEO
+        c.fetch("B")
+        assert ("truncate_noop", "B", 1, 1, "OffsetsForLeaderEpoch") in c.events
+        return c.by_id["B"].log.cache.entries
+    assert run("2.6") == [(0, 0), (1, 1)]
+    assert run("2.7") == [(0, 0)]
+
+
+def test_isr_changes_go_to_the_controller_from_2_7():
+    """KIP-497: 2.7's leader sends AlterIsr (inter.broker.protocol.version >= 2.7-IV2); 2.6's writes
+    ZooKeeper itself. A leader the controller cannot reach shrinks the ISR: 2.6 at once, 2.7 not
+    until it reconnects - and 2.7 with IBP 2.7-IV1 behaves as 2.6."""
+    def run(name: str, **kw) -> Cluster:
+        c = cluster(name, acks="1", **kw)
+        c.produce("x")                               # B and C lag behind x
+        c.isolate("A", detected=False)
+        c.tick(46000)
+        return c
+    assert run("2.6").isr == ("A",)
+    in_flight = run("2.7")
+    assert in_flight.isr == THREE and "alter_isr_sent" in kinds(in_flight)
+    in_flight.reconnect("A")
+    assert in_flight.isr == ("A",)
+    assert run("2.7", inter_broker_protocol_version="2.7-IV1").isr == ("A",)
+
+
+def test_a_follower_truncates_on_fetch_from_2_8():
+    """KAFKA-10554: 2.8's follower sends its last fetched epoch and the leader answers a diverging
+    epoch; 2.7's asks OffsetsForLeaderEpoch first. 2.8 with IBP 2.7-IV0 takes 2.7's path."""
+    def run(name: str, **kw) -> list[str]:
+        c = Cluster(ClusterConfig(replicas=("A", "B"), release=name, acks="1", **kw))
+        c.produce("x")
+        c.fetch("B")
+        c.fetch("B")
+        c.crash("A")                                 # B leads epoch 1
+        c.produce("y")                               # ... and appends in it
+        c.restart("A")
+        c.fetch("A")
+        return kinds(c)
+    assert "epoch_request" in run("2.7") and "diverging" not in run("2.7")
+    assert "reconciled" in run("2.8") and "epoch_request" not in run("2.8")
+    assert "epoch_request" in run("2.8", inter_broker_protocol_version="2.7-IV0")
+
+
+def test_an_isr_change_may_not_add_a_broker_that_is_not_live_from_3_3():
+    """KAFKA-14140 (ZooKeeper) and KIP-841 (KRaft): from 3.3.0 the controller refuses an ISR with
+    a broker it does not see live. C's session expired (it is out of the ISR) but it keeps
+    fetching from A: 3.2 takes it back in, 3.3 refuses (INELIGIBLE_REPLICA)."""
+    for name, refused in (("3.2", False), ("3.3-zk", True), ("3.3-kraft", True)):
+        c = cluster(name, acks="1")
+        c.produce("x")
+        c.fetch("B")
+        c.fetch("B")
+        c.tick(46000)                                # C lags: A shrinks the ISR to {A, B}
+        c.isolate("A", detected=False)               # A's next ISR change waits in flight
+        c.fetch("C")
+        c.fetch("C")                                 # C caught up: A asks to add it
+        c.crash("C")                                 # the controller sees C go
+        c.reconnect("A")                             # ... before A's request reaches it
+        assert ("C" in c.isr) is not refused and ("isr_ineligible" in kinds(c)) is refused, name
+
+
+def test_alter_partition_checks_broker_epochs_from_3_5_kraft():
+    """KIP-903: 3.5's controller refuses a member that registered again since the leader's view
+    (a replaced disk, KAFKA-14139); 3.4 takes it. metadata.version 3.5-IV0 keeps 3.4's rule."""
+    def run(name: str, **kw) -> list[str]:
+        scenario = hwlib.load_scenario("kafka-14139-replaced-disk")
+        scenario = dataclasses.replace(scenario, config=scenario.config.replace(release=name, **kw))
+        return hwlib.run_scenario(scenario).anomaly_kinds()
+    assert "lost-write" in run("3.4-kraft")
+    assert "lost-write" not in run("3.5-kraft")
+    assert "lost-write" in run("3.5-kraft", metadata_version="3.5-IV0")
+
+
+def test_an_isr_shrink_keeps_the_leader_epoch_from_3_6_kraft():
+    """KAFKA-15021: from metadata.version 3.6-IV0 the KRaft controller bumps the leader epoch on a
+    leader change only; 3.5 bumps it on every ISR shrink. ZooKeeper mode never bumped it for the
+    leader's own shrink."""
+    def epoch(name: str, **kw) -> int:
+        c = cluster(name, acks="1", **kw)
+        c.produce("x")
+        c.tick(46000)                                # B and C lag: the leader shrinks the ISR
+        assert c.isr == ("A",)
+        return c.leader_epoch
+    assert epoch("3.5-kraft") == 1
+    assert epoch("3.6-kraft") == 0
+    assert epoch("3.6-kraft", metadata_version="3.5") == 1
+    assert epoch("3.6-zk") == 0
+
+
+def test_the_hw_stays_below_min_isr_from_3_7_both_modes():
+    """KAFKA-15583: 3.7.0's Partition.maybeIncrementLeaderHW returns while the ISR is below
+    min.insync.replicas, in ZooKeeper and KRaft mode alike (shared broker code)."""
+    for name, advances in (("3.6-zk", True), ("3.7-zk", False), ("3.6-kraft", True), ("3.7-kraft", False)):
+        c = cluster(name, acks="1", min_insync_replicas=2)
+        c.crash("B")
+        c.crash("C")                                 # ISR {A}: below min ISR
+        c.produce("x")
+        assert (c.by_id["A"].hw == 1) is advances, name
+
+
+def test_eligible_leader_replicas_are_on_by_default_from_4_1():
+    """KIP-966: 4.0 ships ELR off (eligible.leader.replicas.version 0), 4.1 on for new clusters.
+    The ISR member that fails last leaves the ISR for the ELR and is elected when it returns."""
+    for name, elected in (("4.0", None), ("4.1", "B")):
+        c = cluster(name, min_insync_replicas=2)
+        c.crash("C")
+        c.crash("B")
+        c.crash("A")
+        c.restart("B")
+        assert c.controller.leader == elected, name
+
+
+FLAG_TESTS = {
+    "out_of_range_exits_broker": test_out_of_range_exits_the_broker_up_to_2_0_0_and_truncates_from_2_0_1,
+    "caches_epoch_on_election": test_a_new_leader_caches_its_epoch_at_election_from_2_0_1,
+    "isr_join_needs_epoch_start": test_isr_join_needs_the_epoch_start_offset_from_2_0_1,
+    "notices_restarts": test_quick_restarts_are_noticed_from_2_2,
+    "fences_consumer_fetches": test_consumer_fetches_carry_the_leader_epoch_from_2_3,
+    "truncation_clears_end_epochs": test_a_no_op_truncation_drops_trailing_epoch_entries_from_2_7,
+    "alter_isr_via_controller": test_isr_changes_go_to_the_controller_from_2_7,
+    "truncate_on_fetch": test_a_follower_truncates_on_fetch_from_2_8,
+    "alter_isr_rejects_fenced": test_an_isr_change_may_not_add_a_broker_that_is_not_live_from_3_3,
+    "alter_isr_checks_broker_epochs": test_alter_partition_checks_broker_epochs_from_3_5_kraft,
+    "isr_shrink_bumps_leader_epoch": test_an_isr_shrink_keeps_the_leader_epoch_from_3_6_kraft,
+    "strict_min_isr": test_the_hw_stays_below_min_isr_from_3_7_both_modes,
+    "eligible_leader_replicas": test_eligible_leader_replicas_are_on_by_default_from_4_1,
+}
+
+
+def test_every_flag_has_its_test_and_changes_between_the_releases_it_names():
+    assert set(FLAG_TESTS) == {f.attr for f in FLAGS}
+    for flag in FLAGS:
+        first = [r for r in hwlib.engine.releases.RELEASES if flag.has(r.version, r.mode, None, None)]
+        assert first, flag.attr
+        assert release(first[0].key).flags()[flag.attr] is not flag.off
+
+
+# ------------------------------------------------- corrections that hold in every release
+def _dead_broker_readmitted(name: str) -> Cluster:
+    """C is down in the controller's view, yet back in the ISR: before 3.3 the controller took
+    the leader's AlterIsr adding it, made before C went."""
+    c = cluster(name, acks="1")
+    c.produce("x")
+    c.fetch("B")
+    c.fetch("B")
+    c.tick(46000)
+    c.isolate("A", detected=False)
+    c.fetch("C")
+    c.fetch("C")
+    c.crash("C")
+    c.reconnect("A")
+    assert c.isr == THREE and "C" in c.controller.dead
+    return c
+
+
+def test_an_offline_election_keeps_only_the_live_isr_members():
+    """ZooKeeper's Election.leaderForOffline (3.2; OfflinePartitionLeaderSelector in 0.10.2):
+    newIsr = the old ISR's members the controller sees online."""
+    c = _dead_broker_readmitted("3.2")
+    c.crash("A")
+    assert c.controller.leader == "B" and c.isr == ("B",)
+
+
+def test_a_broker_already_failed_is_no_second_failure():
+    """processBrokerChange sees only brokers whose registration changed: a broker whose session
+    already expired and that then crashes changes nothing at the controller."""
+    c = cluster("2.8")
+    c.isolate("C")                                   # session expired: out of the ISR, epoch 1
+    epoch, isr = c.leader_epoch, c.isr
+    c.crash("C")
+    assert (c.leader_epoch, c.isr) == (epoch, isr) and c.events[-1] == ("crash", "C", 0, True)
+    # the dead broker readmitted by a 3.2 leader is not removed a second time either
+    c = _dead_broker_readmitted("3.2")
+    c.crash("C")                                     # already offline: the step is a skip
+    assert c.isr == THREE and c.events[-1][0] == "skip"
+
+
+def test_a_truncation_that_drops_nothing_is_an_event():
+    """Log.truncateTo logs "Truncating to X has no effect as the largest offset in the log is Y":
+    the trace says so too."""
+    c = cluster("0.10.2", replicas=("A", "B"))
+    c.produce("x")
+    c.fetch("B")
+    c.fetch("B")
+    c.elect("B")
+    assert ("truncate_noop", "A", 1, 1, "truncate to HW") in c.events
+
+
+def test_each_generation_runs_the_rules_of_the_release_it_names():
+    """``--protocol kip320`` is Kafka 2.1's rules: every flag of the generation's own release
+    equals the generation's default, so a generation and its release give the same trace."""
+    from hwlib.engine.protocols import GENERATIONS
+    from hwlib.engine.releases import REPRESENTATIVE
+    for name, key in REPRESENTATIVE.items():
+        row = release(key)
+        assert row.generation == name
+        for attr, value in row.flags().items():
+            assert getattr(GENERATIONS[name], attr) == value, (name, attr)
+        by_generation = hwlib.run_scenario("data-loss", protocol=name)
+        by_release = hwlib.run_scenario("data-loss", release=key)
+        assert by_generation.trace.events == by_release.trace.events
