@@ -63,7 +63,9 @@ class Protocol:
     out_of_range_exits_broker = True
     #: Kafka >= 2.0.1 (KAFKA-7415, ``Partition.makeLeader``): a new leader records (epoch, LEO)
     #: in its epoch cache at election, so it can answer about epochs a follower wrote that it
-    #: never appended in. Before, the entry appears with its first append.
+    #: never appended in. Before, the entry appears with its first append. The same commit
+    #: makes ``LeaderEpochFileCache.endOffsetFor`` answer an epoch below the first cached one
+    #: with (that epoch, the first start offset) instead of undefined (``end_offset_for``).
     caches_epoch_on_election = False
     #: Kafka >= 2.0.1 (KAFKA-7128, ``Partition.maybeExpandIsr``): a follower joins the ISR only
     #: once its LEO reaches the start offset of the leader's epoch, besides the HW.
@@ -198,10 +200,13 @@ class Kip279(Kip101):
                "that epoch truncates to its own end of the epoch below and asks again")
 
     def end_offset_for(self, log: ReplicaLog, epoch: int) -> tuple[int, int]:
-        """The cache lookup as this release did it, on either side of the request. 2.0
-        answered ``(-1, -1)`` below the first epoch; later releases ``(epoch, first start)``."""
+        """The cache lookup as this release did it, on either side of the request. 2.0.0
+        answered ``(-1, -1)`` below the first epoch; 2.0.1 on (KAFKA-7415's
+        ``LeaderEpochFileCache.endOffsetFor``, with ``caches_epoch_on_election``) ``(epoch,
+        first start)``."""
         earliest = log.cache.earliest_epoch
-        if earliest is not None and epoch != UNDEFINED_EPOCH and epoch < earliest:
+        if (not self.caches_epoch_on_election and earliest is not None and epoch != UNDEFINED_EPOCH
+                and epoch < earliest):
             return UNDEFINED_EPOCH, UNDEFINED_OFFSET
         return log.cache.end_offset_for(epoch, log.log_end_offset)
 
@@ -248,9 +253,6 @@ class Kip320(Kip279):
     out_of_range_exits_broker = False
     caches_epoch_on_election = True
     isr_join_needs_epoch_start = True
-
-    def end_offset_for(self, log: ReplicaLog, epoch: int) -> tuple[int, int]:
-        return log.cache.end_offset_for(epoch, log.log_end_offset)
 
 
 class Kip595(Kip320):

@@ -150,9 +150,11 @@ FLAGS: tuple[Flag, ...] = (
          "allowed\" (System.exit / FatalExitError); 2.0.1 truncates",
          since=_v("0.9.0.0"), until=_v("2.0.1"), modes=(ZK,)),
     Flag("caches_epoch_on_election",
-         "a new leader records (its epoch, LEO) in its epoch cache at election",
+         "a new leader records (its epoch, LEO) in its epoch cache at election; an epoch below the first "
+         "cached one is answered with the first start offset, not undefined",
          "KAFKA-7415",
-         "2.0.1 Partition.makeLeader (leaderEpochCache.assign(leaderEpoch, leaderEpochStartOffset))",
+         "2.0.1 Partition.makeLeader (epochCache.assign(leaderEpoch, leaderEpochStartOffset)) and "
+         "LeaderEpochFileCache.endOffsetFor",
          since=_v("2.0.1")),
     Flag("isr_join_needs_epoch_start",
          "a follower joins the ISR only once its LEO reaches the start offset of the leader's epoch",
