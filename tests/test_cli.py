@@ -238,7 +238,8 @@ def test_releases_lists_every_release_from_0_9_to_4_1_in_both_modes(capsys):
     assert {"3.7-zk", "3.7-kraft", "2.0.0", "2.0.1", "1.0", "2.7", "3.3-kraft", "4.0"} <= set(keys)
     assert not any(k.startswith(("2.8-", "3.2-")) for k in keys)       # early-access KRaft is not a row
     by_key = {r["release"]: r for r in rows}
-    assert by_key["0.10.2"]["unclean_leader_election_default"] and not by_key["0.11.0"]["unclean_leader_election_default"]
+    unclean = {k: r["unclean_leader_election_default"] for k, r in by_key.items()}
+    assert unclean["0.10.2"] and not unclean["0.11.0"]
     assert {d["flag"] for d in by_key["2.0.1"]["differs"]} == {"out_of_range_exits_broker", "caches_epoch_on_election",
                                                                "isr_join_needs_epoch_start"}
     assert main(["releases"]) == 0

@@ -35,7 +35,6 @@ from ..engine.kafka_errors import (
     REQUEST_TIMED_OUT,
     UNKNOWN_LEADER_EPOCH,
 )
-from ..engine.config import ClusterConfig
 from ..engine.protocols import Protocol
 from ..engine.releases import rules_for, rules_named
 from ..engine.replica import FETCHING, FOLLOWER, LEADER, OFFLINE, TRUNCATING

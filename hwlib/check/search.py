@@ -30,8 +30,8 @@ import numpy as np
 
 from ..anomalies import AnomalyChecker
 from ..engine.cluster import Cluster
-from ..engine.releases import rules_for
 from ..engine.config import ClusterConfig
+from ..engine.releases import rules_for
 from ..engine.steps import Step, parse_steps
 from ..util.resident import resident_bytes
 from .fingerprints import Fingerprints

@@ -136,8 +136,8 @@ _DESCRIBE: dict[str, Callable[..., str]] = {
                                                           f"(epoch {epoch}; {reason}); it waits for the "
                                                           "controller, which it cannot reach"),
     "isr_ineligible": lambda leader, isr, stale: (f"the controller rejects {leader}'s AlterPartition "
-                                                  f"{{{','.join(isr)}}}: {','.join(stale)} is not live (fenced, down) or "
-                                                  "re-registered since the leader saw it (INELIGIBLE_REPLICA: "
+                                                  f"{{{','.join(isr)}}}: {','.join(stale)} is not live (fenced, down) "
+                                                  "or re-registered since the leader saw it (INELIGIBLE_REPLICA: "
                                                   "KIP-841, KAFKA-14140, KIP-903)"),
     "repeated": lambda times, events: (f"... the {events} refused ISR write(s) above repeat {times:,} more times, "
                                        "at every ISR check of this tick"),

@@ -1,4 +1,4 @@
-"""Apache Kafka releases 0.9 - 4.1, ZooKeeper and KRaft: each one's rule set (a generation) and flags, read from its code.
+"""Apache Kafka releases 0.9 - 4.1, ZooKeeper and KRaft: each one's rule set and flags, read from its code.
 
 A generation (``protocols``) is a rule set named after the KIP that made it; a release is what
 people run. ``release("3.7.1-kraft")`` finds the row of a release and ``rules(...)`` gives the

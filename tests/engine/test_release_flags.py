@@ -1,4 +1,4 @@
-"""Each release flag: one schedule under the last release without it and the first release with it, and the difference Kafka's code predicts.
+"""Each release flag: one schedule under the last release without it and the first with it, as Kafka's code predicts.
 
 The releases, flags and their sources are in ``hwlib/engine/releases.py``; ``FLAG_TESTS`` maps
 every flag to its test here, and a test holds that no flag is left without one.
