@@ -61,6 +61,10 @@ class Scenario:
         """The same steps under a release's rules (``VERSION[-zk|-kraft]``)."""
         return dataclasses.replace(self, config=self.config.replace(release=release))
 
+    def with_rules(self, name: str) -> Scenario:
+        """The same steps under a generation (``kip320``) or a release (``3.7-kraft``)."""
+        return dataclasses.replace(self, config=self.config.with_rules(name))
+
     def to_dict(self) -> dict:
         out: dict[str, Any] = {"name": self.name}
         if self.summary:

@@ -154,9 +154,7 @@ class Controller:
     def failure_bumps_epoch(self, replica_id: str) -> bool:
         """Whether ``on_broker_failure(replica_id)`` would write a new leader epoch: the broker
         leads, or it leaves the ISR where a shrink bumps the epoch (not KAFKA-15021's kip966)."""
-        if replica_id in self.dead:
-            return False
-        return self.leader == replica_id or (self.shrink_bumps_epoch and self._failure_shrinks(replica_id))
+        return self.failure_writes(replica_id) and (self.leader == replica_id or self.shrink_bumps_epoch)
 
     def _failure_shrinks(self, replica_id: str) -> bool:
         return replica_id in self.isr and (len(self.isr) > 1 or self.elr_enabled)

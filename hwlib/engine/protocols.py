@@ -47,8 +47,6 @@ class Protocol:
         (False: truncate there, then ask again - one more round trip)."""
         raise NotImplementedError(f"protocol {self.name} sends no OffsetsForLeaderEpoch request")
 
-    #: the release whose code these rules are (``releases``); "" for a generation's own rules
-    release = ""
     #: Kafka >= 2.2.0 (KAFKA-1120 / KIP-380, ``KafkaController.processBrokerChange``'s
     #: ``bouncedBrokerIds``): the controller notices a broker that restarted within its session
     #: timeout when it re-registers, and handles it as a failure plus a startup. Up to 2.1 the

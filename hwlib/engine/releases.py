@@ -80,17 +80,6 @@ FIRST_PRODUCTION_KRAFT = _v("3.3.0")
 FIRST_KRAFT_ONLY = _v("4.0.0")
 
 
-@dataclass(frozen=True)
-class Gate:
-    """An ``inter.broker.protocol.version`` / ``metadata.version`` a flag needs: ``2.7-IV2``."""
-
-    text: str
-
-    @property
-    def key(self) -> tuple[int, int, int]:
-        return parse_feature_version(self.text, "gate")
-
-
 _FEATURE_VERSION = re.compile(r"^(\d+)\.(\d+)(?:\.\d+)?(?:-IV(\d+))?$")
 
 
@@ -102,6 +91,10 @@ def parse_feature_version(text: object, field_name: str) -> tuple[int, int, int]
         raise ConfigError(f"{field_name}: {text!r} is not a version; allowed: X.Y or X.Y-IVn, e.g. 2.7-IV2 or 3.6")
     major, minor, iv = match.groups()
     return int(major), int(minor), 99 if iv is None else int(iv)
+
+
+def _iv(text: str) -> tuple[int, int, int]:
+    return parse_feature_version(text, "flag")
 
 
 @dataclass(frozen=True)
@@ -116,9 +109,10 @@ class Flag:
     since: Version
     until: Version | None = None    # first release without it (a removal), or None
     modes: tuple[str, ...] = (ZK, KRAFT)
-    #: the inter.broker.protocol.version (ZooKeeper) / metadata.version (KRaft) it also needs
-    ibp: Gate | None = None
-    metadata_version: Gate | None = None
+    #: the inter.broker.protocol.version (ZooKeeper) / metadata.version (KRaft) it also needs,
+    #: as ``parse_feature_version`` gives it
+    ibp: tuple[int, int, int] | None = None
+    metadata_version: tuple[int, int, int] | None = None
     #: the value a release without the flag has (most flags turn a rule on)
     off: bool = False
 
@@ -128,10 +122,10 @@ class Flag:
             return False
         if self.until is not None and version >= self.until:
             return False
-        if mode == ZK and self.ibp is not None and ibp is not None and ibp < self.ibp.key:
+        if mode == ZK and self.ibp is not None and ibp is not None and ibp < self.ibp:
             return False
         if (mode == KRAFT and self.metadata_version is not None and metadata_version is not None
-                and metadata_version < self.metadata_version.key):
+                and metadata_version < self.metadata_version):
             return False
         return True
 
@@ -183,14 +177,14 @@ FLAGS: tuple[Flag, ...] = (
          "KIP-497",
          "2.7.0 AlterIsrManager, Partition.sendAlterIsrRequest (ApiVersion.isAlterIsrEnabled: "
          "inter.broker.protocol.version >= 2.7-IV2)",
-         since=_v("2.7.0"), ibp=Gate("2.7-IV2")),
+         since=_v("2.7.0"), ibp=_iv("2.7-IV2")),
     Flag("truncate_on_fetch",
          "a follower's fetch carries its last fetched epoch and the leader answers a diverging epoch: no "
          "OffsetsForLeaderEpoch round trip",
          "KAFKA-10554",
          "2.8.0 AbstractFetcherThread (isTruncationOnFetchSupported: inter.broker.protocol.version >= "
          "2.7-IV1)",
-         since=_v("2.8.0"), ibp=Gate("2.7-IV1")),
+         since=_v("2.8.0"), ibp=_iv("2.7-IV1")),
     Flag("alter_isr_rejects_fenced",
          "an ISR change may not add a broker the controller does not see live (fenced, shut down or "
          "shutting down): INELIGIBLE_REPLICA",
@@ -203,12 +197,12 @@ FLAGS: tuple[Flag, ...] = (
          "refuses a member that registered again since",
          "KIP-903",
          "3.5.0 ReplicationControlManager.validateAlterPartitionData (metadata.version >= 3.5-IV1)",
-         since=_v("3.5.0"), modes=(KRAFT,), metadata_version=Gate("3.5-IV1")),
+         since=_v("3.5.0"), modes=(KRAFT,), metadata_version=_iv("3.5-IV1")),
     Flag("isr_shrink_bumps_leader_epoch",
          "an ISR shrink without a leader change keeps the leader epoch (only the partition epoch moves)",
          "KAFKA-15021",
          "3.6.0 PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded (metadata.version >= 3.6-IV0)",
-         since=_v("3.6.0"), modes=(KRAFT,), metadata_version=Gate("3.6-IV0"), off=True),
+         since=_v("3.6.0"), modes=(KRAFT,), metadata_version=_iv("3.6-IV0"), off=True),
     Flag("strict_min_isr",
          "the leader's HW does not advance while the ISR is smaller than min.insync.replicas",
          "KAFKA-15583",
@@ -265,16 +259,12 @@ class Release:
         return self.generation
 
     def rules(self, ibp: tuple[int, int, int] | None = None,
-              metadata_version: tuple[int, int, int] | None = None,
-              eligible_leader_replicas: bool | None = None) -> Protocol:
+              metadata_version: tuple[int, int, int] | None = None) -> Protocol:
         """The generation's rules with this release's flags: a fresh Protocol object."""
         base = GENERATIONS[self.generation_for(ibp)]
         protocol = type(base)()
         for attr, value in self.flags(ibp, metadata_version).items():
             setattr(protocol, attr, value)
-        if eligible_leader_replicas is not None:
-            protocol.eligible_leader_replicas = eligible_leader_replicas
-        protocol.release = self.key
         return protocol
 
 
@@ -379,11 +369,6 @@ def _line_of(parts: Version, text: object, field_name: str) -> tuple[str, str | 
     if len(parts) > width + 1 or patch not in LINES[line]:
         raise ConfigError(f"{field_name}: {text!r} is not a {line} release; allowed: {', '.join(LINES[line])}")
     return line, patch
-
-
-def for_generation(name: str) -> Release:
-    """The release a generation's own rules are (``hwlib protocols``' "Kafka" column)."""
-    return _BY_KEY[REPRESENTATIVE[name]]
 
 
 #: the release whose code each generation's class defaults follow (a test holds them equal)

@@ -14,8 +14,7 @@ from ..util.files import atomic_path, write_text_atomically
 
 def run_matrix(scenarios: list[Scenario], protocols=PROTOCOLS) -> dict[tuple[str, str], RunResult]:
     """Each scenario under each of ``protocols``: generations (``kip320``) or releases (``3.7-kraft``)."""
-    return {(s.name, p): run_scenario(s, **({"protocol": p} if p in PROTOCOLS else {"release": p}))
-            for s in scenarios for p in protocols}
+    return {(s.name, p): run_scenario(s.with_rules(p)) for s in scenarios for p in protocols}
 
 
 def _logs(result: RunResult) -> str:
