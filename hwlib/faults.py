@@ -133,6 +133,7 @@ class _Emitter:
         self.power_loss_detected = float(profile.power_loss_detected)
         self.out: list[Step] = []
         self.values = 0                 # produced values so far: the next is v<values>
+        self.turn = 0                   # controlled shutdowns so far: the next takes replicas[turn % n]
 
     def _replica(self) -> int:
         return self.draws.below(len(self.replicas))
@@ -212,6 +213,12 @@ class _Emitter:
     def crash(self) -> tuple[Step, int] | None:
         return self._down("crash", self._replica())
 
+    def controlled_shutdown(self) -> tuple[Step, int] | None:
+        """The brokers in turn, as a rolling restart takes them (no draw for the replica)."""
+        i = self.turn % len(self.replicas)
+        self.turn += 1
+        return self._down("shutdown", i)
+
     def quick_restart(self) -> tuple[Step, int] | None:
         return self._down("crash_unseen", self._replica())
 
@@ -231,7 +238,8 @@ _EMITTERS: dict[str, Callable[[_Emitter], tuple[Step, int] | None]] = {
     "produce": _Emitter.produce, "replication_round": _Emitter.replication_round, "fetch": _Emitter.fetch,
     "fetch_split": _Emitter.fetch_split, "flush": _Emitter.flush, "crash": _Emitter.crash,
     "quick_restart": _Emitter.quick_restart, "power_loss": _Emitter.power_loss,
-    "replace_disk": _Emitter.replace_disk, "leader_move": _Emitter.leader_move,
+    "replace_disk": _Emitter.replace_disk, "controlled_shutdown": _Emitter.controlled_shutdown,
+    "leader_move": _Emitter.leader_move,
     "tick": _Emitter.tick, "isolate": _Emitter.isolate, "lost_ack": _Emitter.lost_ack, "consume": _Emitter.consume,
     "consumer_crash": _Emitter.consumer_crash, "deliver": _Emitter.deliver,
     "controller_failover": _Emitter.controller_failover, "stale_produce": _Emitter.stale_produce,
@@ -264,7 +272,7 @@ def _steps_for(replicas: tuple[str, ...]) -> dict[str, tuple[Step, ...]]:
         "fetch": each("fetch"), "fetch_request": each("fetch_request"),
         "fetch_response": each("fetch_response"), "flush": each("flush"), "elect": each("elect"),
         "restart": each("restart"), "replace_disk": each("replace_disk"), "reconnect": each("reconnect"),
-        "deliver": each("deliver"),
+        "deliver": each("deliver"), "shutdown": each("shutdown"),
         "isolate": each("isolate"), "isolate_unseen": each("isolate", detected=False),
         "crash": each("crash"), "crash_unseen": each("crash", detected=False),
         "power_loss": each("crash", lose_unflushed=True),
@@ -306,8 +314,9 @@ def fired_faults(steps: Sequence[Step], events: list[tuple], marks: list[int]) -
 _FAULT_OF_STEP = {"crash": "crash", "elect": "leader_move", "isolate": "isolate",
                   "consumer_crash": "consumer_crash", "fetch_request": "fetch_split", "flush": "flush",
                   "deliver": "deliver", "controller_failover": "controller_failover",
-                  "replace_disk": "replace_disk"}
+                  "replace_disk": "replace_disk", "shutdown": "controlled_shutdown"}
 #: every kind ``fired_faults`` can report
-FAULT_KINDS = ("crash", "quick_restart", "power_loss", "replace_disk", "leader_move", "isolate", "isr_expiry",
+FAULT_KINDS = ("crash", "quick_restart", "power_loss", "replace_disk", "controlled_shutdown", "leader_move", "isolate",
+               "isr_expiry",
                "lost_ack", "fetch_split", "flush", "consumer_crash", "deliver", "controller_failover",
                "stale_produce")

@@ -25,7 +25,8 @@ class ProfileError(HwlibError, ValueError):
 BASE_ACTIONS = ("produce", "replication_round")
 #: fault actions (and client-side events), in the order they are documented
 FAULT_ACTIONS = ("fetch", "fetch_split", "flush", "crash", "quick_restart", "power_loss", "replace_disk",
-                 "leader_move", "tick", "isolate", "lost_ack", "consume", "consumer_crash", "deliver",
+                 "controlled_shutdown", "leader_move", "tick", "isolate", "lost_ack", "consume", "consumer_crash",
+                 "deliver",
                  "controller_failover", "stale_produce")
 ACTIONS = BASE_ACTIONS + FAULT_ACTIONS
 
@@ -41,6 +42,9 @@ ACTION_HELP = {
     "power_loss": "a crash that loses the unflushed log; noticed with probability power_loss_detected",
     "replace_disk": "a crash the controller notices; the broker comes back after restart_delay steps on a "
                     "new, empty disk (no log, no HW checkpoint, no leader-epoch cache)",
+    "controlled_shutdown": "the next broker in turn (assignment order) shuts down cleanly - the controller first "
+                           "moves its leadership and takes it out of the ISR - and restarts after restart_delay "
+                           "steps: a rolling restart",
     "leader_move": "the controller moves leadership to a random replica (clean: ISR members only)",
     "tick": "logical time passes by one of tick_ms (ISR expiry, timeouts, checkpoints)",
     "isolate": "the controller loses a broker (session expires with probability isolate_detected); "

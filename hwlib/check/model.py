@@ -463,8 +463,8 @@ class Bounds:
 
 
 #: the faults that take a broker out of the ISR by the controller's hand, any number of times:
-#: a loss it notices (an expired session, a crash, a power loss, a replaced disk)
-NOTICED = frozenset(("isolate", "crash", "power_loss", "replace_disk"))
+#: a loss it notices (an expired session, a crash, a power loss, a replaced disk, a controlled shutdown)
+NOTICED = frozenset(("isolate", "crash", "power_loss", "replace_disk", "controlled_shutdown"))
 
 
 def must_end(targets: list[str], bounds: Bounds, faults: tuple[str, ...],
@@ -542,7 +542,9 @@ def alphabet(replicas: tuple[str, ...], faults: tuple[str, ...], tick_ms: int) -
             steps.append(Step("crash", replica=r, lose_unflushed=True, detected=False))
         if "replace_disk" in faults and "crash" not in faults:
             steps.append(Step("crash", replica=r))
-        if {"crash", "quick_restart", "power_loss", "power_loss_unseen"} & set(faults):
+        if "controlled_shutdown" in faults:
+            steps.append(Step("shutdown", replica=r))
+        if {"crash", "quick_restart", "power_loss", "power_loss_unseen", "controlled_shutdown"} & set(faults):
             steps.append(Step("restart", replica=r))
         if "replace_disk" in faults:
             steps.append(Step("replace_disk", replica=r))

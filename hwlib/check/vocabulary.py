@@ -28,6 +28,8 @@ FAULTS = {
     "power_loss": "a crash that loses the unflushed log, noticed by the controller; restart later",
     "power_loss_unseen": "a power loss the controller does not notice (back within the session); restart later",
     "replace_disk": "a crash the controller notices; the broker comes back later on a new, empty disk",
+    "controlled_shutdown": "a broker shuts down cleanly after the controller moved its leadership and ISR; "
+                           "restart later",
     "flush": "a replica flushes its log and HW checkpoint",
     "tick": "time passes (tick_ms): ISR expiry, timeouts, checkpoints",
     "lost_ack": "a produce whose acknowledgement is lost; the producer may retry it",
@@ -41,7 +43,8 @@ FAULT_WORDS = {
     "elect": "leader moves", "isolate": "isolation", "isolate_unseen": "isolation",
     "deliver": "late LeaderAndIsr delivery", "controller_failover": "controller failovers",
     "crash": "crashes", "quick_restart": "quick restarts", "power_loss": "power loss",
-    "power_loss_unseen": "power loss", "replace_disk": "replaced disks", "flush": "flushes", "tick": "time passing",
+    "power_loss_unseen": "power loss", "replace_disk": "replaced disks",
+    "controlled_shutdown": "controlled shutdowns", "flush": "flushes", "tick": "time passing",
     "lost_ack": "lost acknowledgements", "stale_produce": "produces to a stale leader",
     "consume": "consumer polls", "consumer_crash": "consumer crashes",
 }
@@ -106,6 +109,8 @@ def step_fault(step: Step) -> str | None:
         return name + "_unseen" if step.lose_unflushed and not step.detected else name
     if kind == "isolate":
         return "isolate" if step.detected else "isolate_unseen"
+    if kind == "shutdown":
+        return "controlled_shutdown"
     if kind == "produce":
         return "lost_ack" if step.lose_ack else "stale_produce" if step.replica is not None else None
     if kind in ("elect", "deliver", "controller_failover", "flush", "tick", "consume", "consumer_crash",

@@ -75,6 +75,23 @@ class ControllerChannel:
             self.events.extend(membership_events(ctl, old_isr, old_elr, f"controller: {replica.id} failed"))
             self.send_leader_and_isr(old_leader)
 
+    def on_controlled_shutdown(self, replica: Replica) -> None:
+        """The controller moves leadership off a broker that asked to shut down and takes it out
+        of the ISR (``Controller.controlled_shutdown``); the change reaches every broker, the
+        one shutting down too (ZooKeeper: KAFKA-7482 from 2.1 and before 1.1; KRaft: it still
+        replays the metadata log)."""
+        ctl = self.controller
+        old_leader, old_isr, old_elr = ctl.leader, ctl.isr, ctl.elr
+        if ctl.controlled_shutdown(replica.id, self.kraft):
+            self.events.extend(membership_events(ctl, old_isr, old_elr, f"controller: {replica.id} shutting down"))
+            if self.kraft:
+                # KIP-841 (3.3+): a broker in controlled shutdown is not ISR-eligible
+                # (``Partition.isReplicaIsrEligible``: ``isBrokerShuttingDown``), so the leader's HW
+                # stops waiting for it when the change arrives
+                ctl.shutting_down = replica.id
+            self.send_leader_and_isr(old_leader)
+            ctl.shutting_down = None
+
     def on_broker_startup(self, replica: Replica, unclean_shutdown: bool, registers: bool = True) -> None:
         """A broker (re-)registers - or, under KRaft, is unfenced (``registers`` False: the same
         registration) - : elect if the partition has no leader, else send it the current state."""

@@ -209,6 +209,8 @@ class Cluster:
             self.crash(cast(str, replica), step.lose_unflushed, step.detected)
         elif kind == "restart":
             self.restart(cast(str, replica))
+        elif kind == "shutdown":
+            self.shutdown(cast(str, replica))
         elif kind == "replace_disk":
             self.replace_disk(cast(str, replica))
         elif kind == "elect":
@@ -373,8 +375,32 @@ class Cluster:
         self._stop(replica, lose_unflushed, detected)
         return None
 
-    def _stop(self, replica: Replica, lose_unflushed: bool, detected: bool) -> None:
-        """The broker's process ends (a crash, a power loss, or Kafka's own exit)."""
+    def shutdown(self, replica_id: str) -> None:
+        """Controlled shutdown (``controlled.shutdown.enable``, on by default), what a rolling
+        restart does to each broker: the broker asks the controller to move its leadership and
+        take it out of the ISR (``Controller.controlled_shutdown``), then stops cleanly - its
+        log flushed and its HW checkpointed (``ReplicaManager.shutdown(checkpointHW = true)``,
+        ``LogManager.shutdown``) - and the controller sees it go. A request that cannot reach
+        the controller (ZooKeeper: the broker is isolated from it; KRaft: its heartbeats do not
+        get through) fails: after ``controlled.shutdown.max.retries`` the broker stops anyway,
+        still cleanly. The step is atomic: nothing happens between the handover and the stop."""
+        replica = self.replica(replica_id)
+        reason = self.fault_skip("shutdown", replica)
+        if reason is not None:
+            return self.skip("shutdown", replica_id, reason)
+        kraft = self.protocol.kraft
+        granted = replica_id not in self.controller.dead and (kraft or not replica.isolated)
+        self.events.append(("shutdown", replica_id, granted, kraft))
+        if granted:
+            self.channel.on_controlled_shutdown(replica)
+        replica.log.flush()
+        replica.hw_checkpoint = replica.hw
+        self._stop(replica, lose_unflushed=False, detected=True, clean=True)
+        return None
+
+    def _stop(self, replica: Replica, lose_unflushed: bool, detected: bool, clean: bool = False) -> None:
+        """The broker's process ends (a crash, a power loss, Kafka's own exit or, ``clean``, a
+        controlled shutdown)."""
         replica_id = replica.id
         replica.online = False
         self.fetcher.drop_in_flight(replica)
@@ -388,7 +414,7 @@ class Cluster:
         replica.hw = min(replica.hw_checkpoint, replica.leo)
         replica.crashed_at_ms = self.time.now
         replica.unclean_shutdown = lose_unflushed
-        self.events.append(("crash", replica_id, lost, detected))
+        self.events.append(("stopped", replica_id) if clean else ("crash", replica_id, lost, detected))
         if detected:
             self.channel.on_broker_failure(replica)
 

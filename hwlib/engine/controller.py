@@ -42,7 +42,7 @@ class LeaderAndIsr:
 class Controller:
     __slots__ = ("assignment", "unclean", "leader", "leader_epoch", "isr", "dead", "elr_enabled",
                  "min_isr", "elr", "last_known_leader", "ineligible", "broker_epochs", "partition_epoch",
-                 "shrink_bumps_epoch")
+                 "shrink_bumps_epoch", "shutting_down")
 
     leader: str | None
     leader_epoch: int
@@ -56,6 +56,9 @@ class Controller:
     broker_epochs: dict[str, int]
     #: moves with every change written (ZooKeeper's zkVersion, KRaft's partition epoch)
     partition_epoch: int
+    #: KRaft: the broker in controlled shutdown while its change is published (never set
+    #: between steps: the broker stops in the same step, see ``Cluster.shutdown``)
+    shutting_down: str | None
 
     def __init__(self, assignment: tuple[str, ...], unclean_leader_election: bool,
                  elr: bool = False, min_insync_replicas: int = 1, shrink_bumps_epoch: bool = True,
@@ -67,6 +70,7 @@ class Controller:
         self.min_isr = min_insync_replicas
         #: the controller's own ISR removal bumps the leader epoch (all but KAFKA-15021's rule)
         self.shrink_bumps_epoch = shrink_bumps_epoch
+        self.shutting_down = None
         if source is not None:
             self.leader = source.leader
             self.leader_epoch = source.leader_epoch
@@ -112,33 +116,37 @@ class Controller:
             self.ineligible -= set(new_isr)
         self.isr = self._ordered(new_isr)
 
-    def elect_leader(self) -> str | None:
+    def _live(self, rid: str, shutting_down: str | None) -> bool:
+        return rid not in self.dead and rid != shutting_down
+
+    def elect_leader(self, shutting_down: str | None = None) -> str | None:
         """offlinePartitionLeaderElection: the first live ISR member in assignment order; with
         kip966 then the first live eligible ELR member, then the last known leader (ISR and
         ELR empty); else, with unclean election, the first live replica; each non-ISR choice
         becomes the ISR on its own. None when nobody qualifies. "Live" is the controller's
-        view: an unnoticed crash still looks live."""
+        view: an unnoticed crash still looks live; ``shutting_down`` (KRaft: a broker in
+        controlled shutdown, not ``isActive``) is not."""
         for rid in self.assignment:
-            if rid in self.isr and rid not in self.dead:
+            if rid in self.isr and self._live(rid, shutting_down):
                 # Election.leaderForOffline (ZooKeeper mode, 0.10.2's OfflinePartitionLeaderSelector
                 # to 3.9): the new ISR is the old one's live members
-                live = tuple(r for r in self.isr if r not in self.dead)
+                live = tuple(r for r in self.isr if self._live(r, shutting_down))
                 if live != self.isr:
                     self.set_isr(live)
                 return rid
         if self.elr_enabled:
             for rid in self.assignment:
-                if rid in self.elr and rid not in self.dead and rid not in self.ineligible:
+                if rid in self.elr and self._live(rid, shutting_down) and rid not in self.ineligible:
                     self.set_isr((rid,))
                     return rid
             last = self.last_known_leader
-            if (not self.isr and not self.elr and last is not None and last not in self.dead
+            if (not self.isr and not self.elr and last is not None and self._live(last, shutting_down)
                     and last not in self.ineligible):
                 self.set_isr((last,))
                 return last
         if self.unclean:
             for rid in self.assignment:
-                if rid not in self.dead:
+                if self._live(rid, shutting_down):
                     self.set_isr((rid,))
                     self.elr = ()
                     return rid
@@ -166,20 +174,57 @@ class Controller:
         registration changed (its znode is gone), KRaft fences a broker once."""
         if replica_id in self.dead:
             return False
-        bumps = self.failure_bumps_epoch(replica_id)
+        changed = self._remove_broker(replica_id)
         self.dead.add(replica_id)
+        return changed
+
+    def _remove_broker(self, replica_id: str) -> bool:
+        """The broker leaves the ISR (not as its last member, unless with ELR) and, if it
+        leads, a leader is elected without it (KRaft's ``generateLeaderAndIsrUpdates`` with
+        ``brokerToRemove``, for a fenced broker or one in controlled shutdown alike)."""
+        bumps = self.failure_bumps_epoch(replica_id)
         changed = False
         if self._failure_shrinks(replica_id):
             self.set_isr(tuple(r for r in self.isr if r != replica_id))
             changed = True
         if self.leader == replica_id:
-            self._set_leader(self.elect_leader())
+            self._set_leader(self.elect_leader(shutting_down=replica_id))
             changed = True
         if changed:
             self.partition_epoch += 1
             if bumps:
                 self.leader_epoch += 1
         return changed
+
+    def controlled_shutdown(self, replica_id: str, kraft: bool) -> bool:
+        """A live broker asks to shut down; returns whether the controller wrote a new leader or
+        ISR. The broker stays live here (it still applies the change); it stops right after.
+
+        KRaft (3.3 - 4.1, ``ReplicationControlManager.handleBrokerInControlledShutdown``): as for
+        a fenced broker - it leaves every ISR (its last member stays, unless with ELR) and a
+        partition it leads elects another acceptable leader, else none (-1, offline).
+        ZooKeeper (``KafkaController.doControlledShutdown``, 0.9 - 3.9): a partition it leads
+        moves to the first replica in assignment order that is live, in the ISR and not
+        shutting down, the new ISR being the old one without it
+        (``Election.leaderForControlledShutdown``, 0.10.2's ``ControlledShutdownLeaderSelector``);
+        if there is none nothing is written (the broker retries, then stops anyway). A
+        partition it follows: it leaves the ISR (``OfflineReplica``, never as the last
+        member). Every write bumps the leader epoch."""
+        if kraft:
+            return self._remove_broker(replica_id)
+        if self.leader == replica_id:
+            for rid in self.assignment:
+                if rid != replica_id and rid in self.isr and rid not in self.dead:
+                    self.set_isr(tuple(r for r in self.isr if r != replica_id))
+                    self.move_leadership(rid)
+                    return True
+            return False
+        if replica_id in self.isr and len(self.isr) > 1:
+            self.set_isr(tuple(r for r in self.isr if r != replica_id))
+            self.leader_epoch += 1
+            self.partition_epoch += 1
+            return True
+        return False
 
     def alter_partition(self, new_isr: tuple[str, ...], bump_on_shrink: bool) -> bool:
         """Write the leader's accepted ISR change (AlterIsr / AlterPartition); the partition

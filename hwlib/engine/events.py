@@ -29,6 +29,8 @@ from collections.abc import Callable
 #   ("reconciled", replica, fetch_offset)           kip595: a fetch was accepted after a change
 #   ("diverging", replica, fetch_offset, last_fetched_epoch, (epoch, end))  kip595 fetch answer
 #   ("crash", replica, lost_records, detected)
+#   ("shutdown", replica, granted, kraft)           the broker asks the controller to shut down (granted: it was heard)
+#   ("stopped", replica)                            the broker's process ends cleanly: log flushed, HW checkpointed
 #   ("restart", replica)
 #   ("replace_disk", replica, lost_records)         the broker's disk was replaced: it restarts empty
 #   ("detected", replica)                           session timeout: controller notices a crash
@@ -106,6 +108,12 @@ _DESCRIBE: dict[str, Callable[..., str]] = {
                                                  f"diverging epoch {answer[0]} ending at {answer[1]}"),
     "reconciled": lambda r, offset: f"leader accepts {r}'s fetch at {offset}: its log matches, reconciled",
     "crash": _crash,
+    "shutdown": lambda r, granted, kraft: (
+        (f"{r} asks to shut down ({'its heartbeat: wantShutDown' if kraft else 'ControlledShutdown'}): the "
+         "controller moves its leadership and takes it out of the ISR") if granted
+        else (f"{r} asks to shut down but cannot reach the controller: after controlled.shutdown.max.retries it "
+              "stops without a handover")),
+    "stopped": lambda r: f"{r}'s broker stops cleanly: log flushed, HW checkpointed",
     "restart": lambda r: f"{r} restarts",
     "replace_disk": lambda r, lost: (f"{r}'s disk was replaced: it comes back with an empty log (its {lost} "
                                      "record(s) gone), no HW checkpoint and no leader-epoch cache"),

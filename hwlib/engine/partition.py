@@ -232,9 +232,12 @@ class Partition:
             return False
         new_hw = len(leader.log.values)
         horizon = self.time.now - self.lag
-        dead = self.controller.dead if self.protocol.hw_counts_only_live_followers else ()
+        live_only = self.protocol.hw_counts_only_live_followers
+        dead = self.controller.dead if live_only else ()
+        leaving = self.controller.shutting_down if live_only else None
         for rid, remote in leader.remotes.items():
-            if remote.leo < new_hw and (rid in isr or (remote.last_caught_up_ms >= horizon and rid not in dead)):
+            if remote.leo < new_hw and (rid in isr or (remote.last_caught_up_ms >= horizon and rid not in dead
+                                                       and rid != leaving)):
                 new_hw = remote.leo
         if new_hw <= leader.hw:
             return False

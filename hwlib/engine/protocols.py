@@ -81,8 +81,10 @@ class Protocol:
     #: up (``time.milliseconds - r.lastCaughtUpTimeMs > maxLagMs``): a caught-up follower that
     #: stops fetching leaves the ISR after replica.lag.time.max.ms (hw, kip101, kip279).
     caught_up_follower_stays_in_isr = False
-    #: kip320+: a caught-up follower outside the ISR counts for the HW only while the
-    #: controller thinks it live (Kafka's isReplicaIsrEligible).
+    #: Kafka >= 3.6.0 (KAFKA-15021, both modes): a caught-up follower outside the ISR counts
+    #: for the HW only while it is ISR-eligible (``Partition.isReplicaIsrEligible``: live; under
+    #: KRaft also not in controlled shutdown). Up to 3.5 ``maybeIncrementLeaderHW`` waits for
+    #: every follower caught up within replica.lag.time.max.ms, live or not.
     hw_counts_only_live_followers = False
     #: fetch and OffsetsForLeaderEpoch requests carry the sender's current leader epoch; the
     #: leader answers FENCED_LEADER_EPOCH (older) or UNKNOWN_LEADER_EPOCH (newer) (kip320+)
@@ -245,7 +247,6 @@ class Kip320(Kip279):
                "leader epoch (FENCED / UNKNOWN_LEADER_EPOCH); a caught-up follower stays in "
                "the ISR (KAFKA-7152)")
     reconcile_on_epoch_change = True
-    hw_counts_only_live_followers = True
     fences_requests = True
     caught_up_follower_stays_in_isr = True
     out_of_range_exits_broker = False
@@ -325,7 +326,9 @@ class Kip966(Kip903):
     smaller than min.insync.replicas (from 3.7, KAFKA-15583) - and Eligible Leader Replicas in
     elections (on by default for new clusters from 4.1); a replica back from an unclean
     shutdown (power loss, a new disk) is not eligible until it rejoins the ISR. From 3.6
-    (KAFKA-15021) an ISR shrink no longer bumps the leader epoch, only the partition epoch."""
+    (KAFKA-15021) an ISR shrink no longer bumps the leader epoch, only the partition epoch, and
+    the HW no longer waits for a caught-up follower outside the ISR that is fenced or shutting
+    down."""
 
     name = "kip966"
     kafka = "4.1 (KRaft)"
@@ -335,6 +338,7 @@ class Kip966(Kip903):
     strict_min_isr = True
     eligible_leader_replicas = True
     isr_shrink_bumps_leader_epoch = False
+    hw_counts_only_live_followers = True
 
 
 GENERATIONS: dict[str, Protocol] = {

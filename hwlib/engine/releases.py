@@ -203,6 +203,13 @@ FLAGS: tuple[Flag, ...] = (
          "KAFKA-15021",
          "3.6.0 PartitionChangeBuilder.triggerLeaderEpochBumpIfNeeded (metadata.version >= 3.6-IV0)",
          since=_v("3.6.0"), modes=(KRAFT,), metadata_version=_iv("3.6-IV0"), off=True),
+    Flag("hw_counts_only_live_followers",
+         "a caught-up follower outside the ISR holds the HW back only while it is live (under KRaft: not fenced, "
+         "not in controlled shutdown); before, the HW waits for it until replica.lag.time.max.ms passes",
+         "KAFKA-15021",
+         "3.6.0 Partition.maybeIncrementLeaderHW (shouldWaitForReplicaToJoinIsr: isReplicaIsrEligible), shared by "
+         "ZooKeeper and KRaft brokers",
+         since=_v("3.6.0")),
     Flag("strict_min_isr",
          "the leader's HW does not advance while the ISR is smaller than min.insync.replicas",
          "KAFKA-15583",

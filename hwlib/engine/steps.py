@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from ..errors import ScenarioError
 from .config import parse_acks
 
-REPLICA_STEPS = ("fetch", "fetch_request", "fetch_response", "flush", "crash", "restart", "replace_disk",
-                 "elect", "isolate", "reconnect", "deliver")
+REPLICA_STEPS = ("fetch", "fetch_request", "fetch_response", "flush", "crash", "shutdown", "restart",
+                 "replace_disk", "elect", "isolate", "reconnect", "deliver")
 #: steps without arguments
 BARE_STEPS = ("retry", "commit", "consumer_crash", "controller_failover")
 STEP_KINDS = tuple(sorted(REPLICA_STEPS + BARE_STEPS + ("produce", "tick", "consume")))
@@ -89,6 +89,8 @@ class Step:
             return f"deliver {self.replica} its oldest queued LeaderAndIsr {what}"
         if kind == "replace_disk":
             return f"{self.replica} restarts on a new, empty disk"
+        if kind == "shutdown":
+            return f"controlled shutdown of {self.replica}"
         return f"{kind} {self.replica}"
 
 

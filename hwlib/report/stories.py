@@ -18,7 +18,8 @@ from pathlib import Path
 from ..anomalies.checker import SEVERITY
 from ..scenario import load_scenario
 
-_STORY_EVENTS = ("ack", "crash", "restart", "replace_disk", "leader", "truncate", "isr", "elr", "isolate", "reconnect",
+_STORY_EVENTS = ("ack", "crash", "shutdown", "stopped", "restart", "replace_disk", "leader", "truncate", "isr", "elr",
+                 "isolate", "reconnect",
                  "refused", "diverging", "epoch_request", "bounced", "detected", "produce_error",
                  "leader_and_isr", "controller_failover", "metadata")
 

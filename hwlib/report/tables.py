@@ -130,6 +130,8 @@ def step_action(step) -> str | None:
         return "lost_ack" if step.lose_ack else "stale_produce" if step.replica is not None else None
     if kind == "elect":
         return "leader_move"
+    if kind == "shutdown":
+        return "controlled_shutdown"
     if kind == "fetch_request":
         return "fetch_split"
     if kind in ("tick", "flush", "isolate", "deliver", "controller_failover", "consume", "consumer_crash",
@@ -145,6 +147,7 @@ ACTION_WORDS = {
     "flush": "a replica flushes its log and HW checkpoint", "crash": "a crash the controller notices",
     "quick_restart": "a crash within the session timeout, not noticed", "power_loss": "a power loss: the "
     "unflushed log is gone", "replace_disk": "a broker comes back on a new, empty disk",
+    "controlled_shutdown": "a broker shuts down cleanly after handing over its leadership (a rolling restart)",
     "leader_move": "an operator moves leadership (clean election)",
     "tick": "time passes", "isolate": "a broker loses the controller", "lost_ack": "an acknowledgement is lost",
     "consume": "the consumer polls", "consumer_crash": "the consumer dies", "deliver": "a cut-off broker "
@@ -153,8 +156,8 @@ ACTION_WORDS = {
 }
 #: the actions counted as faults in "faults per run" (time passing, flushes, split fetches and
 #: consumer polls are counted apart)
-FAULTS_PER_RUN = ("crash", "quick_restart", "power_loss", "replace_disk", "leader_move", "isolate", "deliver",
-                  "controller_failover", "lost_ack", "stale_produce", "consumer_crash")
+FAULTS_PER_RUN = ("crash", "quick_restart", "power_loss", "replace_disk", "controlled_shutdown", "leader_move",
+                  "isolate", "deliver", "controller_failover", "lost_ack", "stale_produce", "consumer_crash")
 
 
 def profile_table(spec, max_runs: int = 500) -> str:

@@ -36,6 +36,7 @@ FORKS = {
     "crash": lambda replica, value: Step("crash", replica=replica),
     "quick restart (unnoticed crash)": lambda replica, value: Step("crash", replica=replica, detected=False),
     "power loss": lambda replica, value: Step("crash", replica=replica, lose_unflushed=True),
+    "controlled shutdown": lambda replica, value: Step("shutdown", replica=replica),
     "restart": lambda replica, value: Step("restart", replica=replica),
     "restart on a new, empty disk": lambda replica, value: Step("replace_disk", replica=replica),
     "elect": lambda replica, value: Step("elect", replica=replica),

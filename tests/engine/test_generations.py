@@ -10,8 +10,6 @@ from hwlib.engine.log import ReplicaLog
 from hwlib.engine.protocols import get_protocol
 from hwlib.engine.replica import FETCHING, TRUNCATING
 
-from ..helpers.remotes import replace_view
-
 
 def log_with(*records: tuple[int, str]) -> ReplicaLog:
     log = ReplicaLog()
@@ -168,20 +166,6 @@ def test_kip320_isr_join_needs_the_leader_epoch_start():
         assert b.leader_epoch_start == 5 and b.hw == 0
         c.fetch_request("C")                          # fetch offset 0 >= HW 0
         assert ("C" in c.isr) is joins, protocol
-
-
-def test_kip320_dead_followers_outside_isr_do_not_hold_back_the_hw():
-    for protocol, expected in (("kip279", 1), ("kip320", 2)):
-        c = Cluster(ClusterConfig(replicas=("A", "B", "C"), protocol=protocol, acks="1"))
-        leader = c.leader
-        c.produce("x")
-        c.produce("y")
-        c.controller.isr = leader.isr = ("A", "B")
-        c.controller.dead.add("C")
-        replace_view(leader, "B", leo=2)
-        replace_view(leader, "C", leo=1, last_caught_up_ms=c.now)
-        c.partition.maybe_increment_leader_hw(leader)
-        assert leader.hw == expected, protocol
 
 
 @pytest.mark.parametrize(("name", "kind"), [

@@ -204,6 +204,29 @@ def test_an_isr_shrink_keeps_the_leader_epoch_from_3_6_kraft():
     assert epoch("3.6-zk") == 0
 
 
+def test_the_hw_stops_waiting_for_a_dead_caught_up_follower_from_3_6():
+    """KAFKA-15021 (3.6.0's Partition.maybeIncrementLeaderHW, both modes): a follower outside the
+    ISR that caught up within replica.lag.time.max.ms holds the HW back only while it is
+    ISR-eligible. C, out of the ISR and lost by the controller, still fetches from the leader
+    and catches up (the controller refuses to add it back, KAFKA-14140); then C crashes. Up to
+    3.5 the leader waits for C's LEO; from 3.6 it does not."""
+    for name, hw in (("3.5-zk", 1), ("3.6-zk", 2), ("3.5-kraft", 1), ("3.6-kraft", 2)):
+        c = cluster(name, acks="1")
+        c.produce("x")
+        c.fetch("B")
+        c.fetch("B")
+        c.tick(46000)                                # C lags: ISR {A, B}
+        c.isolate("C")                               # out of the ISR already: no write, no new epoch
+        c.fetch("C")
+        c.fetch("C")                                 # caught up; AlterPartition adding it is refused
+        assert c.isr == ("A", "B") and "isr_ineligible" in kinds(c), name
+        c.crash("C")
+        c.produce("y")
+        c.fetch("B")
+        c.fetch("B")
+        assert c.by_id["A"].hw == hw, name
+
+
 def test_the_hw_stays_below_min_isr_from_3_7_both_modes():
     """KAFKA-15583: 3.7.0's Partition.maybeIncrementLeaderHW returns while the ISR is below
     min.insync.replicas, in ZooKeeper and KRaft mode alike (shared broker code)."""
@@ -239,6 +262,7 @@ FLAG_TESTS = {
     "alter_isr_rejects_fenced": test_an_isr_change_may_not_add_a_broker_that_is_not_live_from_3_3,
     "alter_isr_checks_broker_epochs": test_alter_partition_checks_broker_epochs_from_3_5_kraft,
     "isr_shrink_bumps_leader_epoch": test_an_isr_shrink_keeps_the_leader_epoch_from_3_6_kraft,
+    "hw_counts_only_live_followers": test_the_hw_stops_waiting_for_a_dead_caught_up_follower_from_3_6,
     "strict_min_isr": test_the_hw_stays_below_min_isr_from_3_7_both_modes,
     "eligible_leader_replicas": test_eligible_leader_replicas_are_on_by_default_from_4_1,
 }
