@@ -77,7 +77,7 @@ def build_parser() -> argparse.ArgumentParser:
     scen = sub.add_parser("scenarios", help="list the built-in scenarios")
     scen.add_argument("--markdown", action="store_true",
                       help="print the README's table: summary and expected anomalies per generation")
-    sub.add_parser("protocols", help="the protocol generations and what each changed")
+    sub.add_parser("protocols", help="the protocol generations, what each changed and the releases on each")
     rel = sub.add_parser("releases", help="every Apache Kafka release 0.9 - 4.1 (ZooKeeper, KRaft): its rule set, "
                                           "flags and where they were read")
     rel.add_argument("--json", action="store_true", help="one JSON object per release")
@@ -443,8 +443,9 @@ def _shrink(args) -> int:
 
 
 def _generations(args) -> int:
-    """``hwlib protocols``: the generations in release order and what each changed."""
-    from .engine.protocols import generations_table
+    """``hwlib protocols``: the generations in release order, what each changed and the
+    releases whose rules come from each."""
+    from .engine.releases import generations_table
 
     print(generations_table())
     return 0

@@ -12,6 +12,7 @@ import yaml
 
 from .anomalies.checker import KINDS
 from .engine.config import PROTOCOLS, ClusterConfig
+from .engine.releases import release
 from .engine.steps import Step, parse_steps
 from .errors import ConfigError, HwlibError, ScenarioError, UnknownScenarioError
 from .run import RunResult, run_steps
@@ -35,7 +36,8 @@ class Scenario:
     config: ClusterConfig
     steps: tuple[Step, ...]
     description: str = ""
-    #: expected anomaly kinds per protocol, e.g. {"hw": ["lost-write"], "kip101": []}
+    #: expected anomaly kinds per generation, e.g. {"hw": ["lost-write"], "kip101": []}, and per
+    #: release where its rules give another answer than its generation's ({"2.0.1": []})
     expect: dict[str, tuple[str, ...]] = field(default_factory=dict)
     path: str | None = None
     #: what it shows, in one short line (the README's scenario table)
@@ -108,9 +110,13 @@ def scenario_from_dict(data, source: str = "scenario") -> Scenario:
         raise ScenarioError(f"{source}: expect: a mapping protocol -> list of anomaly kinds")
     expect = {}
     for protocol, kinds in expect_raw.items():
+        protocol = str(protocol)
         if protocol not in PROTOCOLS:
-            raise ScenarioError(f"{source}: expect.{protocol}: unknown protocol; allowed: "
-                                f"{', '.join(PROTOCOLS)}")
+            try:        # a release whose rules differ from its generation's here (``hwlib releases``)
+                protocol = release(protocol, f"expect.{protocol}").key
+            except HwlibError:
+                raise ScenarioError(f"{source}: expect.{protocol}: neither a generation ({', '.join(PROTOCOLS)}) "
+                                    "nor a release (VERSION[-zk|-kraft], see hwlib releases)") from None
         if not isinstance(kinds, list) or any(k not in KINDS for k in kinds):
             raise ScenarioError(f"{source}: expect.{protocol}: a list of anomaly kinds from "
                                 f"{', '.join(KINDS)}; got {kinds!r}")

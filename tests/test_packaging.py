@@ -32,7 +32,7 @@ def test_readme_front_door_commands(repo):
 
 
 def test_readme_generations_table_comes_from_the_code(repo):
-    from hwlib.engine.protocols import generations_table
+    from hwlib.engine.releases import generations_table
 
     assert generations_table() in (repo / "README.md").read_text()
 

@@ -23,6 +23,24 @@ def test_builtin_reports_exactly_its_expected_anomalies(name, protocol):
     assert result.anomaly_kinds() == sorted(scenario.expect[protocol])
 
 
+@pytest.mark.parametrize("name", BUILTINS)
+def test_builtin_under_every_release_reports_its_release_or_generation_expectation(name):
+    """Every release of the table (``hwlib releases``) answers as its generation does unless the
+    scenario states the release's own answer - where a flag, a default (unclean election before
+    0.11, ELR off in 4.0) or 2.7's kip320 fetch path changes it."""
+    from hwlib.engine.releases import RELEASES
+
+    scenario = hwlib.load_scenario(name)
+    for row in RELEASES:
+        expected = scenario.expect.get(row.key, scenario.expect[row.generation])
+        got = hwlib.run_scenario(scenario.with_release(row.key)).anomaly_kinds()
+        assert got == sorted(expected), (name, row.key)
+    for key in scenario.expect:
+        if key not in hwlib.PROTOCOLS:            # a release's own answer differs from its generation's
+            row = next(r for r in RELEASES if r.key == key)
+            assert sorted(scenario.expect[key]) != sorted(scenario.expect[row.generation]), (name, key)
+
+
 def by_kind(result, kind):
     return [a for a in result.anomalies if a.kind == kind]
 

@@ -41,16 +41,19 @@ def check_all(config: ClusterConfig, protocols: list[str], bounds: Bounds, fault
               kinds: tuple[str, ...], exhaustive: bool = False, progress=None, directory: CheckDir | None = None,
               resume: bool = False, checkpoint_every: float = 10.0, workers: int = 1,
               spark=None, coverage: tuple[FaultProfile, int, int] | None = None,
-              memory: float | None = None) -> list[CheckResult]:
+              memory: float | None = None, settings: dict | None = None) -> list[CheckResult]:
     """``explore`` per generation (on ``workers`` processes, or as Spark jobs on ``spark``: a
     Spark cluster; the frontier's live states within ``memory`` GiB); with ``directory``, each
     search checkpoints there and each finished generation is recorded, and ``resume`` goes on
     from what it holds. With ``coverage`` (profile, runs, seed), each search that completes
     here also measures what share of its states that many of the profile's random runs visit
-    (``CheckResult.coverage``)."""
+    (``CheckResult.coverage``). ``settings`` override each one's config after its rules are
+    set (a release brings its own defaults, e.g. unclean election before 0.11)."""
     results = []
     for protocol in protocols:
         generation = config.with_rules(protocol)
+        if settings:
+            generation = generation.replace(**settings)
         result = directory.finished(protocol, generation.replace(replicas=list(bounds.replica_ids)),
                                     bounds, faults) if directory is not None and resume else None
         if result is not None and result.coverage is not None and (

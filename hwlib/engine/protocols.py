@@ -346,13 +346,6 @@ GENERATIONS: dict[str, Protocol] = {
 }
 
 
-def generations_table() -> str:
-    """Markdown table of the generations: name, Kafka release, what changed."""
-    rows = ["| `protocol` | Kafka | what changed |", "|---|---|---|"]
-    rows += [f"| `{p.name}` | {p.kafka} | {p.summary} |" for p in GENERATIONS.values()]
-    return "\n".join(rows)
-
-
 def get_protocol(name: str) -> Protocol:
     try:
         return GENERATIONS[name]

@@ -416,3 +416,14 @@ def rules_for(config: ClusterConfig) -> Protocol:
 def rules_named(name: str) -> Protocol:
     """A generation's rules (``kip320``) or a release's (``3.7-kraft``), by name."""
     return GENERATIONS[name] if name in GENERATIONS else release(name).rules()
+
+
+def generations_table() -> str:
+    """Markdown table of the generations: name, the Kafka release whose rules it runs, what
+    changed, and every release of the table whose rules come from it (``hwlib releases`` says
+    which flags each adds)."""
+    rows = ["| `protocol` | Kafka | what changed | releases on these rules |", "|---|---|---|---|"]
+    for p in GENERATIONS.values():
+        keys = ", ".join(r.key for r in RELEASES if r.generation == p.name)
+        rows.append(f"| `{p.name}` | {p.kafka} | {p.summary} | {keys} |")
+    return "\n".join(rows)

@@ -23,7 +23,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .findings import DURABLE_ACKS, DURABLE_MIN_ISR, Sweep, join, p_text, percent, plain, release
+from .findings import DURABLE_ACKS, DURABLE_MIN_ISR, Sweep, generation_of, join, p_text, percent, plain, release
+from .findings import name as rules_name
 from .statistics import CLAIM_BOUND
 
 #: an availability difference below this is "no cost" (one point of the share of steps)
@@ -173,7 +174,8 @@ class ShortAnswer:
         out = []
         if self.kip101 is not None:
             out.append(_kip101_sentence(self.kip101))
-        told = {(self.kip101.profile, p) for p in ("hw", "kip101")} if self.kip101 else set()
+        told = ({(self.kip101.profile, c.protocol) for c in (self.kip101.hw, self.kip101.kip101)} if self.kip101
+                else set())
         for story in self.stories:
             sentence = _story_sentence(story, told, self.explanations)
             if sentence is not None:
@@ -212,10 +214,13 @@ def build(summary: pd.DataFrame, runs: pd.DataFrame) -> ShortAnswer:
 def _kip101(sweep: Sweep, stories: list[ProfileStory]) -> Kip101Result | None:
     """The profile that shows KIP-101's result best: hw lost and kip101 did not (the largest hw
     rate); else the largest surplus of runs lost under hw only; None without both generations
-    or a profile where hw lost."""
+    or a profile where hw lost. In a sweep over releases, the first release of each generation
+    (0.10.2 and 0.11, say) stands for it."""
     candidates = []
     for story in stories:
-        cells = {c.protocol: c for c in story.cells}
+        cells: dict[str, Cell] = {}
+        for c in story.cells:
+            cells.setdefault(generation_of(c.protocol), c)
         if "hw" in cells and "kip101" in cells and cells["hw"].lossy:
             test = sweep.paired(cells["hw"].cell, cells["kip101"].cell) if len(sweep.runs) else \
                 {"runs": 0, "a_only": 0, "b_only": 0, "p": 1.0}
@@ -227,6 +232,10 @@ def _kip101(sweep: Sweep, stories: list[ProfileStory]) -> Kip101Result | None:
 
 def _name(protocol: str) -> str:
     return html.escape(release(protocol))
+
+
+def _short(protocol: str) -> str:
+    return html.escape(rules_name(protocol))
 
 
 def _lost(cell: Cell) -> str:
@@ -248,22 +257,28 @@ def _kip101_sentence(result: Kip101Result) -> Sentence:
     profile = f"<b>{html.escape(result.profile)}</b>"
     if not new.lossy:
         lead = "<b>KIP-101 closed the loss it was written for:</b> "
-        second = f"{_name('kip101')} none"
+        second = f"{_name(new.protocol)} none"
     else:
         lead = "<b>KIP-101 narrowed the loss it was written for:</b> "
-        second = f"{_name('kip101')} in {_lost(new)}"
+        second = f"{_name(new.protocol)} in {_lost(new)}"
     paired = ""
     if test["runs"]:
-        paired = (f" (on the same schedules, {test['a_only']} runs lost under hw only and {test['b_only']} under "
-                  f"kip101 only: McNemar's exact test, {html.escape(p_text(test['p']))})")
-    clause = Clause(f"under {profile}, {_name('hw')} lost an acknowledged write in {_lost(hw)} and {second}{paired}",
-                    result.profile, (("hw", "lost_rate"), ("kip101", "lost_rate")))
+        paired = (f" (on the same schedules, {test['a_only']} runs lost under {_short(hw.protocol)} only and "
+                  f"{test['b_only']} under {_short(new.protocol)} only: McNemar's exact test, "
+                  f"{html.escape(p_text(test['p']))})")
+    clause = Clause(f"under {profile}, {_name(hw.protocol)} lost an acknowledged write in {_lost(hw)} and "
+                    f"{second}{paired}", result.profile, ((hw.protocol, "lost_rate"), (new.protocol, "lost_rate")))
     return Sentence((clause,), lead)
 
 
 def _span(cells: list[Cell]) -> str:
     """``every generation from hw (...) to kip903 (...)``: consecutive generations, first to last."""
-    return f"every generation from {_name(cells[0].protocol)} to {_name(cells[-1].protocol)}"
+    return f"every {_kind(cells)} from {_name(cells[0].protocol)} to {_name(cells[-1].protocol)}"
+
+
+def _kind(cells: list[Cell]) -> str:
+    """What the sweep's rows are: generations (``kip320``) or releases (``3.7-kraft``)."""
+    return "release" if any(generation_of(c.protocol) != c.protocol for c in cells) else "generation"
 
 
 def _story_sentence(story: ProfileStory, told: set[tuple[str, str]],
@@ -273,10 +288,12 @@ def _story_sentence(story: ProfileStory, told: set[tuple[str, str]],
     clauses = []
     if not story.lossy:
         if story.unsure:
-            names = join([c.protocol for c in story.unsure])
-            return Sentence((Clause(f"no generation lost an acknowledged write, but {names} ran too few runs to tell",
+            names = join([_short(c.protocol) for c in story.unsure])
+            return Sentence((Clause(f"no {_kind(story.cells)} lost an acknowledged write, but {names} ran too few runs "
+                                    "to tell",
                                     profile),), lead)
-        return Sentence((Clause(f"no generation lost an acknowledged write ({story.cells[0].runs:,} runs each)",
+        return Sentence((Clause(f"no {_kind(story.cells)} lost an acknowledged write ({story.cells[0].runs:,} runs "
+                                "each)",
                                 profile),), lead)
     before = [c for c in story.before_stop if (profile, c.protocol) not in told]
     if before:
@@ -289,12 +306,13 @@ def _story_sentence(story: ProfileStory, told: set[tuple[str, str]],
             low, high = min(before, key=lambda c: c.rate), max(before, key=lambda c: c.rate)
             consecutive = story.cells[story.cells.index(before[0]):story.cells.index(before[-1]) + 1] == before
             who = _span(before) if consecutive else join([_name(c.protocol) for c in before])
-            clauses.append(Clause(f"{who} lost, in {percent(low.rate)} ({low.protocol}) to {percent(high.rate)} "
-                                  f"({high.protocol}) of {before[0].runs:,} runs", profile,
+            clauses.append(Clause(f"{who} lost, in {percent(low.rate)} ({_short(low.protocol)}) to "
+                                  f"{percent(high.rate)} "
+                                  f"({_short(high.protocol)}) of {before[0].runs:,} runs", profile,
                                   ((low.protocol, "lost_rate"), (high.protocol, "lost_rate"))))
     stop = story.stopper
     if stop is None:
-        clauses.append(Clause("no generation in this sweep stopped it", profile))
+        clauses.append(Clause(f"no {_kind(story.cells)} in this sweep stopped it", profile))
     else:
         last = story.before_stop[-1]
         cost = stop.unavailability - last.unavailability
@@ -302,22 +320,24 @@ def _story_sentence(story: ProfileStory, told: set[tuple[str, str]],
             if cost >= COST_POINT:
                 clauses.append(Clause(f"{_name(stop.protocol)} lost none, at a price: no online leader in "
                                       f"{percent(stop.unavailability)} of steps against "
-                                      f"{percent(last.unavailability)} under {last.protocol}", profile,
+                                      f"{percent(last.unavailability)} under {_short(last.protocol)}", profile,
                                       ((stop.protocol, "unavailability"), (last.protocol, "unavailability"))))
             else:
                 clauses.append(Clause(f"{_name(stop.protocol)} stopped it, at no cost in availability", profile))
         for cell in story.stragglers:
             why = explanations.get((profile, cell.protocol))
-            clauses.append(Clause(f"{_name(cell.protocol)} still lost {_lost(cell)} after {stop.protocol} had lost "
+            clauses.append(Clause(f"{_name(cell.protocol)} still lost {_lost(cell)} after {_short(stop.protocol)} "
+                                  f"had lost "
                                   f"none{_because(why)}", profile,
                                   ((cell.protocol, "lost_rate"),)))
         clean_from = story.clean_from
         if story.stragglers and clean_from is not None:
             clauses.append(Clause(f"none lost from {_name(clean_from.protocol)} on", profile))
         elif story.stragglers:
-            clauses.append(Clause("losses went on to the last generation in this sweep", profile))
+            clauses.append(Clause(f"losses went on to the last {_kind(story.cells)} in this sweep", profile))
     if story.unsure:
-        clauses.append(Clause(f"{join([c.protocol for c in story.unsure])} lost none, but in too few runs to tell",
+        clauses.append(Clause(f"{join([_short(c.protocol) for c in story.unsure])} lost none, but in too few runs "
+                              "to tell",
                               profile))
     return Sentence(tuple(clauses), lead) if clauses else None
 
@@ -354,14 +374,15 @@ def recommendations(answer: ShortAnswer, acks_one: dict | None = None) -> list[t
         for cell in earlier:
             why = answer.explanations.get((story.profile, cell.protocol))
             if why is not None and why.issue is not None and why.fixed_in:
-                issues.setdefault((why.issue, why.fixed_in), []).append(cell.protocol)
+                issues.setdefault((why.issue, why.fixed_in), []).append(_short(cell.protocol))
         fixes = [f"{issue}, which {join(names)} lost to here, is fixed from Kafka {fixed}"
                  for (issue, fixed), names in issues.items()]
         also = f" ({'; '.join(fixes)})" if fixes else ""
         last = [c for c in earlier if c.lossy][-1]
         price = clean_from.unavailability - last.unavailability
         cost = (f"; expect the partition to be without a leader longer ({percent(clean_from.unavailability)} of steps "
-                f"here, against {percent(last.unavailability)} under {last.protocol})" if price >= COST_POINT else "")
+                f"here, against {percent(last.unavailability)} under {_short(last.protocol)})"
+                if price >= COST_POINT else "")
         out.append((f"durable:{story.scope}", f"{where}: run {_name(clean_from.protocol)} or later{also}{cost}."))
     if acks_one and acks_one.get("cells_losing"):
         out.append(("acks-1", f"Produce with acks=all and min.insync.replicas={DURABLE_MIN_ISR} on three replicas: "
@@ -404,7 +425,7 @@ def straggler_findings(answer: ShortAnswer):
             link = f' (<a href="#{why.anchor}">its counterexample</a>)' if why and why.anchor else ""
             why = why or Explanation(None, "")
             text = f"{head}. {why.html()}{link}"
-            out.append(Finding(f"straggler:{story.profile}:{cell.protocol}", text, [cell.cell],
+            out.append(Finding(f"straggler:{story.profile}:{_short(cell.protocol)}", text, [cell.cell],
                                {"runs": cell.runs, "runs_lost": cell.lost, "issue": why.issue if why else None},
                                conclusive=why is not None and why.issue is not None))
     return out

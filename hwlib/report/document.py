@@ -163,20 +163,27 @@ def simulated_line(spec, manifest: dict) -> str:
     """What the numbers are, in one paragraph (HTML): a simulation by hwlib's model of one
     partition - not measurements of a Kafka cluster - with its generations and the Kafka
     releases they model, the runs and what one run is, the fault profiles."""
-    from .findings import join, release
+    from .findings import join, release, rules_order
 
-    protocols = [p for p in PROTOCOLS if p in {c.config.protocol for c in spec.cells}]
+    protocols = rules_order(c.config.rules_name for c in spec.cells)
+    kind = "generation" if all(p in PROTOCOLS for p in protocols) else "release"
+    unclean = sorted({bool(c.config.unclean_leader_election) for c in spec.cells})
+    election = ("" if len(unclean) > 1 else
+                f" Unclean leader election is {'on' if unclean[0] else 'off'} in every cell"
+                + ("" if unclean[0] or kind == "generation" else
+                   " (Kafka's default from 0.11, KIP-106; before 0.11 it was on)") + ".")
     replicas = sorted({len(c.config.replicas) for c in spec.cells})
     steps = sorted({c.profile.steps for c in spec.cells})
     profiles = [f'<a href="#fault-profiles">{html.escape(name)}</a>' for name in spec.profiles()]
     return (f"<p class=\"hwl-simulated\"><b>What this is:</b> a simulation, not measurements of a Kafka cluster. "
             f"hwlib's model of one partition's replication on {join([str(r) for r in replicas])} brokers ran "
             f"<b>{manifest['rows']:,} runs</b> ({manifest['cells']} cells of "
-            f"{manifest['runs_per_cell']:,} runs; a cell is one generation at one setting under one fault "
+            f"{manifest['runs_per_cell']:,} runs; a cell is one {kind} at one setting under one fault "
             f"profile). Each run is {join([str(s) for s in steps])} random steps - produces, fetches and faults "
             f"drawn from its fault profile ({join(profiles)}, defined below) - replayed exactly under "
-            f"the replication rules of {join([release(p) for p in protocols])}. Cells that differ only in the "
-            f"generation or the settings ran the same schedules, so their differences are the generations'.</p>")
+            f"the replication rules of {join([release(p) for p in protocols])}, each read from Kafka's code at "
+            f"that release (<code>hwlib releases</code>). Cells that differ only in the {kind} or the settings ran "
+            f"the same schedules, so their differences are the {kind}s'.{election}</p>")
 
 
 # -------------------------------------------------------------------------------- metrics
@@ -270,7 +277,7 @@ def render(params: dict, out_html, progress: bool = True) -> dict:
 
 # ------------------------------------------------------------------------- navigation
 #: the report's sections: (anchor, title) in page order
-SECTIONS = (("short-answer", "Short answer"), ("by-generation", "By generation"), ("findings", "Findings"),
+SECTIONS = (("short-answer", "Short answer"), ("by-release", "By release"), ("findings", "Findings"),
             ("fault-profiles", "Fault profiles"), ("hw-lag", "HW lag"), ("can-it-happen", "Can it happen at all?"),
             ("counterexamples", "Counterexamples"), ("details", "Details"))
 

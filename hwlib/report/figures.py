@@ -11,12 +11,20 @@ import math
 import pandas as pd
 
 from ..engine.config import PROTOCOLS
-from .findings import DURABLE_ACKS, DURABLE_MIN_ISR, Sweep, plain
+from .findings import DURABLE_ACKS, DURABLE_MIN_ISR, KIPS, Sweep, generation_of, plain, rules_order
 
 
-def protocol_order(values) -> list[str]:
-    present = set(values)
-    return [p for p in PROTOCOLS if p in present]
+def tick(rules: str) -> str:
+    """A figure's label for rules: a generation's name, or a release over its rules' KIP."""
+    if rules in PROTOCOLS:
+        return rules
+    from ..engine.releases import release
+
+    return f"{release(rules).label.replace('ZooKeeper', 'ZK')}\n{KIPS[generation_of(rules)]}"
+
+
+def _by(names: list[str]) -> str:
+    return "generation" if all(p in PROTOCOLS for p in names) else "release"
 
 
 #: the headline's panels: (title, rate column, interval columns or None)
@@ -56,7 +64,9 @@ def plot_headline(summary: pd.DataFrame):
                 else:
                     ax.plot(xs, ys, color=colour, alpha=0.25, linewidth=1, linestyle="--", zorder=1)
         ax.set_title(title, fontsize=10)
-        ax.set_xticks(range(len(protocols)), protocols, fontsize=8)
+        ax.set_xticks(range(len(protocols)), [tick(p) for p in protocols], fontsize=7,
+                      rotation=0 if _by(protocols) == "generation" else 50, ha="center" if _by(protocols) ==
+                      "generation" else "right", rotation_mode="anchor")
         ax.set_ylim(-0.02, 1.02)
         ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:.0%}"))
         ax.grid(alpha=0.3)
@@ -65,7 +75,7 @@ def plot_headline(summary: pd.DataFrame):
     handles.append(plt.Line2D([], [], color="grey", alpha=0.4, linestyle="--"))
     labels.append("other acks / min.insync.replicas")
     fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)
-    fig.suptitle(f"By generation, acks={DURABLE_ACKS} and min.insync.replicas={DURABLE_MIN_ISR} "
+    fig.suptitle(f"By {_by(protocols)}, acks={DURABLE_ACKS} and min.insync.replicas={DURABLE_MIN_ISR} "
                  "(bars: 95% intervals)", fontsize=10)
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig
@@ -77,7 +87,7 @@ def plot_lag_over_steps(table: pd.DataFrame):
     the 90th percentile across runs."""
     import matplotlib.pyplot as plt
 
-    protocols = protocol_order(table["protocol"])
+    protocols = rules_order(table["protocol"])
     rows = (("partition", "partition HW lag\n(leader LEO - HW)"),
             ("follower", "follower HW lag\n(HW - lowest ISR follower HW)"))
     fig, axes = plt.subplots(len(rows), max(1, len(protocols)), figsize=(12, 4.6), sharex=True, sharey=True,
@@ -93,7 +103,7 @@ def plot_lag_over_steps(table: pd.DataFrame):
             ax.step(data["step"], data[f"{name}_p50"], where="mid", color=colour, linewidth=1.3)
             ax.grid(alpha=0.3)
             if r == 0:
-                ax.set_title(protocol, fontsize=9)
+                ax.set_title(tick(protocol), fontsize=8)
             if r == len(rows) - 1:
                 ax.set_xlabel("step", fontsize=8)
             ax.tick_params(labelsize=7)
@@ -108,10 +118,10 @@ def plot_lag_cdf(runs: pd.DataFrame):
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.5, 3))
-    for protocol in protocol_order(runs["protocol"]):
+    for protocol in rules_order(runs["protocol"]):
         values = sorted(runs.loc[runs["protocol"] == protocol, "hw_lag_max"])
         n = len(values)
-        ax.step(values, [(i + 1) / n for i in range(n)], where="post", label=protocol)
+        ax.step(values, [(i + 1) / n for i in range(n)], where="post", label=tick(protocol).replace("\n", " · "))
     ax.set_xlabel("largest HW lag in the run (records)")
     ax.set_ylabel("share of runs")
     ax.set_ylim(0, 1.02)
@@ -147,7 +157,7 @@ def plot_loss_heatmaps(summary: pd.DataFrame):
             ax.set_xticks(range(len(acks)), [f"acks={a}" for a in acks], fontsize=7)
             ax.set_yticks(range(len(mins)), [f"min ISR {m}" for m in mins], fontsize=7)
             if ax is axes[0][list(protocols).index(protocol)]:
-                ax.set_title(protocol, fontsize=9)
+                ax.set_title(tick(protocol), fontsize=8)
         row_axes[0].set_ylabel(plain(sweep.scope_text(key)), fontsize=8)
     fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8, label="runs losing acked data")
     return fig
@@ -162,9 +172,9 @@ def plot_tradeoff(summary: pd.DataFrame):
     import matplotlib.pyplot as plt
 
     fig, ax = plt.subplots(figsize=(6.5, 3.4))
-    for protocol in protocol_order(summary["protocol"]):
+    for protocol in rules_order(summary["protocol"]):
         rows = summary[summary["protocol"] == protocol]
-        ax.scatter(rows["unavailability"], rows["lost_rate"], label=protocol, alpha=0.75)
+        ax.scatter(rows["unavailability"], rows["lost_rate"], label=tick(protocol).replace("\n", " · "), alpha=0.75)
     ax.set_xlabel("unavailability (share of steps without an online leader)")
     ax.set_ylabel("runs losing acked data")
     ax.legend(fontsize=8)

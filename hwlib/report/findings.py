@@ -29,8 +29,9 @@ from .statistics import ALPHA, CLAIM_BOUND, paired_test, runs_needed, wilson
 #: the durable setting the findings are about
 DURABLE_ACKS = "all"
 DURABLE_MIN_ISR = 2
-#: settings that vary within a scope (everything else - profile, replicas ... - is the scope)
-SETTINGS = ("protocol", "acks", "min_insync_replicas")
+#: settings that vary within a scope (everything else - profile, replicas ... - is the scope); in a
+#: sweep over releases ``protocol`` holds the release and ``generation`` its rule set (``by_rules``)
+SETTINGS = ("protocol", "generation", "acks", "min_insync_replicas")
 
 
 @dataclass
@@ -79,6 +80,48 @@ def join(items: list[str]) -> str:
     return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
 
 
+def by_rules(frame: pd.DataFrame) -> pd.DataFrame:
+    """A sweep table keyed by the rules each row ran: in a sweep over releases (a ``release``
+    column) ``protocol`` becomes the release (``3.7-kraft``) and ``generation`` the rule set its
+    rules come from; a sweep over generations is returned as it is."""
+    if "release" not in frame.columns:
+        return frame
+    columns = ["protocol" if c == "release" else "generation" if c == "protocol" else c for c in frame.columns]
+    return frame.set_axis(columns, axis=1)
+
+
+def _release_row(name: str):
+    from ..engine.releases import release as release_row
+
+    return release_row(name)
+
+
+def rules_rank(name: str) -> tuple[int, int]:
+    """Release order for a generation (``kip320``) or a release (``3.7-kraft``): a generation
+    sorts with the release it names."""
+    from ..engine.releases import RELEASES, REPRESENTATIVE
+
+    if name in PROTOCOLS:
+        return RELEASES.index(_release_row(REPRESENTATIVE[name])), 0
+    return RELEASES.index(_release_row(name)), 1
+
+
+def rules_order(values) -> list[str]:
+    """The rule names present in ``values`` (generations or releases), in release order."""
+    return sorted(set(values), key=rules_rank)
+
+
+def generation_of(name: str) -> str:
+    """The generation a release's rules come from (a generation is its own)."""
+    return name if name in PROTOCOLS else _release_row(name).generation
+
+
+def name(rules: str) -> str:
+    """How a sentence names rules: a generation by its name (``kip320``), a release as Kafka
+    does (``Kafka 3.7 KRaft``)."""
+    return rules if rules in PROTOCOLS else f"Kafka {_release_row(rules).label}"
+
+
 def param_columns(summary: pd.DataFrame) -> list[str]:
     """The cells' parameter columns of a sweep summary (``summarize``: cell, the parameters,
     then runs and the measurements)."""
@@ -98,8 +141,8 @@ class Sweep:
         self.links = links or {}
         self.scope_columns = [c for c in param_columns(summary)
                               if c not in SETTINGS and (c == "profile" or summary[c].nunique() > 1)]
-        present = set(summary["protocol"])
-        self.protocols = [p for p in PROTOCOLS if p in present]
+        #: the rules present (generations or releases), in release order
+        self.protocols = rules_order(summary["protocol"])
 
     def scopes(self) -> list[tuple[tuple, pd.DataFrame]]:
         if not self.scope_columns:
@@ -167,7 +210,7 @@ def durable_findings(sweep: Sweep) -> list[Finding]:
             numbers[protocol] = {"cell": row["cell"], "runs": n, "runs_lost": k, "lost_rate": float(row["lost_rate"]),
                                  "lost_lo": float(row["lost_lo"]), "lost_hi": float(row["lost_hi"])}
             if k > 0:
-                lossy.append(f"{protocol} in {interval(row['lost_rate'], row['lost_lo'], row['lost_hi'])} of "
+                lossy.append(f"{name(protocol)} in {interval(row['lost_rate'], row['lost_lo'], row['lost_hi'])} of "
                              f"{n} runs{sweep.link(row['cell'])}")
             elif row["lost_hi"] < CLAIM_BOUND:
                 clean.append((protocol, n, float(row["lost_hi"])))
@@ -177,16 +220,17 @@ def durable_findings(sweep: Sweep) -> list[Finding]:
         if lossy:
             sentences.append("acknowledged data was lost by " + join(lossy) + ".")
         if clean:
-            names = [p for p, _, _ in clean]
+            names = [name(p) for p, _, _ in clean]
             runs = sorted({n for _, n, _ in clean})
             highest = max(h for _, _, h in clean)
-            suffix = names == list(cells)[len(cells) - len(names):] and len(names) > 1
-            who = f"Every generation from {names[0]} on" if suffix else join(names)
+            suffix = [p for p, _, _ in clean] == list(cells)[len(cells) - len(names):] and len(names) > 1
+            who = f"Every {'generation' if names[0] in PROTOCOLS else 'release'} from {names[0]} on" if suffix \
+                else join(names)
             each = " each" if len(names) > 1 else ""
             sentences.append(f"{who} lost none, in {join([f'{n:,}' for n in runs])} runs{each} "
                              f"(95% upper bound {bound(highest)}).")
         if unsure:
-            names = [p for p, _, _ in unsure]
+            names = [name(p) for p, _, _ in unsure]
             highest = max(h for _, _, h in unsure)
             sentences.append(f'<span class="hwl-unsure">{join(names)} lost none, but in too few runs to tell: the 95% '
                              f"upper bound is {bound(highest)}; {needed:,} runs per cell would bound it below "
@@ -214,19 +258,19 @@ def upgrade_findings(sweep: Sweep, key: tuple, cells: dict[str, pd.Series]) -> l
         if test["p"] >= ALPHA:
             continue
         safer = test["a_only"] > test["b_only"]
-        better, worse = (newer, older) if safer else (older, newer)
+        better, worse = (name(newer), name(older)) if safer else (name(older), name(newer))
         cost = float(b["unavailability"]) - float(a["unavailability"])
         if not safer:
             price = ""
         elif cost >= 0.01:
             price = (f" It costs availability: the partition had no online leader in {percent(b['unavailability'])} "
-                     f"of steps under {newer}, against {percent(a['unavailability'])} under {older}.")
+                     f"of steps under {name(newer)}, against {percent(a['unavailability'])} under {name(older)}.")
         else:
             price = (f" At no cost in availability: {percent(b['unavailability'])} of steps without an online "
-                     f"leader under {newer}, {percent(a['unavailability'])} under {older}.")
+                     f"leader under {name(newer)}, {percent(a['unavailability'])} under {name(older)}.")
         text = (f"Under {sweep.scope_text(key)} (durable setting), <b>{better} is safer than {worse}</b>: of "
-                f"{test['runs']:,} shared schedules, {test['a_only']} lost data under {older} only and "
-                f"{test['b_only']} under {newer} only (McNemar's exact test, {p_text(test['p'])}).{price}")
+                f"{test['runs']:,} shared schedules, {test['a_only']} lost data under {name(older)} only and "
+                f"{test['b_only']} under {name(newer)} only (McNemar's exact test, {p_text(test['p'])}).{price}")
         out.append(Finding(f"upgrade:{'/'.join(map(str, key))}:{older}-{newer}", text, [a["cell"], b["cell"]],
                            {**test, "older": older, "newer": newer,
                             "unavailability_older": float(a["unavailability"]),
@@ -236,7 +280,7 @@ def upgrade_findings(sweep: Sweep, key: tuple, cells: dict[str, pd.Series]) -> l
         older, newer, test = spread
         out.append(Finding(f"upgrade:{'/'.join(map(str, key))}", (
             f"Under {sweep.scope_text(key)} (durable setting) no upgrade made a difference the sweep can "
-            f"show: the largest, {older} to {newer}, differs in {test['a_only'] + test['b_only']} of "
+            f"show: the largest, {name(older)} to {name(newer)}, differs in {test['a_only'] + test['b_only']} of "
             f"{test['runs']:,} shared schedules ({p_text(test['p'])})."),
             [cells[older]["cell"], cells[newer]["cell"]], {**test, "older": older, "newer": newer},
             conclusive=False))
@@ -255,8 +299,9 @@ def acks_findings(sweep: Sweep) -> list[Finding]:
     example = lossy.sort_values("lost_rate", ascending=False).iloc[0] if len(lossy) else None
     link = sweep.link(example["cell"], "a step-through") if example is not None else ""
     if len(lossy) == len(rows):
-        generations = sorted(set(rows["protocol"]), key=PROTOCOLS.index)
-        everywhere = "every generation" + (" under every profile" if len(sweep.scopes()) > 1 else "")
+        generations = [name(p) for p in rules_order(rows["protocol"])]
+        every = "every generation" if generations[0] in PROTOCOLS else "every release"
+        everywhere = every + (" under every profile" if len(sweep.scopes()) > 1 else "")
         text = (f"<b>acks=1 lost acknowledged data in {everywhere}</b> ({join(generations)}): in "
                 f"{percent(lo)} to {percent(hi)} of runs per cell{link}. The leader acknowledges before any "
                 f"follower has the record; the setting, not the protocol, loses it.")
@@ -264,7 +309,7 @@ def acks_findings(sweep: Sweep) -> list[Finding]:
         clean = rows[rows["runs_lost"] == 0]
         text = (f"acks=1 lost acknowledged data in {len(lossy)} of {len(rows)} cells ({percent(lo)} to "
                 f"{percent(hi)} of runs){link}; none in "
-                + join([f"{r['protocol']} ({sweep.scope_text(_key(sweep, r))}, min.insync.replicas="
+                + join([f"{name(r['protocol'])} ({sweep.scope_text(_key(sweep, r))}, min.insync.replicas="
                         f"{r['min_insync_replicas']}, {int(r['runs'])} runs)" for _, r in clean.iterrows()]) + ".")
     out = [Finding("acks-1", text, list(rows["cell"]), numbers, conclusive=True)]
     # the same schedules with acks=all: pooled over the cells that have both settings
@@ -306,11 +351,11 @@ def divergence_findings(sweep: Sweep, check_anchor: str | None = None) -> list[F
         (diverged if k else never).append(protocol)
     if not diverged:
         highest = max(numbers[p]["hi"] for p in never)
-        return [Finding("divergence", f"No replica logs diverged in any generation, in "
+        return [Finding("divergence", f"No replica logs diverged under any rules, in "
                         f"{min(numbers[p]['runs'] for p in never):,} or more runs each (95% upper bound "
                         f"{bound(highest)}).", [], numbers, conclusive=highest < CLAIM_BOUND)]
     link = f' (<a href="#{check_anchor}">the shortest way, from the model check</a>)' if check_anchor else ""
-    parts = [f"{p} in {interval(numbers[p]['rate'], numbers[p]['lo'], numbers[p]['hi'])} of "
+    parts = [f"{name(p)} in {interval(numbers[p]['rate'], numbers[p]['lo'], numbers[p]['hi'])} of "
              f"{numbers[p]['runs']:,} runs" for p in diverged]
     text = (f"<b>Replica logs diverged</b> (two replicas hold different records below both their HWs) under "
             f"{join(parts)}, pooled over every setting{link}.")
@@ -319,10 +364,12 @@ def divergence_findings(sweep: Sweep, check_anchor: str | None = None) -> list[F
         highest = max(numbers[p]["hi"] for p in never)
         runs = min(numbers[p]["runs"] for p in never)
         if highest < CLAIM_BOUND:
-            text += f" {join(never)}: never, in {runs:,} runs each (95% upper bound {bound(highest)})."
+            text += (f" {join([name(p) for p in never])}: never, in {runs:,} runs each (95% upper bound "
+                     f"{bound(highest)}).")
         else:
             conclusive = False
-            text += (f' <span class="hwl-unsure">{join(never)}: never, but in too few runs to tell (95% upper bound '
+            text += (f' <span class="hwl-unsure">{join([name(p) for p in never])}: never, but in too few runs to tell '
+                     "(95% upper bound "
                      f"{bound(highest)}; {runs_needed():,} runs would bound it below {CLAIM_BOUND:.0%}).</span>")
     return [Finding("divergence", text, [], numbers, conclusive=conclusive)]
 
@@ -379,11 +426,19 @@ def findings_html(findings: list[Finding]) -> str:
             + "".join(item(f, nested) for f, nested in groups) + "</ol>")
 
 
+#: the KIP each generation's rules are named after, in words
+KIPS = {"hw": "pre-KIP-101", "kip101": "KIP-101", "kip279": "KIP-279", "kip320": "KIP-320", "kip595": "KIP-595",
+        "kip841": "KIP-841", "kip903": "KIP-903", "kip966": "KIP-966"}
+
+
 def release(protocol: str) -> str:
-    """``kip101 (Kafka 0.11)``: a generation with the Kafka release it models, in plain words and
-    one bracket level (``kip595 (Kafka 2.7 - 3.6, ZooKeeper)``, ``hw (Kafka up to 0.10.2)``)."""
+    """``kip101 (Kafka 0.11 - 1.1)``: a generation with the Kafka releases it models, in plain
+    words and one bracket level (``kip595 (Kafka 2.8 - 3.2, ZooKeeper)``, ``hw (Kafka up to
+    0.10.2)``); a release with the KIP its rules come from (``Kafka 3.7 KRaft (KIP-903 rules)``)."""
     from ..engine.protocols import get_protocol
 
+    if protocol not in PROTOCOLS:
+        return f"{name(protocol)} ({KIPS[generation_of(protocol)]} rules)"
     words = get_protocol(protocol).kafka.replace("<=", "up to").replace(" (", ", ").replace(")", "")
     return f"{protocol} (Kafka {words})"
 

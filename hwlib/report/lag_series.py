@@ -77,7 +77,7 @@ def replay(spec, cells: list, runs: pd.DataFrame, per_cell: int = MAX_RUNS_PER_C
             if hashes.get((cell.id, run)) != result.trace_hash[:16]:
                 mismatched += 1
                 continue
-            series.setdefault(cell.config.protocol, []).append((lags.partition, lags.follower))
+            series.setdefault(cell.config.rules_name, []).append((lags.partition, lags.follower))
     frames = []
     for protocol, runs_of in series.items():
         length = max(len(p) for p, _ in runs_of)

@@ -36,13 +36,14 @@ from ..check import (
     queued_words,
     step_fault,
 )
-from ..engine.config import PROTOCOLS, ClusterConfig
+from ..engine.config import ClusterConfig
 from ..errors import HwlibError
 from ..run import run_steps
 from ..scenario import Scenario
 from ..views import picker_html, scenario_file_html, stepper_html
 from ..views.model_check import counterexample_view, legend_html, matrix_html, matrix_states
-from .findings import Finding, join
+from .findings import Finding, by_rules, join, rules_order
+from .findings import name as rules_text
 
 #: the kinds the report's check looks for: ``hwlib check``'s (the broker-side safety properties)
 KINDS = DEFAULT_KINDS
@@ -105,8 +106,7 @@ def run(spec, kinds: tuple[str, ...] = KINDS, workers: int = 1, max_states: int 
         if uncovered:           # profile_faults covers every action a profile can have today
             raise ReportConsistencyError(f"profile {name}: the check has no fault for {', '.join(uncovered)}")
         groups.setdefault(faults, []).append(name)
-    present = {cell.config.protocol for cell in spec.cells}
-    protocols = [p for p in PROTOCOLS if p in present]
+    protocols = rules_order(cell.config.rules_name for cell in spec.cells)
     checks = []
     profiles = spec.profiles()
     bar = shown(len(groups) * len(protocols), "model check", "search", progress, file)
@@ -120,8 +120,11 @@ def run(spec, kinds: tuple[str, ...] = KINDS, workers: int = 1, max_states: int 
             begun[0] += 1
             bar.note(f"faults of {' and '.join(names)}: {protocol}")
 
+        # the sweep's runs it is reconciled with (``witnesses``) are those with unclean election
+        # off: so is every search, whatever a release's own default (on before 0.11)
         results = check_all(CONFIG, protocols, bounds, faults, kinds, exhaustive=False, progress=started,
-                            workers=workers, coverage=(profiles[names[0]], spec.runs, spec.seed))
+                            workers=workers, coverage=(profiles[names[0]], spec.runs, spec.seed),
+                            settings={"unclean_leader_election": False})
         checks.append(ProfileCheck(names, faults, results))
     bar.update(1 if begun[0] else 0)
     bar.close()
@@ -134,6 +137,7 @@ def witnesses(spec, runs: pd.DataFrame, kinds: tuple[str, ...] = KINDS) -> dict[
     from ..sweep.runs import anomaly_column
 
     cells = {cell.id: cell for cell in spec.cells}
+    runs = by_rules(runs)
     comparable = runs[(runs["acks"].astype(str) == "all") & ~runs["unclean_leader_election"].astype(bool)]
     out = {}
     for kind in kinds:
@@ -293,11 +297,12 @@ def findings(checks: list[ProfileCheck], kinds: tuple[str, ...], anchor: str) ->
             text = f"<b>{kind}</b>"
             if violated:
                 depth = min(v.depth for v in shown.values() if v.state == "violated" and v.depth is not None)
-                text += f" can happen under {join(violated)} (shortest: {depth} steps)"
+                text += f" can happen under {join([rules_text(p) for p in violated])} (shortest: {depth} steps)"
             if holds:
-                text += f"{',' if violated else ''} cannot under {join(holds)}"
+                text += f"{',' if violated else ''} cannot under {join([rules_text(p) for p in holds])}"
             if wider:
-                text += (f"{';' if violated or holds else ''} <span class=\"hwl-unsure\">under {join(wider)} the "
+                text += (f"{';' if violated or holds else ''} <span class=\"hwl-unsure\">under "
+                         f"{join([rules_text(p) for p in wider])} the "
                          "bounds are too small to tell</span>")
             parts.append(text)
         names = " and ".join(f"<b>{html.escape(p)}</b>" for p in check.profiles)

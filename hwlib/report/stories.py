@@ -17,6 +17,7 @@ from pathlib import Path
 
 from ..anomalies.checker import SEVERITY
 from ..scenario import load_scenario
+from .findings import name
 
 _STORY_EVENTS = ("ack", "crash", "shutdown", "stopped", "restart", "replace_disk", "leader", "truncate", "isr", "elr",
                  "isolate", "reconnect",
@@ -45,11 +46,11 @@ def counterexamples(sweep_dir, limit: int, linked: list[str] | tuple[str, ...] =
                               -i["scenario"].config.min_insync_replicas, i["cell"]))
     by_cell = {i["cell"]: i for i in items}
     chosen = [by_cell[c] for c in dict.fromkeys(linked) if c in by_cell]
-    seen = {(i["scenario"].config.protocol, i["kind"]) for i in chosen}
+    seen = {(i["scenario"].config.rules_name, i["kind"]) for i in chosen}
     for item in items:
         if len(chosen) >= limit:
             break
-        key = (item["scenario"].config.protocol, item["kind"])
+        key = (item["scenario"].config.rules_name, item["kind"])
         if key not in seen:
             seen.add(key)
             chosen.append(item)
@@ -60,20 +61,24 @@ def fixed_by(spec, runs, item: dict) -> str | None:
     """The first later generation that fixed a shown reproducer's kind: its cell at the same
     profile and settings had no run showing the kind, and this schedule does not show it
     either (so the step-through beside it shows the fix). None when no later generation did."""
-    from ..engine.config import PROTOCOLS
     from ..run import run_steps
     from ..sweep.runs import anomaly_column
+    from .findings import rules_order, rules_rank
 
     scenario, kind = item["scenario"], item["kind"]
     cell = next(c for c in spec.cells if c.id == item["cell"])
-    context = {k: v for k, v in cell.params.items() if k != "protocol"}
+    rules = ("protocol", "release")
+    context = {k: v for k, v in cell.params.items() if k not in rules}
     column = anomaly_column(kind)
-    for protocol in PROTOCOLS[PROTOCOLS.index(scenario.config.protocol) + 1:]:
-        twin = next((c for c in spec.cells if c.config.protocol == protocol
-                     and {k: v for k, v in c.params.items() if k != "protocol"} == context), None)
+    own = rules_rank(scenario.config.rules_name)
+    for protocol in rules_order(c.config.rules_name for c in spec.cells):
+        if rules_rank(protocol) <= own:
+            continue
+        twin = next((c for c in spec.cells if c.config.rules_name == protocol
+                     and {k: v for k, v in c.params.items() if k not in rules} == context), None)
         if twin is None or (runs.loc[runs["cell"] == twin.id, column] > 0).any():
             continue
-        replay = run_steps(scenario.config.replace(protocol=protocol), scenario.steps, record=False)
+        replay = run_steps(scenario.config.with_rules(protocol), scenario.steps, record=False)
         if kind not in replay.anomaly_kinds():
             return protocol
     return None
@@ -86,7 +91,7 @@ def explain(result, item: dict) -> str:
 
     trace = result.trace
     config = result.config
-    sentences = [f"Under {config.protocol} with acks={config.acks} and min.insync.replicas="
+    sentences = [f"Under {name(config.rules_name)} with acks={config.acks} and min.insync.replicas="
                  f"{config.min_insync_replicas} on {len(config.replicas)} replicas, the sweep's run "
                  f"{item['run']} of cell {item['cell']} shrinks from {item['before']} to {item['after']} steps."]
     for i in range(1, len(trace)):
@@ -138,7 +143,7 @@ class Variant:
 
     @property
     def protocols(self) -> list[str]:
-        return [i["scenario"].config.protocol for i in self.items]
+        return [i["scenario"].config.rules_name for i in self.items]
 
 
 @dataclass
@@ -160,7 +165,7 @@ def group(spec, runs, shown: list[dict]) -> list[Story]:
     """The shown reproducers by story: one group per (profile, kind, setting) in the order the
     first of each was chosen; within a group, reproducers with identical steps merged, the
     shortest first (then release order)."""
-    from ..engine.config import PROTOCOLS
+    from .findings import rules_rank
 
     cells = {c.id: c for c in spec.cells}
     stories: dict[tuple[str, str, str], list[dict]] = {}
@@ -170,7 +175,7 @@ def group(spec, runs, shown: list[dict]) -> list[Story]:
         stories.setdefault((cells[item["cell"]].profile.name, item["kind"], setting), []).append(item)
     out = []
     for (profile, kind, setting), items in stories.items():
-        items = sorted(items, key=lambda i: (len(i["scenario"].steps), PROTOCOLS.index(i["scenario"].config.protocol)))
+        items = sorted(items, key=lambda i: (len(i["scenario"].steps), rules_rank(i["scenario"].config.rules_name)))
         merged: dict[tuple, list[dict]] = {}
         for item in items:
             merged.setdefault(tuple(item["scenario"].steps), []).append(item)
@@ -193,12 +198,12 @@ def story_html(story: Story, explanations: dict | None = None) -> str:
     for variant in story.variants:
         first = variant.items[0]
         result = run_scenario(variant.scenario)
-        runs = [result] + ([run_scenario(variant.scenario, protocol=variant.fixer)] if variant.fixer else [])
+        runs = [result] + ([run_scenario(variant.scenario.with_rules(variant.fixer))] if variant.fixer else [])
         at = min((a.step for a in result.anomalies if a.kind == story.kind), default=len(variant.scenario.steps))
         who = join([f"<b>{html.escape(release(p))}</b>" for p in variant.protocols])
         cells = join([f"cell {i['cell']} run {i['run']}" for i in variant.items])
-        beside = (f" Beside it, the same steps under {html.escape(variant.fixer)}, the first later generation that "
-                  f"fixed it." if variant.fixer else " No later generation in this sweep fixed it.")
+        beside = (f" Beside it, the same steps under {html.escape(name(variant.fixer))}, the first later rules in this "
+                  f"sweep that fixed it." if variant.fixer else " No later rules in this sweep fixed it.")
         why = "".join(f'<p class="hwl-why" style="margin:.3em 0">{explanations[(story.profile, p)].html()}</p>'
                       for p in variant.protocols if (story.profile, p) in explanations)
         markers = "".join(f'<span id="{anchor(i["cell"])}"></span>' for i in variant.items[1:])
@@ -209,7 +214,8 @@ def story_html(story: Story, explanations: dict | None = None) -> str:
                 f'<p style="max-width:62em">{html.escape(explain(result, first))}</p></details>'
                 f'{stepper_html(runs, start=at, sequence_open=False)}'
                 f'{scenario_file_html(variant.scenario, filename, variant.fixer)}')
-        variants.append((anchor(first["cell"]), f"{join(variant.protocols)} · {len(variant.scenario.steps)} steps",
+        variants.append((anchor(first["cell"]), f"{join([name(p) for p in variant.protocols])} · "
+                                                f"{len(variant.scenario.steps)} steps",
                          body))
     count = sum(len(v.items) for v in story.variants)
     heading = (f'<h3 style="margin:1.2em 0 .3em">{html.escape(story.kind)} under {html.escape(story.profile)} '

@@ -73,6 +73,11 @@ def config_columns(summary: pd.DataFrame) -> list[str]:
     return ["protocol"] + [c for c in varying if c != "protocol"]
 
 
+def _headed(table: pd.DataFrame) -> pd.DataFrame:
+    """In a sweep over releases (``findings.by_rules``) the rules column is headed "release"."""
+    return table.rename(columns={"protocol": "release"}) if "generation" in table.columns else table
+
+
 def cell_table(summary: pd.DataFrame) -> pd.DataFrame:
     """Per cell: acknowledged-loss rate, divergence rate (95% intervals), unavailability,
     produce errors per run."""
@@ -87,7 +92,7 @@ def cell_table(summary: pd.DataFrame) -> pd.DataFrame:
     table["unavailable (steps without leader)"] = summary["unavailability"].map(lambda v: f"{v:.1%}")
     table["produce errors / run"] = summary["produce_errors_per_run"].map(lambda v: f"{v:.1f}")
     table["worst HW lag p90"] = summary["hw_lag_max_p90"]
-    return table.reset_index(drop=True)
+    return _headed(table.reset_index(drop=True))
 
 
 def coverage(summary: pd.DataFrame) -> pd.DataFrame:
@@ -95,10 +100,10 @@ def coverage(summary: pd.DataFrame) -> pd.DataFrame:
     fired anywhere are left out)."""
     keys = config_columns(summary)
     table = summary[["cell", *keys]].copy()
-    for kind in FAULT_KINDS:
-        if summary[f"fired_{kind}"].max() > 0:
+    for kind in FAULT_KINDS:                 # a sweep made before a kind existed has no column for it
+        if f"fired_{kind}" in summary.columns and summary[f"fired_{kind}"].max() > 0:
             table[kind.replace("_", " ")] = summary[f"fired_{kind}"].map(lambda v: f"{v:.0%}")
-    return table.reset_index(drop=True)
+    return _headed(table.reset_index(drop=True))
 
 
 def paired_tests(summary: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:

@@ -127,7 +127,7 @@ class Explorer:
         (None: where it is now) - or, ``key``, at its key step, as the offline steppers open:
         the first anomaly, else where the two runs part, else the last step."""
         config = self.scenario.config
-        self.results = [run_steps(config.replace(protocol=p), self.steps, self.scenario.name) for p in self.protocols]
+        self.results = [run_steps(config.with_rules(p), self.steps, self.scenario.name) for p in self.protocols]
         if key:
             position = key_step(self.results)
         position = self.position if position is None else position
@@ -136,7 +136,7 @@ class Explorer:
                     min(len(self.steps), len(original)))
         forked = kept < len(self.steps) or len(self.steps) < len(original)
         name = f"{self.scenario.name}, forked at step {kept}" if forked else self.scenario.name
-        self._titles = [f"{name} · {result.protocol}" for result in self.results]
+        self._titles = [f"{name} · {result.config.rules_name}" for result in self.results]
         # a caption stays only where the steps up to it are the scenario's own
         captions = [{k: text for k, text in self.scenario.captions(p).items() if k <= kept} for p in self.protocols]
         self._frames = [rendered_frames(r, t, c) for r, t, c in zip(self.results, self._titles, captions, strict=True)]
@@ -153,7 +153,7 @@ class Explorer:
         ``Cluster.skip_reason``); an action without a replica answers alike for each."""
         clusters = []
         for protocol in self.protocols:
-            cluster = Cluster(self.scenario.config.replace(protocol=protocol))
+            cluster = Cluster(self.scenario.config.with_rules(protocol))
             for step in self.steps[:at]:
                 cluster.apply(step)
             clusters.append(cluster)
@@ -197,7 +197,7 @@ class Explorer:
         self.rebuild(len(self.steps))
         self.fork_message.value = f"forked at step {at}: {esc(self.steps[-1].describe())} ({len(self.steps)} steps now)"
     def forked_scenario(self, name: str = "forked") -> Scenario:
-        shows = {r.protocol: tuple(r.anomaly_kinds()) for r in self.results}
+        shows = {r.config.rules_name: tuple(r.anomaly_kinds()) for r in self.results}
         return Scenario(name=name, config=self.scenario.config, steps=tuple(self.steps),
                         description=f"forked from {self.scenario.name} in the explorer", expect=shows)
 

@@ -120,7 +120,7 @@ def counterexample_view(results: list[CheckResult], result: CheckResult, kind: s
     titles = [f"{result.protocol}: {kind} at step {len(scenario.steps)}"]
     fixed = first_holding(results, kind, result.protocol, verdicts)
     if fixed is not None:
-        runs.append(run_steps(scenario.config.replace(protocol=fixed.protocol), scenario.steps, scenario.name))
+        runs.append(run_steps(scenario.config.with_rules(fixed.protocol), scenario.steps, scenario.name))
         titles.append(f"{fixed.protocol}: the same steps")
     beside = (f" Beside it, the same steps under {fixed.protocol}, the first later generation where {kind} "
               f"cannot happen within these bounds." if fixed is not None else

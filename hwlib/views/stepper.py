@@ -14,6 +14,7 @@ import gzip
 import json
 
 from ..anomalies.checker import EFFECT_NOTES, is_safety
+from ..engine.config import PROTOCOLS
 from ..run import RunResult
 from .messages import step_messages
 from .sequence import actors, esc, message_lane, sequence_head_svg, sequence_svg
@@ -469,7 +470,7 @@ def _ticks(results: list[RunResult], keys: dict[str, int | None], n: int) -> str
     safety: set[int] = set()
     for result in results:
         for a in result.anomalies:
-            said.setdefault(a.step, []).append(f"{a.kind} ({result.protocol})")
+            said.setdefault(a.step, []).append(f"{a.kind} ({result.config.rules_name})")
             if is_safety(a.kind):
                 safety.add(a.step)
     if keys["difference"] is not None:
@@ -517,7 +518,7 @@ def stepper_markup(results: list[RunResult] | RunResult, titles: list[str] | Non
     the browser's DecompressionStream)."""
     if isinstance(results, RunResult):
         results = [results]
-    titles = titles or [f"{r.name} · {r.protocol}" for r in results]
+    titles = titles or [f"{r.name} · {r.config.rules_name}" for r in results]
     run_frames = None
     if per_run is None:
         captions = captions or [{} for _ in results]
@@ -598,7 +599,8 @@ def scenario_file_html(scenario, filename: str, fixed_by: str | None = None) -> 
 
     text = scenario.to_yaml()
     data = base64.b64encode(text.encode()).decode()
-    runs = [f"hwlib run {filename}"] + ([f"hwlib run {filename} --protocol {fixed_by}"] if fixed_by else [])
+    flag = "--protocol" if fixed_by in PROTOCOLS else "--release"
+    runs = [f"hwlib run {filename}"] + ([f"hwlib run {filename} {flag} {fixed_by}"] if fixed_by else [])
     lines = "".join(f"<code>{esc(line)}</code><br>" for line in runs)
     return (f'<details class="hwl-scenario" style="margin:.3em 0 1em"><summary style="cursor:pointer">'
             f'The scenario file <code>{esc(filename)}</code> ({len(scenario.steps)} steps): reveal, copy or '
@@ -633,7 +635,7 @@ def plot_hw_lag(result: RunResult, ax=None, cursor: int | None = None):
     ax.xaxis.set_major_locator(MaxNLocator(integer=True))
     ax.set_xlabel("step")
     ax.set_ylabel("records")
-    ax.set_title(f"HW lag · {result.name} · {result.protocol}")
+    ax.set_title(f"HW lag · {result.name} · {result.config.rules_name}")
     if low < 0:
         ax.text(0.99, 0.02, "below 0: a follower's HW is ahead of the new leader's (one fetch round stale)",
                 transform=ax.transAxes, ha="right", va="bottom", fontsize=7, color="#555")

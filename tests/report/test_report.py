@@ -17,10 +17,12 @@ from hwlib.report.document import NOTEBOOK, PARAMETERS, ReportParameterError, pa
 
 from ..helpers.browser import ARTIFACTS, offline_page
 from ..helpers.files import tree
+from ..helpers.releases import DEFAULT_RELEASES
 
 REPO = Path(__file__).resolve().parents[2]
 
-TINY = {"grid": {"protocol": ["hw", "kip101"], "replicas": [2], "acks": ["all"], "min_insync_replicas": [1, 2]},
+TINY = {"grid": {"release": ["0.10.2", "0.11"], "replicas": [2], "acks": ["all"], "min_insync_replicas": [1, 2],
+                 "unclean_leader_election": [False]},
         "runs": 20, "title": "Tiny sweep", "max_counterexamples": 2}
 
 
@@ -117,9 +119,9 @@ def test_report_runs_a_tiny_sweep_and_renders_offline_html(rendered):
     assert "log4j" not in html                                     # no Spark chatter
     metrics = json.loads(paths["metrics"].read_text())
     durable = metrics["durable_setting"]["by_protocol"]
-    assert metrics["rows"] == 80 and set(durable) == {"hw", "kip101"}
-    assert durable["kip101"]["runs_lost"] == 0 < durable["hw"]["runs_lost"]
-    assert durable["hw"]["runs"] == 20 and metrics["every_setting"]["by_protocol"]["hw"]["runs"] == 40
+    assert metrics["rows"] == 80 and set(durable) == {"0.10.2", "0.11"}
+    assert durable["0.11"]["runs_lost"] == 0 < durable["0.10.2"]["runs_lost"]
+    assert durable["0.10.2"]["runs"] == 20 and metrics["every_setting"]["by_protocol"]["0.10.2"]["runs"] == 40
 
 
 def test_the_first_screen_says_what_was_simulated_and_answers_before_the_figure(rendered):
@@ -134,10 +136,10 @@ def test_the_first_screen_says_what_was_simulated_and_answers_before_the_figure(
     assert marks == sorted(marks)
     simulated = re.sub(r"<[^>]+>", "", html[marks[1]:html.index("</p>", marks[1])])
     assert "a simulation, not measurements of a Kafka cluster" in simulated and "80 runs" in simulated
-    assert "200 random steps" in simulated and "hw (Kafka up to 0.10.2)" in simulated
+    assert "200 random steps" in simulated and "Kafka 0.10.2 (pre-KIP-101 rules)" in simulated
     answer = re.sub(r"<[^>]+>", "", html[marks[2]:html.index("</div>", marks[2])])
-    assert "KIP-101 closed the loss it was written for: under kip101-data-loss, hw (Kafka up to 0.10.2) lost" \
-        in answer and "kip101 (Kafka 0.11 - 1.1) none" in answer
+    assert ("KIP-101 closed the loss it was written for: under kip101-data-loss, Kafka 0.10.2 (pre-KIP-101 rules) "
+            "lost") in answer and "Kafka 0.11.0 (KIP-101 rules) none" in answer
     table = html[html.index('class="hwl-profiles"'):]
     assert "kip101-data-loss" in table[:table.index("</table>")] and "faults</b> (" in table
     for path in {str(REPO), str(out), str(Path.home()), str(Path(sys.executable).parent)}:
@@ -152,7 +154,7 @@ def test_each_counterexample_embeds_a_scenario_that_replays_beside_the_first_fix
     import html as html_lib
 
     import hwlib
-    from hwlib.engine.config import PROTOCOLS
+    from hwlib.report.findings import rules_order, rules_rank
     from hwlib.sweep import parse_spec, read_runs
     from hwlib.sweep.runs import anomaly_column
 
@@ -163,6 +165,8 @@ def test_each_counterexample_embeds_a_scenario_that_replays_beside_the_first_fix
     manifest = json.loads((out / "sweep" / "manifest.json").read_text())
     spec, runs = parse_spec(manifest["spec"]), read_runs(out / "sweep")
     states = dict(_matrix_rows(page))
+    order = rules_order(c.config.rules_name for c in spec.cells)       # the matrix's columns
+    rules = ("protocol", "release")
     for block in blocks:
         name = re.search(r'download="([^"]+)"', block).group(1)
         text = html_lib.unescape(re.search(r'<pre class="hwl-yaml"[^>]*>(.*?)</pre>', block, re.S).group(1))
@@ -173,25 +177,24 @@ def test_each_counterexample_embeds_a_scenario_that_replays_beside_the_first_fix
         assert kind in {a["kind"] for a in json.loads(done.stdout)["anomalies"]}, name
         scenario = hwlib.load_scenario(tmp_path / name)
         assert f"hwlib run {name}" in block
-        fix = re.search(rf"hwlib run {re.escape(name)} --protocol (\w+)", block)
-        later = PROTOCOLS[PROTOCOLS.index(scenario.config.protocol) + 1:]
+        fix = re.search(rf"hwlib run {re.escape(name)} --(?:protocol|release) (\S+)", block)
+        later = [p for p in order if rules_rank(p) > rules_rank(scenario.config.rules_name)]
         if name.startswith("check-"):
-            ran = [p for p in ("hw", "kip101") if p in later]
-            holding = [p for p in ran if states[kind][("hw", "kip101").index(p)] == "holds"]
+            holding = [p for p in later if states[kind][order.index(p)] == "holds"]
             assert (fix.group(1) if fix else None) == (holding[0] if holding else None), name
         else:
             cell = next(c for c in spec.cells if name.startswith(c.id + "-"))
-            context = {k: v for k, v in cell.params.items() if k != "protocol"}
+            context = {k: v for k, v in cell.params.items() if k not in rules}
             fixed = []
             for p in later:
-                twin = next((c for c in spec.cells if c.config.protocol == p and
-                             {k: v for k, v in c.params.items() if k != "protocol"} == context), None)
+                twin = next((c for c in spec.cells if c.config.rules_name == p and
+                             {k: v for k, v in c.params.items() if k not in rules} == context), None)
                 if twin is not None and not (runs.loc[runs["cell"] == twin.id, anomaly_column(kind)] > 0).any() \
-                        and kind not in hwlib.run_scenario(scenario, protocol=p).anomaly_kinds():
+                        and kind not in hwlib.run_scenario(scenario.with_rules(p)).anomaly_kinds():
                     fixed.append(p)
             assert (fix.group(1) if fix else None) == (fixed[0] if fixed else None), name
         if fix:
-            assert kind not in hwlib.run_scenario(scenario, protocol=fix.group(1)).anomaly_kinds()
+            assert kind not in hwlib.run_scenario(scenario.with_rules(fix.group(1))).anomaly_kinds()
 
 
 def test_every_number_in_the_findings_is_the_summarys(rendered):
@@ -206,7 +209,7 @@ def test_every_number_in_the_findings_is_the_summarys(rendered):
         assert fnd.wilson(int(row["runs_lost"]), int(row["runs"])) == pytest.approx(expected, abs=1e-6)
     found = json.loads(paths["metrics"].read_text())["findings"]
     durable = [f for f in found if f["key"].startswith("durable:")]
-    assert len(durable) == 1 and durable[0]["numbers"]["hw"]["runs_lost"] > 0
+    assert len(durable) == 1 and durable[0]["numbers"]["0.10.2"]["runs_lost"] > 0
     for numbers in durable[0]["numbers"].values():
         row = summary.loc[numbers["cell"]]
         assert (row["acks"], row["min_insync_replicas"]) == ("all", 2)
@@ -215,7 +218,7 @@ def test_every_number_in_the_findings_is_the_summarys(rendered):
         shown = f"{numbers['lost_rate']:.1%} [{numbers['lost_lo']:.1%}, {numbers['lost_hi']:.1%}]"
         assert shown in durable[0]["text"] or numbers["runs_lost"] == 0
     html = paths["html"].read_text()
-    assert html.index('class="hwl-answer"') < html.index('id="by-generation"') < html.index('class="hwl-findings"') \
+    assert html.index('class="hwl-answer"') < html.index('id="by-release"') < html.index('class="hwl-findings"') \
         < html.index('class="hwl-matrix"')
 
 
@@ -260,7 +263,7 @@ def test_report_opens_on_its_findings_and_a_finding_links_to_a_working_step_thro
     page = offline_page(browser, Path(paths["html"]).as_uri())
     assert page.title() == "Tiny sweep"
     headings = page.locator("h1, h2").all_inner_texts()
-    assert headings[0].startswith("Tiny sweep") and headings[1].startswith("By generation")
+    assert headings[0].startswith("Tiny sweep") and headings[1].startswith("By release")
     assert headings[2].startswith("Findings")
     findings = page.locator("ol.hwl-findings > li")
     assert findings.count() >= 3
@@ -367,6 +370,19 @@ def test_the_committed_sample_report_reads_first_screen_first_offline(browser):
     assert "steps:" in scenario.locator("pre.hwl-yaml").inner_text()
     page.screenshot(path=str(ARTIFACTS / "sample-scenario-file.png"))
     assert page.requests_outside == [] and page.errors == []
+
+
+def test_the_sample_report_has_a_row_per_default_release():
+    """The committed sample compares the releases people run: each has its cells in the table of
+    every cell, and the first screen names the rules each release runs by the KIP they come from."""
+    text = (REPO / "reports" / "sample-fault-sweep.html").read_text()
+    for key in DEFAULT_RELEASES:
+        assert text.count(f"<td>{key}</td>") == 12, key          # 3 profiles x 2 acks x 2 min ISR
+    simulated = text[text.index('class="hwl-simulated"'):]
+    simulated = simulated[:simulated.index("</p>")]
+    for words in ("Kafka 0.10.2 (pre-KIP-101 rules)", "Kafka 0.11.0 (KIP-101 rules)", "Kafka 3.7 KRaft (KIP-903 rules)",
+                  "Kafka 3.6 ZooKeeper (KIP-595 rules)", "Kafka 4.1 KRaft (KIP-966 rules)"):
+        assert words in simulated, words
 
 
 def test_the_sample_report_is_short_navigable_and_each_story_switches_its_stepper(browser):

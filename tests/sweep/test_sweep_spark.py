@@ -17,6 +17,7 @@ from hwlib.sweep import load_spec, parse_spec, plan, read_runs, read_summary, ru
 from hwlib.sweep.driver import SweepDirError
 
 from ..helpers.files import tree
+from ..helpers.releases import DEFAULT_RELEASES
 from ..helpers.standalone import standalone_cluster
 
 SPEC = {"name": "t-data-loss", "seed": 1, "runs": 30, "profile": "kip101-data-loss",
@@ -160,8 +161,11 @@ def test_cli_sweep_bad_input_is_one_line(tmp_path):
 
 
 def test_builtin_default_spec_is_the_embedded_default():
+    """The releases people run, one per generation at least, unclean election off in all."""
     spec = load_spec("default")
+    assert {c.config.rules_name for c in spec.cells} == set(DEFAULT_RELEASES)
     assert {c.config.protocol for c in spec.cells} == set(hwlib.PROTOCOLS)
+    assert not any(c.config.unclean_leader_election for c in spec.cells)
 
 
 # ------------------------------------------------------------------ an owned, locked, sealed directory

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from hwlib import PROTOCOLS
 from hwlib.sweep import SweepSpecError, load_spec, parse_spec, plan
 from hwlib.sweep.runs import ddl, run_batch, run_one, schema
+
+from ..helpers.releases import DEFAULT_RELEASES
 
 SMALL = {"name": "t", "seed": 3, "runs": 7, "profile": "kip101-data-loss",
          "grid": {"protocol": ["hw", "kip101"], "replicas": [2, 3], "min_insync_replicas": [1, 3]}}
@@ -61,8 +62,8 @@ def test_bad_specs_are_rejected_with_the_field(change, message):
 
 
 def test_builtin_specs_load(tmp_path):
-    # 3 profiles x 2 acks x 2 min.insync.replicas x every generation
-    assert len(load_spec("default").cells) == 3 * 2 * 2 * len(PROTOCOLS) == 96
+    # 3 profiles x 2 acks x 2 min.insync.replicas x the nine releases people run
+    assert len(load_spec("default").cells) == 3 * 2 * 2 * len(DEFAULT_RELEASES) == 108
     with pytest.raises(SweepSpecError, match="spec: 'nope.yaml' is neither a file nor a built-in spec"):
         load_spec("nope.yaml")
     bad = tmp_path / "bad.yaml"
