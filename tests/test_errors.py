@@ -83,7 +83,7 @@ def test_malformed_yaml_names_the_line(tmp_path):
     ("name: x\nconfig: {replicas: [A]}\nsteps: [{fetch: Z}]\n", "steps[0].fetch: 'Z' is not a replica"),
     ("name: x\nconfig: {replicas: [A], min_insync_replicas: 2}\nsteps: []\n",
      "config.min_insync_replicas: 2 exceeds the 1 replicas"),
-    ("name: x\nsteps: []\nexpect: {kip3: []}\n", "expect.kip3: unknown protocol"),
+    ("name: x\nsteps: []\nexpect: {kip3: []}\n", "expect.kip3: neither a generation"),
     ("name: x\nsteps: []\nexpect: {hw: [data-loss]}\n", "expect.hw: a list of anomaly kinds from"),
     ("name: x\nsummary: [a]\nsteps: []\n", "summary: one line of text, got ['a']"),
     ("name: x\nsteps: [{fetch: B}]\nnotes: {2: hi}\n", "notes.2: a step number in 1..1"),
