@@ -17,6 +17,7 @@ import ipywidgets as w
 
 from ..engine.cluster import Cluster
 from ..engine.config import PROTOCOLS
+from ..engine.releases import RELEASES
 from ..engine.steps import Step
 from ..errors import HwlibError, UnknownScenarioError
 from ..run import RunResult, run_steps
@@ -49,6 +50,8 @@ FORKS = {
     "tick 30 s": lambda replica, value: Step("tick", ms=30000),
 }
 NONE = "(none)"
+#: what the two panels can run: each generation, then each release of ``hwlib releases``
+RULES = PROTOCOLS + tuple(r.key for r in RELEASES)
 #: where "save scenario" writes unless told otherwise: a folder for the user's own scenarios
 #: (git-ignored, made on the first save), never the project root
 MY_SCENARIOS = "data/my-scenarios"
@@ -72,8 +75,9 @@ class Explorer:
                            layout=w.Layout(width="420px"))
         self.load = w.Button(description="load file")
         self.load_message = w.HTML()
-        self.left = w.Dropdown(options=PROTOCOLS, value=protocols[0], description="protocol")
-        self.right = w.Dropdown(options=(NONE, *PROTOCOLS), value=protocols[1] if len(protocols) > 1 else NONE,
+        rules = RULES + tuple(p for p in protocols if p not in RULES)     # "3.7.1-kraft" as given
+        self.left = w.Dropdown(options=rules, value=protocols[0], description="rules")
+        self.right = w.Dropdown(options=(NONE, *rules), value=protocols[1] if len(protocols) > 1 else NONE,
                                 description="beside it")
         self.stepper = StepperWidget(layout=w.Layout(width="100%"))
         self.action = w.Dropdown(options=list(FORKS), description="fault")

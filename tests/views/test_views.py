@@ -102,6 +102,20 @@ def test_explorer_forks_the_controller_faults():
     assert explorer.steps[-2].kind == "deliver" and explorer.steps[-1].replica == "B"
 
 
+def test_explorer_compares_releases_and_forks_a_controlled_shutdown():
+    """Releases side by side (their titles name them); a controlled shutdown of the leader moves
+    leadership off it before it stops, under ZooKeeper 2.1 as under KRaft 3.7."""
+    explorer = Explorer("data-loss", ["2.1", "3.7-kraft"], start=3)
+    assert [r.config.rules_name for r in explorer.results] == ["2.1", "3.7-kraft"]
+    assert "data-loss · 2.1" in explorer.stepper.markup and "data-loss · 3.7-kraft" in explorer.stepper.markup
+    explorer.fork(3, "controlled shutdown", "A")
+    assert explorer.steps[-1] == hwlib.Step("shutdown", replica="A")
+    for result in explorer.results:
+        events = [e[0] for e in result.trace.events[-1]]
+        assert events[0] == "shutdown" and "leader" in events and events[-1] == "stopped", result.config.rules_name
+        assert result.final["leader"] == "B"
+
+
 def test_explorer_shows_the_step_the_user_expects_and_what_is_loaded(tmp_path, monkeypatch):
     """Fork at the last step: the new step; two forks from 0: the last of two; another scenario
     or a file loaded: where the offline steppers open (its first anomaly, else where the runs
