@@ -144,6 +144,12 @@ def step_messages(result: RunResult) -> list[list[dict]]:
                 _, old, new, epoch = event
                 messages += _leader_and_isr(after, f"LeaderAndIsr epoch {epoch} · leader {new or 'none'} · "
                                                    f"ISR {{{','.join(after['isr'])}}}")
+            elif kind == "shutdown":                            # controlled shutdown: the broker asks first
+                _, rid, granted, kraft = event
+                request = "heartbeat: wantShutDown" if kraft else "ControlledShutdown"
+                messages.append(_message(rid, CONTROLLER, "control", request if granted
+                                         else f"{request} · cannot reach the controller", "delivered" if granted
+                                         else "lost"))
             elif kind == "leader_and_isr_queued":
                 _, rid, epoch, new = event
                 messages.append(_message(CONTROLLER, rid, "control",

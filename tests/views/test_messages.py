@@ -26,6 +26,19 @@ def test_the_hw_reaches_the_follower_in_the_second_fetch_response():
     assert third[-1] == ("A", "B", "response", "delivered", "0 records from 1 · HW 1")  # carries HW 1 back
 
 
+def test_a_controlled_shutdown_asks_the_controller_first():
+    """ZooKeeper: a ControlledShutdown request, then the controller's LeaderAndIsr; KRaft: the
+    heartbeat asks; a broker cut off from the controller asks in vain."""
+    steps = [hwlib.Step("fetch", replica="B"), hwlib.Step("shutdown", replica="A")]
+    for release, request in (("2.1", "ControlledShutdown"), ("3.7-kraft", "heartbeat: wantShutDown")):
+        shown = arrows(hwlib.run_steps(hwlib.ClusterConfig(replicas=("A", "B"), release=release), steps), 2)
+        assert shown[0] == ("A", "controller", "control", "delivered", request), release
+        assert any(a[0] == "controller" and "leader B" in a[4] for a in shown), release
+    cut = [hwlib.Step("isolate", replica="A", detected=False), hwlib.Step("shutdown", replica="A")]
+    shown = arrows(hwlib.run_steps(hwlib.ClusterConfig(replicas=("A", "B"), release="2.1"), cut), 2)
+    assert shown[0] == ("A", "controller", "control", "lost", "ControlledShutdown · cannot reach the controller")
+
+
 def test_a_parked_fetch_woken_by_a_produce_answers_in_flight_then_arrives():
     run = hwlib.run_scenario("data-loss", protocol="hw")
     assert arrows(run, 3)[0] == ("B", "A", "request", "parked", "Fetch offset 1 · parked: nothing new yet")

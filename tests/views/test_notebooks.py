@@ -242,7 +242,8 @@ def test_live_explorer_in_jupyterlab_is_styled_steps_and_forks(tmp_path, browser
     The widget's panels carry the stepper's stylesheet (a record below the HW is bold with a
     solid border, its background its epoch's colour, the leader has a red bar); stepping
     shows the trace's LEO / HW and draws the step's messages; three forks in a row at the last
-    step each show the new last step, under a title that says it is a fork; no panel clips."""
+    step (a controlled shutdown, two produces) each show the new last step, under a title that
+    says it is a fork; no panel clips."""
     import shutil
 
     (tmp_path / "notebooks").mkdir()
@@ -289,7 +290,7 @@ def test_live_explorer_in_jupyterlab_is_styled_steps_and_forks(tmp_path, browser
                                timeout=30000)
         lane = page.locator(".hwl-stepper .panel .frame").filter(has=page.locator("svg.lane")).first
         assert lane.locator("g.msg").count() >= 1                  # the messages are drawn here too
-        for last, action in ((16, "crash"), (17, "produce"), (18, "produce")):     # fork at the last step, 3 times
+        for last, action in ((16, "controlled shutdown"), (17, "produce"), (18, "produce")):   # 3 forks at the end
             explorer.locator(".widget-dropdown", has_text="fault").locator("select").select_option(action)
             explorer.locator("button", has_text="fork here").click()
             page.wait_for_function(f"() => document.querySelector('.hwl-stepper').innerText.includes("
@@ -301,6 +302,8 @@ def test_live_explorer_in_jupyterlab_is_styled_steps_and_forks(tmp_path, browser
             assert all(f["overflow"] <= 0 for f in shown)
             assert "data-loss, forked at step 15" in explorer.inner_text()
             assert f"forked at step {last - 1}: " in explorer.locator(".widget-hbox", has_text="fork here").inner_text()
+            if last == 16:
+                page.screenshot(path=str(ARTIFACTS / "jupyterlab-explorer-controlled-shutdown.png"))
         stepper.locator("button.jump", has_text="first difference").click()     # the kernel learns the step
         explorer.locator(".widget-dropdown", has_text="fault").locator("select").select_option("power loss")
         explorer.get_by_label("replica", exact=True).select_option("A")
