@@ -47,3 +47,28 @@ def test_readme_scenario_table_is_the_generated_one(repo):
     table = scenario_table()
     assert table in (repo / "README.md").read_text()
     assert len(table.splitlines()) == 2 + len(hwlib.builtin_scenarios())
+
+
+def test_one_version_a_license_type_hints_and_python_m(repo):
+    """pyproject reads the version from hwlib/version.py (no second copy); the LICENSE file is the
+    Apache License 2.0 that pyproject names; the package says it is typed (PEP 561); ``python -m
+    hwlib`` is the ``hwlib`` command."""
+    import subprocess
+    import sys
+
+    import hwlib
+
+    pyproject = tomllib.loads((repo / "pyproject.toml").read_text())
+    project = pyproject["project"]
+    assert "version" not in project and project["dynamic"] == ["version"]
+    assert pyproject["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "hwlib.version.__version__"}
+    assert project["license"] == "Apache-2.0" and project["license-files"] == ["LICENSE"]
+    license_text = (repo / "LICENSE").read_text()
+    assert "Apache License" in license_text and "Version 2.0, January 2004" in license_text
+    assert "END OF TERMS AND CONDITIONS" in license_text
+    assert (repo / "hwlib" / "py.typed").is_file()
+    assert "py.typed" in pyproject["tool"]["setuptools"]["package-data"]["hwlib"]
+    done = subprocess.run([sys.executable, "-m", "hwlib", "--version"], capture_output=True, text=True, cwd=repo)
+    assert done.returncode == 0 and done.stdout.startswith(f"hwlib {hwlib.__version__}, ")
+    bad = subprocess.run([sys.executable, "-m", "hwlib", "run"], capture_output=True, text=True, cwd=repo)
+    assert bad.returncode == 2 and "scenario" in bad.stderr
