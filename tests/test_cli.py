@@ -6,6 +6,7 @@ import json
 import subprocess
 import sys
 
+import hwlib
 from hwlib import PROTOCOLS
 from hwlib.cli import main
 
@@ -50,6 +51,26 @@ def test_compare_writes_text_and_png(tmp_path, capsys):
     assert "== data-loss" in text and "lost 1 (m2)" in text
     png = (tmp_path / "cmp.png").read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
+
+
+def test_a_comparison_plot_leaves_the_callers_matplotlib_alone(tmp_path):
+    """In a notebook: the backend stays the user's and no pyplot figure is left open or closed."""
+    import matplotlib
+    import matplotlib.pyplot as plt
+
+    from hwlib.views.compare import plot, run_matrix
+
+    before = matplotlib.get_backend()
+    plt.switch_backend("svg")                        # the user's, not the Agg a PNG needs
+    try:
+        mine = plt.figure()
+        scenarios = [hwlib.load_scenario("data-loss")]
+        plot(scenarios, run_matrix(scenarios, ("hw", "2.1")), tmp_path / "p.png", ("hw", "2.1"))
+        assert matplotlib.get_backend() == "svg" and plt.get_fignums() == [mine.number]
+        assert (tmp_path / "p.png").read_bytes()[:4] == b"\x89PNG"
+        plt.close(mine)
+    finally:
+        plt.switch_backend(before)
 
 
 def test_errors_exit_2_with_one_line(tmp_path):

@@ -44,16 +44,14 @@ def text_table(scenarios: list[Scenario], results: dict, protocols=PROTOCOLS) ->
 def plot(scenarios: list[Scenario], results: dict, path: str | os.PathLike,
          protocols=PROTOCOLS) -> Path:
     """One PNG: a row per scenario, a column per protocol; partition HW, leader LEO and each
-    follower's HW over the steps, anomalies marked where they appear."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
+    follower's HW over the steps, anomalies marked where they appear. Drawn with matplotlib's
+    object API: a user's notebook keeps its backend and its pyplot figures."""
+    from matplotlib.figure import Figure
     from matplotlib.ticker import MaxNLocator
 
     rows, cols = len(scenarios), len(protocols)
-    fig, axes = plt.subplots(rows, cols, figsize=(3.4 * cols, 2.3 * rows), squeeze=False,
-                             sharey="row")
+    fig = Figure(figsize=(3.4 * cols, 2.3 * rows))
+    axes = fig.subplots(rows, cols, squeeze=False, sharey="row")
     for i, s in enumerate(scenarios):
         for j, p in enumerate(protocols):
             ax = axes[i][j]
@@ -85,11 +83,8 @@ def plot(scenarios: list[Scenario], results: dict, path: str | os.PathLike,
             legend.setdefault(label, handle)
     fig.legend(legend.values(), legend.keys(), loc="upper center", ncol=len(legend), fontsize=8)
     fig.tight_layout(rect=(0, 0, 1, 0.97))
-    try:
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, dpi=90)
-    finally:
-        plt.close(fig)
+    with atomic_path(path) as tmp:
+        fig.savefig(tmp, dpi=90)
     return Path(path)
 
 
