@@ -280,30 +280,45 @@ def _steps_for(replicas: tuple[str, ...]) -> dict[str, tuple[Step, ...]]:
     }
 
 
+def step_action(step: Step) -> str | None:
+    """A schedule step's action as a fault profile names it (None: a base action - a produce, a
+    fetch - or a fault's follow-up: restart, reconnect, retry, a split fetch's response)."""
+    kind = step.kind
+    if kind == "crash":
+        return "power_loss" if step.lose_unflushed else "crash" if step.detected else "quick_restart"
+    if kind == "produce":
+        return "lost_ack" if step.lose_ack else "stale_produce" if step.replica is not None else None
+    if kind == "elect":
+        return "leader_move"
+    if kind == "shutdown":
+        return "controlled_shutdown"
+    if kind == "fetch_request":
+        return "fetch_split"
+    if kind in ("tick", "flush", "isolate", "deliver", "controller_failover", "consume", "consumer_crash",
+                "replace_disk"):
+        return kind
+    return None
+
+
 def fired_faults(steps: Sequence[Step], events: list[tuple], marks: list[int]) -> tuple[str, ...]:
     """The fault kinds that acted in a run: a step whose own events are not just a ``skip``.
     ``marks[i]`` is the number of events after step i (``marks[0]``: before the first step)."""
     fired: set[str] = set()
     for i, step in enumerate(steps, 1):
-        kind = _FAULT_OF_STEP.get(step.kind)
-        if kind is None and not (step.kind == "produce" and (step.lose_ack or step.replica is not None)):
+        kind = step_action(step)
+        if kind is None or kind not in FAULT_KINDS:     # a base action, time passing, a poll, a follow-up
             continue
         own = events[marks[i - 1]:marks[i]]
         if not own or own[0][0] == "skip":
             continue
-        if step.kind == "crash":
-            kind = "power_loss" if step.lose_unflushed else ("crash" if step.detected else "quick_restart")
-        elif step.kind == "produce":
-            if step.replica is not None:
+        if step.kind == "produce":
+            if step.replica is not None:      # addressed to a broker: stale, whether its ack is lost or not
                 kind = "stale_produce"
-            elif any(e[0] == "ack_lost" for e in own):
-                kind = "lost_ack"
-            else:
+            elif not any(e[0] == "ack_lost" for e in own):
                 continue
         elif step.kind == "elect" and not any(e[0] == "leader" for e in own):
             continue
-        if kind is not None:
-            fired.add(kind)
+        fired.add(kind)
     for event in events:                    # time passing that actually shrank the ISR
         if event[0] == "isr" and "lagged" in event[3]:
             fired.add("isr_expiry")
@@ -311,10 +326,6 @@ def fired_faults(steps: Sequence[Step], events: list[tuple], marks: list[int]) -
     return tuple(sorted(fired))
 
 
-_FAULT_OF_STEP = {"crash": "crash", "elect": "leader_move", "isolate": "isolate",
-                  "consumer_crash": "consumer_crash", "fetch_request": "fetch_split", "flush": "flush",
-                  "deliver": "deliver", "controller_failover": "controller_failover",
-                  "replace_disk": "replace_disk", "shutdown": "controlled_shutdown"}
 #: every kind ``fired_faults`` can report
 FAULT_KINDS = ("crash", "quick_restart", "power_loss", "replace_disk", "controlled_shutdown", "leader_move", "isolate",
                "isr_expiry",

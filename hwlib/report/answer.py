@@ -23,7 +23,18 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
-from .findings import DURABLE_ACKS, DURABLE_MIN_ISR, Sweep, generation_of, join, p_text, percent, plain, release
+from .findings import (
+    DURABLE_ACKS,
+    DURABLE_MIN_ISR,
+    Sweep,
+    generation_of,
+    join,
+    p_text,
+    percent,
+    plain,
+    release,
+    rules_word,
+)
 from .findings import name as rules_name
 from .statistics import CLAIM_BOUND
 
@@ -278,7 +289,7 @@ def _span(cells: list[Cell]) -> str:
 
 def _kind(cells: list[Cell]) -> str:
     """What the sweep's rows are: generations (``kip320``) or releases (``3.7-kraft``)."""
-    return "release" if any(generation_of(c.protocol) != c.protocol for c in cells) else "generation"
+    return rules_word(c.protocol for c in cells)
 
 
 def _story_sentence(story: ProfileStory, told: set[tuple[str, str]],

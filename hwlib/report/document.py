@@ -17,7 +17,6 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
-from ..engine.config import PROTOCOLS
 from ..errors import HwlibError
 from ..util.files import OutputError, check_directory, check_writable, write_text_atomically
 from ..util.progress import check_mode
@@ -163,10 +162,10 @@ def simulated_line(spec, manifest: dict) -> str:
     """What the numbers are, in one paragraph (HTML): a simulation by hwlib's model of one
     partition - not measurements of a Kafka cluster - with its generations and the Kafka
     releases they model, the runs and what one run is, the fault profiles."""
-    from .findings import join, release, rules_order
+    from .findings import join, release, rules_order, rules_word
 
     protocols = rules_order(c.config.rules_name for c in spec.cells)
-    kind = "generation" if all(p in PROTOCOLS for p in protocols) else "release"
+    kind = rules_word(protocols)
     unclean = sorted({bool(c.config.unclean_leader_election) for c in spec.cells})
     election = ("" if len(unclean) > 1 else
                 f" Unclean leader election is {'on' if unclean[0] else 'off'} in every cell"

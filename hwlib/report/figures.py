@@ -11,7 +11,7 @@ import math
 import pandas as pd
 
 from ..engine.config import PROTOCOLS
-from .findings import DURABLE_ACKS, DURABLE_MIN_ISR, KIPS, Sweep, generation_of, plain, rules_order
+from .findings import DURABLE_ACKS, DURABLE_MIN_ISR, KIPS, Sweep, generation_of, plain, rules_order, rules_word
 
 
 def tick(rules: str) -> str:
@@ -23,8 +23,6 @@ def tick(rules: str) -> str:
     return f"{release(rules).label.replace('ZooKeeper', 'ZK')}\n{KIPS[generation_of(rules)]}"
 
 
-def _by(names: list[str]) -> str:
-    return "generation" if all(p in PROTOCOLS for p in names) else "release"
 
 
 #: the headline's panels: (title, rate column, interval columns or None)
@@ -44,6 +42,7 @@ def plot_headline(summary: pd.DataFrame):
 
     sweep = Sweep(summary, pd.DataFrame())
     protocols = sweep.protocols
+    by = rules_word(protocols)
     x = {p: i for i, p in enumerate(protocols)}
     fig, axes = plt.subplots(1, len(HEADLINE_PANELS), figsize=(12, 3.6), sharex=True)
     colours = plt.rcParams["axes.prop_cycle"].by_key()["color"]
@@ -65,8 +64,8 @@ def plot_headline(summary: pd.DataFrame):
                     ax.plot(xs, ys, color=colour, alpha=0.25, linewidth=1, linestyle="--", zorder=1)
         ax.set_title(title, fontsize=10)
         ax.set_xticks(range(len(protocols)), [tick(p) for p in protocols], fontsize=7,
-                      rotation=0 if _by(protocols) == "generation" else 50, ha="center" if _by(protocols) ==
-                      "generation" else "right", rotation_mode="anchor")
+                      rotation=0 if by == "generation" else 50, ha="center" if by == "generation" else "right",
+                      rotation_mode="anchor")
         ax.set_ylim(-0.02, 1.02)
         ax.yaxis.set_major_formatter(plt.FuncFormatter(lambda v, _: f"{v:.0%}"))
         ax.grid(alpha=0.3)
@@ -75,7 +74,7 @@ def plot_headline(summary: pd.DataFrame):
     handles.append(plt.Line2D([], [], color="grey", alpha=0.4, linestyle="--"))
     labels.append("other acks / min.insync.replicas")
     fig.legend(handles, labels, loc="lower center", ncol=len(labels), fontsize=8, frameon=False)
-    fig.suptitle(f"By {_by(protocols)}, acks={DURABLE_ACKS} and min.insync.replicas={DURABLE_MIN_ISR} "
+    fig.suptitle(f"By {by}, acks={DURABLE_ACKS} and min.insync.replicas={DURABLE_MIN_ISR} "
                  "(bars: 95% intervals)", fontsize=10)
     fig.tight_layout(rect=(0, 0.07, 1, 1))
     return fig

@@ -116,6 +116,12 @@ def generation_of(name: str) -> str:
     return name if name in PROTOCOLS else _release_row(name).generation
 
 
+def rules_word(names) -> str:
+    """What rule names (``kip320``, ``3.7-kraft``) are, in one word for a sentence or a title:
+    ``generation`` when every one is, else ``release``."""
+    return "generation" if all(n in PROTOCOLS for n in names) else "release"
+
+
 def name(rules: str) -> str:
     """How a sentence names rules: a generation by its name (``kip320``), a release as Kafka
     does (``Kafka 3.7 KRaft``)."""
@@ -224,8 +230,7 @@ def durable_findings(sweep: Sweep) -> list[Finding]:
             runs = sorted({n for _, n, _ in clean})
             highest = max(h for _, _, h in clean)
             suffix = [p for p, _, _ in clean] == list(cells)[len(cells) - len(names):] and len(names) > 1
-            who = f"Every {'generation' if names[0] in PROTOCOLS else 'release'} from {names[0]} on" if suffix \
-                else join(names)
+            who = f"Every {rules_word(cells)} from {names[0]} on" if suffix else join(names)
             each = " each" if len(names) > 1 else ""
             sentences.append(f"{who} lost none, in {join([f'{n:,}' for n in runs])} runs{each} "
                              f"(95% upper bound {bound(highest)}).")
@@ -299,9 +304,9 @@ def acks_findings(sweep: Sweep) -> list[Finding]:
     example = lossy.sort_values("lost_rate", ascending=False).iloc[0] if len(lossy) else None
     link = sweep.link(example["cell"], "a step-through") if example is not None else ""
     if len(lossy) == len(rows):
-        generations = [name(p) for p in rules_order(rows["protocol"])]
-        every = "every generation" if generations[0] in PROTOCOLS else "every release"
-        everywhere = every + (" under every profile" if len(sweep.scopes()) > 1 else "")
+        shown = rules_order(rows["protocol"])
+        generations = [name(p) for p in shown]
+        everywhere = f"every {rules_word(shown)}" + (" under every profile" if len(sweep.scopes()) > 1 else "")
         text = (f"<b>acks=1 lost acknowledged data in {everywhere}</b> ({join(generations)}): in "
                 f"{percent(lo)} to {percent(hi)} of runs per cell{link}. The leader acknowledges before any "
                 f"follower has the record; the setting, not the protocol, loses it.")

@@ -13,7 +13,7 @@ import re
 
 import pandas as pd
 
-from ..faults import FAULT_KINDS
+from ..faults import FAULT_KINDS, step_action
 from .findings import ALPHA, Sweep, interval, param_columns
 
 #: one sorter for every table on the page, installed once (tables carry class hwl-sortable)
@@ -123,26 +123,6 @@ def paired_tests(summary: pd.DataFrame, runs: pd.DataFrame) -> pd.DataFrame:
                              "p (exact McNemar)": f"{test['p']:.2g}",
                              "difference": "significant" if test["p"] < ALPHA else "not shown"})
     return pd.DataFrame(rows)
-
-
-def step_action(step) -> str | None:
-    """A schedule step's action as a fault profile names it (None: a base action - a produce, a
-    fetch - or a fault's follow-up: restart, reconnect, retry, a split fetch's response)."""
-    kind = step.kind
-    if kind == "crash":
-        return "power_loss" if step.lose_unflushed else "crash" if step.detected else "quick_restart"
-    if kind == "produce":
-        return "lost_ack" if step.lose_ack else "stale_produce" if step.replica is not None else None
-    if kind == "elect":
-        return "leader_move"
-    if kind == "shutdown":
-        return "controlled_shutdown"
-    if kind == "fetch_request":
-        return "fetch_split"
-    if kind in ("tick", "flush", "isolate", "deliver", "controller_failover", "consume", "consumer_crash",
-                "replace_disk"):
-        return kind
-    return None
 
 
 #: each action in the report's words

@@ -8,9 +8,8 @@ import hwlib
 from hwlib import Cluster, ClusterConfig, Step, parse_step
 from hwlib.check.model import alphabet
 from hwlib.check.vocabulary import FAULTS, step_fault
-from hwlib.faults import FAULT_KINDS, fired_faults, generate
+from hwlib.faults import FAULT_KINDS, fired_faults, generate, step_action
 from hwlib.profiles import load_profile
-from hwlib.report.tables import step_action
 from hwlib.views.explorer import FORKS
 
 THREE = ("A", "B", "C")
