@@ -36,7 +36,7 @@ from ..engine.kafka_errors import (
     UNKNOWN_LEADER_EPOCH,
 )
 from ..engine.protocols import Protocol
-from ..engine.releases import rules_for, rules_named
+from ..engine.releases import rules_named
 from ..engine.replica import FETCHING, FOLLOWER, LEADER, OFFLINE, TRUNCATING
 from ..engine.steps import Step
 from .vocabulary import DEFAULT_MAX_EPOCH, DEFAULT_MAX_RECORDS, DEFAULT_REPLICAS, CheckError
@@ -472,7 +472,7 @@ def must_end(targets: list[str], bounds: Bounds, faults: tuple[str, ...],
     """CheckError if a search under one of ``targets`` (generations or releases, by name; or
     ``configs``, whose rules may carry inter.broker.protocol.version / metadata.version)
     within ``bounds`` and ``faults`` would never end (``endless``): refused before it starts."""
-    pairs = ([(c.rules_name, rules_for(c)) for c in configs] if configs is not None
+    pairs = ([(c.rules_name, c.rules()) for c in configs] if configs is not None
              else [(name, rules_named(name)) for name in targets])
     for name, generation in pairs:
         reason = endless(name, generation, bounds, faults)

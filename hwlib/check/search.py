@@ -31,7 +31,6 @@ import numpy as np
 from ..anomalies import AnomalyChecker
 from ..engine.cluster import Cluster
 from ..engine.config import ClusterConfig
-from ..engine.releases import rules_for
 from ..engine.steps import Step, parse_steps
 from ..util.resident import resident_bytes
 from .fingerprints import Fingerprints
@@ -200,7 +199,7 @@ class Search:
         self.kinds = kinds
         self.exhaustive = exhaustive
         self.reduced = reduced
-        self.settled = settled_epoch(rules_for(self.config), bounds, faults) if reduced else None
+        self.settled = settled_epoch(self.config.rules(), bounds, faults) if reduced else None
         #: whether a step whose outcome is known without taking it is left untaken: one that
         #: surely leaves the bounds (``Bounds.cuts``) or makes the state it leaves
         #: (``settles_at_once``, a whole fetch ``refused``); either makes no new state, only a

@@ -33,7 +33,6 @@ from .partition import Partition
 from .produce_request import ProduceRequest
 from .producer import RETRY_SKIP, Producer
 from .protocols import Protocol
-from .releases import rules_for
 from .replica import FETCHING, FOLLOWER, LEADER, OFFLINE, InFlight, Replica
 from .replica_manager import ReplicaManager
 from .steps import STEP_KINDS, Step
@@ -57,7 +56,7 @@ class Cluster:
         checker branches from it): every replica, request in flight, queued LeaderAndIsr,
         produce request, the clients and the clock; the events start empty."""
         self.config = config
-        self.protocol: Protocol = rules_for(config) if source is None else source.protocol
+        self.protocol: Protocol = config.rules() if source is None else source.protocol
         protocol = self.protocol
         self.events: list[tuple] = []
         events = self.events

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, fields
 
 from ..errors import ConfigError
-from .protocols import GENERATIONS
-from .releases import KRAFT, ZK, Release, parse_feature_version, release
+from .protocols import GENERATIONS, Protocol
+from .releases import KRAFT, ZK, Release, parse_feature_version, release, release_rules
 
 PROTOCOLS = tuple(GENERATIONS)
 
@@ -201,6 +201,13 @@ class ClusterConfig:
         """(inter.broker.protocol.version, metadata.version) as keys, None where not set."""
         row = self.release_row
         return (None, None) if row is None else self._feature_versions(row)
+
+    def rules(self) -> Protocol:
+        """The rules this config runs: its release's (generation and flags), else its generation's own."""
+        if self.release is None:
+            return GENERATIONS[self.protocol]
+        ibp, metadata_version = self.feature_versions()
+        return release_rules(self.release, ibp, metadata_version)
 
     @classmethod
     def from_dict(cls, data: dict, where: str = "config") -> ClusterConfig:

@@ -19,13 +19,9 @@ from __future__ import annotations
 import functools
 import re
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 from ..errors import ConfigError
 from .protocols import GENERATIONS, Protocol
-
-if TYPE_CHECKING:
-    from .config import ClusterConfig
 
 ZK = "zk"
 KRAFT = "kraft"
@@ -400,17 +396,11 @@ def table_rows() -> list[dict]:
 
 
 @functools.lru_cache(maxsize=256)
-def _release_rules(text: str, ibp: tuple[int, int, int] | None,
-                   metadata_version: tuple[int, int, int] | None) -> Protocol:
+def release_rules(text: str, ibp: tuple[int, int, int] | None,
+                  metadata_version: tuple[int, int, int] | None) -> Protocol:
+    """A release's rules under an inter.broker.protocol.version / metadata.version (None: the
+    release's own), made once per distinct triple (``ClusterConfig.rules``)."""
     return release(text).rules(ibp, metadata_version)
-
-
-def rules_for(config: ClusterConfig) -> Protocol:
-    """The rules a config runs: its release's (generation and flags), else its generation's own."""
-    if config.release is None:
-        return GENERATIONS[config.protocol]
-    ibp, metadata_version = config.feature_versions()
-    return _release_rules(config.release, ibp, metadata_version)
 
 
 def rules_named(name: str) -> Protocol:
