@@ -5,9 +5,13 @@ Layout, every file written atomically:
 - ``check.json``: the marker - the settings of the check (bounds, faults, kinds, cluster
   settings, generations) and whether it finished. A directory with a marker is one hwlib made;
   any other non-empty directory is refused.
-- ``checkpoint-<protocol>.pickle``: the search of a generation that is running, as of the end
+- ``checkpoint-<protocol>.npz``: the search of a generation that is running, as of the end
   of a level (``Search.snapshot``: fingerprints seen, each state's parent and step, the
-  frontier's states by number, violations found), with the engine's source key.
+  frontier's states by number as int64 arrays; the rest - depth, counts, violations found,
+  the engine's source key - as one JSON text). Read with ``allow_pickle=False``: a
+  checkpoint is data, and a file that would need code to load (a pickle, an object array)
+  is refused in one line without running anything. ``checkpoint-<protocol>.pickle``, the
+  form of hwlib before 0.2, is refused too.
 - ``result-<protocol>.json``: a finished generation (its checkpoint is then removed).
 
 ``--resume`` takes the finished generations as they are and goes on from each checkpoint; a
@@ -18,10 +22,13 @@ Settings other than the marker's are refused either way: one directory, one chec
 from __future__ import annotations
 
 import json
-import pickle
 import time
+import zipfile
+from array import array
 from collections.abc import Callable
 from pathlib import Path
+
+import numpy as np
 
 from ..compiled import source_key
 from ..engine.config import ClusterConfig
@@ -33,6 +40,10 @@ from .vocabulary import CheckError
 
 MARKER = "check.json"
 FORMAT = 1
+#: the checkpoint's format (2: numpy arrays and JSON; 1 was a pickle, no longer read)
+CHECKPOINT_FORMAT = 2
+#: the snapshot's int64 arrays (``Search.snapshot``)
+ARRAYS = ("seen", "parents", "frontier", "frontier_keys")
 
 
 def settings(config: ClusterConfig, protocols: list[str], bounds: Bounds, faults: tuple[str, ...],
@@ -77,6 +88,7 @@ class CheckDir:
         if not resume:
             for protocol in self.check["protocols"]:
                 self._checkpoint(protocol).unlink(missing_ok=True)
+                self._legacy_checkpoint(protocol).unlink(missing_ok=True)
                 self._result(protocol).unlink(missing_ok=True)
         try:
             out.mkdir(parents=True, exist_ok=True)
@@ -103,6 +115,9 @@ class CheckDir:
     # -- per generation ------------------------------------------------------------------------
 
     def _checkpoint(self, protocol: str) -> Path:
+        return self.out / f"checkpoint-{protocol}.npz"
+
+    def _legacy_checkpoint(self, protocol: str) -> Path:
         return self.out / f"checkpoint-{protocol}.pickle"
 
     def _result(self, protocol: str) -> Path:
@@ -130,17 +145,29 @@ class CheckDir:
     def saved_search(self, protocol: str) -> dict | None:
         """The generation's last checkpoint (``Search.snapshot``), if it has one."""
         path = self._checkpoint(protocol)
+        legacy = self._legacy_checkpoint(protocol)
+        if not path.is_file() and legacy.is_file():
+            raise CheckError(f"resume: {legacy} is a pickled checkpoint (hwlib before 0.2), which hwlib no longer "
+                             "reads: loading a pickle can run code; run without --resume to start over")
         if not path.is_file():
             return None
         try:
-            with path.open("rb") as handle:
-                data = pickle.load(handle)
-            if not isinstance(data, dict) or data.get("format") != FORMAT:
-                raise ValueError("not a checkpoint of this format")
-        except (OSError, ValueError, EOFError, pickle.UnpicklingError) as exc:
-            raise CheckError(f"resume: {path} is damaged ({exc}); run without --resume to start over") from None
-        self._same_engine(data.get("engine"), path)
-        return data["search"]
+            with np.load(path, allow_pickle=False) as saved:
+                header = json.loads(str(saved["header"]))
+                if not isinstance(header, dict) or header.get("format") != CHECKPOINT_FORMAT:
+                    raise ValueError("not a checkpoint of this format")
+                search = dict(header["search"])
+                for name in ARRAYS:
+                    column = saved[name]
+                    if column.dtype != np.int64 or column.ndim != 1:
+                        raise ValueError(f"{name}: expected a 1-d int64 array, found {column.dtype} {column.shape}")
+                    search[name] = array("q", column.astype("=i8", copy=False).tobytes())
+        except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
+            # allow_pickle=False: an object array (a pickle inside) raises ValueError, unread
+            raise CheckError(f"resume: {path} is damaged or not a checkpoint ({' '.join(str(exc).split())}); "
+                             "run without --resume to start over") from None
+        self._same_engine(header.get("engine"), path)
+        return search
 
     def _same_engine(self, key: str | None, path: Path) -> None:
         if key != self.key:
@@ -154,10 +181,14 @@ class CheckDir:
         def save(search: Search) -> None:
             if time.monotonic() - last[0] < every:
                 return
+            snapshot = search.snapshot()
+            header = {"format": CHECKPOINT_FORMAT, "engine": self.key,
+                      "search": {k: v for k, v in snapshot.items() if k not in ARRAYS}}
+            seen, parents, frontier, keys = (np.frombuffer(snapshot[name], dtype=np.int64) for name in ARRAYS)
             with atomic_path(self._checkpoint(protocol)) as tmp:
-                with tmp.open("wb") as handle:
-                    pickle.dump({"format": FORMAT, "engine": self.key, "search": search.snapshot()}, handle,
-                                protocol=pickle.HIGHEST_PROTOCOL)
+                with tmp.open("wb") as handle:      # a file object: savez adds no suffix of its own
+                    np.savez(handle, header=np.array(json.dumps(header)), seen=seen, parents=parents, frontier=frontier,
+                             frontier_keys=keys)
             last[0] = time.monotonic()
 
         return save
@@ -167,3 +198,4 @@ class CheckDir:
         write_text_atomically(self._result(result.protocol),
                               json.dumps({**result.as_dict(), "engine": self.key}) + "\n")
         self._checkpoint(result.protocol).unlink(missing_ok=True)
+        self._legacy_checkpoint(result.protocol).unlink(missing_ok=True)

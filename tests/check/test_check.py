@@ -14,6 +14,7 @@ from array import array
 from pathlib import Path
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 import hwlib
@@ -616,10 +617,10 @@ def test_a_killed_check_resumes_to_the_same_verdicts_and_state_counts(tmp_path):
     assert _check_cli(*RESUMABLE, "--out", str(whole)).returncode == 0
     running = subprocess.Popen([sys.executable, "-m", "hwlib.cli", "check", *RESUMABLE, "--out", str(killed)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    checkpoint = killed / "checkpoint-kip101.pickle"
+    checkpoint = killed / "checkpoint-kip101.npz"
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and running.poll() is None:
-        if checkpoint.is_file() and pickle.loads(checkpoint.read_bytes())["search"]["depth"] >= 8:
+        if checkpoint.is_file() and _header(checkpoint)["search"]["depth"] >= 8:
             break
         time.sleep(0.02)
     assert running.poll() is None, "the check ended before it could be killed"
@@ -643,9 +644,9 @@ def test_resume_refuses_other_settings_a_damaged_checkpoint_and_a_missing_check(
         in done.stderr and len(done.stderr.splitlines()) == 1
     assert {p.name: p.read_bytes() for p in out.iterdir()} == before
     (out / "result-hw.json").unlink()
-    (out / "checkpoint-hw.pickle").write_bytes(b"garbage")
+    (out / "checkpoint-hw.npz").write_bytes(b"garbage")
     done = _check_cli(*args, "--resume")
-    assert done.returncode == 2 and "checkpoint-hw.pickle is damaged" in done.stderr
+    assert done.returncode == 2 and "checkpoint-hw.npz is damaged or not a checkpoint" in done.stderr
     assert len(done.stderr.splitlines()) == 1
     done = _check_cli(*args[:-1], str(tmp_path / "none"), "--resume")
     assert done.returncode == 2 and "holds no check to resume" in done.stderr
@@ -659,15 +660,64 @@ def test_a_checkpoint_of_another_engine_is_refused(tmp_path):
     args = ["--protocol", "kip101", "--quiet", "--exhaustive", "--checkpoint-every", "0", "--out", str(out)]
     running = subprocess.Popen([sys.executable, "-m", "hwlib.cli", "check", *args],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    checkpoint = out / "checkpoint-kip101.pickle"
+    checkpoint = out / "checkpoint-kip101.npz"
     while running.poll() is None and not checkpoint.is_file():
         time.sleep(0.02)
     running.kill()
     running.wait()
-    saved = pickle.loads(checkpoint.read_bytes())
-    checkpoint.write_bytes(pickle.dumps({**saved, "engine": "0" * 16}))
+    with np.load(checkpoint, allow_pickle=False) as saved:
+        columns = {name: saved[name] for name in saved.files}
+    header = {**json.loads(str(columns["header"])), "engine": "0" * 16}
+    with checkpoint.open("wb") as handle:
+        np.savez(handle, **{**columns, "header": np.array(json.dumps(header))})
     done = _check_cli(*args, "--resume")
     assert done.returncode == 2 and "written by another version of hwlib's engine" in done.stderr
+
+
+def _header(checkpoint: Path) -> dict:
+    with np.load(checkpoint, allow_pickle=False) as saved:
+        return json.loads(str(saved["header"]))
+
+
+class _Payload:
+    """Unpickling this runs code: it writes ``target`` (the file a safe resume never creates)."""
+
+    def __init__(self, target: Path) -> None:
+        self.target = target
+
+    def __reduce__(self):
+        return (exec, (f"open({str(self.target)!r}, 'w').write('ran')",))
+
+
+@pytest.mark.parametrize("form", ["legacy-pickle", "object-array", "pickled-header"])
+def test_a_crafted_checkpoint_is_refused_in_one_line_and_runs_nothing(tmp_path, form):
+    """A --resume directory received from someone else: its checkpoint would run code if it were
+    unpickled (a pickle under the old name, or an .npz holding an object array). hwlib reads
+    checkpoints with allow_pickle=False and never loads a pickle: one line, exit 2, no payload."""
+    out, ran = tmp_path / "out", tmp_path / "payload-ran"
+    args = ["--protocol", "hw", "--quiet", "--depth", "4", "--out", str(out)]
+    assert _check_cli(*args).returncode == 0
+    (out / "result-hw.json").unlink()          # hw is now a generation to resume from its checkpoint
+    payload = _Payload(ran)
+    assert pickle.loads(pickle.dumps(payload)) is None and ran.read_text() == "ran"   # the payload works
+    ran.unlink()
+    header = np.array(json.dumps({"format": 2, "engine": "0" * 16, "search": {}}))
+    if form == "legacy-pickle":
+        (out / "checkpoint-hw.pickle").write_bytes(pickle.dumps({"format": 1, "search": payload}))
+        expected = "checkpoint-hw.pickle is a pickled checkpoint (hwlib before 0.2), which hwlib no longer reads"
+    else:
+        with (out / "checkpoint-hw.npz").open("wb") as handle:
+            if form == "object-array":
+                np.savez(handle, header=header, seen=np.array([payload], dtype=object))
+            else:
+                np.savez(handle, header=np.array([payload], dtype=object))
+        expected = "checkpoint-hw.npz is damaged or not a checkpoint"
+    before = sorted(p.name for p in out.iterdir())
+    done = _check_cli(*args, "--resume")
+    assert done.returncode == 2 and expected in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert not ran.exists()
+    assert sorted(p.name for p in out.iterdir()) == before
 
 
 @pytest.mark.parametrize(("args", "message"), [
