@@ -2,7 +2,7 @@
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
-EXTRAS ?= dev
+EXTRAS ?= all,dev
 STAMP  := $(VENV)/.installed-$(EXTRAS)
 
 .PHONY: setup test report bench lint clean
@@ -30,7 +30,8 @@ report: setup
 	$(VENV)/bin/hwlib report --out reports/fault-sweep.html
 
 test: setup
-	$(VENV)/bin/ruff check hwlib tests benchmarks
+	$(VENV)/bin/ruff check hwlib tests benchmarks setup.py
+	$(VENV)/bin/mypy hwlib
 	$(PY) -m pytest -q
 
 bench: setup
@@ -40,7 +41,8 @@ bench: setup
 	$(PY) benchmarks/check.py
 
 lint: setup
-	$(VENV)/bin/ruff check hwlib tests benchmarks
+	$(VENV)/bin/ruff check hwlib tests benchmarks setup.py
+	$(VENV)/bin/mypy hwlib
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -3,7 +3,8 @@
 ``python -m hwlib.build_engine [--force]``. With no C compiler, or no mypy, it says so in
 one line and exits 0: the interpreted engine runs (after a failed build too, which prints
 its log's tail). A build for the current sources is kept; builds for other sources that
-this tool made (they carry its ``hwlib-engine.json``) are removed. The build happens in a
+this tool made (they carry its ``hwlib-engine.json``) are removed from a checkout's build
+folder (not from the user's cache, which other installs share). The build happens in a
 temporary directory that is renamed into place only when complete.
 """
 
@@ -18,7 +19,7 @@ import sys
 import time
 from pathlib import Path
 
-from .compiled import COMPILED, PACKAGE, build_root, source_key
+from .compiled import COMPILED, PACKAGE, build_root, in_checkout, source_key
 
 MARKER = "hwlib-engine.json"
 
@@ -27,7 +28,9 @@ import sys
 from setuptools import setup
 from mypyc.build import mypycify
 modules, target, lib, tmp = sys.argv[1].split(","), sys.argv[2], sys.argv[3], sys.argv[4]
-setup(name="hwlib-engine", ext_modules=mypycify([f"hwlib/{m}.py" for m in modules], opt_level="3",
+# --ignore-missing-imports as pyproject's [tool.mypy] says (an installed package has no pyproject)
+setup(name="hwlib-engine", ext_modules=mypycify(["--ignore-missing-imports", *(f"hwlib/{m}.py" for m in modules)],
+      opt_level="3",
       group_name="hwlib_engine", target_dir=target),
       script_args=["build_ext", "--build-lib", lib, "--build-temp", tmp, "--parallel", "2"])
 """
@@ -69,10 +72,16 @@ def build(force: bool = False) -> int:
     work.mkdir()
     started = time.perf_counter()
     log = work / "build.log"
+    sources = PACKAGE.parent
+    if not in_checkout():
+        # an installed package: mypy run inside site-packages would take every installed module
+        # for one of the program's own, so it compiles a copy of the package's sources
+        sources = work / "src"
+        shutil.copytree(PACKAGE, sources / "hwlib", ignore=shutil.ignore_patterns("__pycache__", "builtin", "*.so"))
     with log.open("w") as out:
         done = subprocess.run([sys.executable, "-c", _SETUP, ",".join(COMPILED), str(work / "c"),
                                str(work / "lib"), str(work / "obj")],
-                              cwd=PACKAGE.parent, stdout=out, stderr=subprocess.STDOUT)
+                              cwd=sources, stdout=out, stderr=subprocess.STDOUT)
     if done.returncode != 0:
         tail = log.read_text().strip().splitlines()[-15:]
         print("\n".join(tail), file=sys.stderr)
@@ -84,7 +93,8 @@ def build(force: bool = False) -> int:
     shutil.rmtree(target, ignore_errors=True)
     lib.rename(target)
     shutil.rmtree(work, ignore_errors=True)
-    _prune(root, target)
+    if in_checkout():          # the user's cache is shared by installs of other versions: keep theirs
+        _prune(root, target)
     print(f"hwlib: compiled engine built in {time.perf_counter() - started:.0f} s ({target})")
     return 0
 

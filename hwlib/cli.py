@@ -14,6 +14,7 @@ from .engine.config import PROTOCOLS
 from .errors import HwlibError
 from .run import RunResult
 from .scenario import builtin_scenarios, load_scenario, run_scenario, scenario_table
+from .util.extras import MissingExtraError, require
 from .util.progress import progress
 
 
@@ -23,7 +24,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 class _Version(argparse.Action):
-    """``--version``: one unwrapped line, e.g. ``hwlib 0.1.0, compiled engine (mypyc, ...)``."""
+    """``--version``: one unwrapped line, e.g. ``hwlib 0.2.0, compiled engine (mypyc, ...)``."""
 
     def __init__(self, option_strings, dest, **kwargs) -> None:
         super().__init__(option_strings, dest, nargs=0, **kwargs)
@@ -78,6 +79,10 @@ def build_parser() -> argparse.ArgumentParser:
     scen.add_argument("--markdown", action="store_true",
                       help="print the README's table: summary and expected anomalies per generation")
     sub.add_parser("protocols", help="the protocol generations, what each changed and the releases on each")
+    nbs = sub.add_parser("notebooks", help="copy hwlib's notebooks (explorer, anomaly gallery, model check, report) "
+                                           "into a folder to open in JupyterLab")
+    nbs.add_argument("--to", default="notebooks", help="the folder (default: %(default)s); an existing notebook is "
+                                                       "never replaced")
     rel = sub.add_parser("releases", help="every Apache Kafka release 0.9 - 4.1 (ZooKeeper, KRaft): its rule set, "
                                           "flags and where they were read")
     rel.add_argument("--json", action="store_true", help="one JSON object per release")
@@ -304,12 +309,14 @@ def _check(args) -> int:
     must_end(protocols, bounds, faults)      # before anything is written
     swept = None
     if args.sweep is not None:                 # read before the search: a bad directory is one line
+        require("report", "hwlib check --sweep")
         from .report.model_check import load_sweep, witness_profiles
 
         swept = load_sweep(args.sweep, "sweep")
         witnesses = witness_profiles(swept[0], faults, "sweep")
     spark = None
     if args.master is not None:
+        require("spark", "hwlib check --master")
         from .sweep.spark import check_master
 
         check_master(args.master, "master")     # before anything is written or a JVM starts
@@ -374,7 +381,7 @@ def _check(args) -> int:
 
 
 def _print_run(result: RunResult) -> None:
-    trace = result.trace
+    trace = result.recorded()
     row = result.config.release_row
     rules = (f"release {row.label} (rules {result.protocol}, read at {row.read_at})" if row is not None
              else f"protocol {result.protocol}")
@@ -409,6 +416,35 @@ def _run(args) -> int:
         print(json.dumps(result.to_json()))
     else:
         _print_run(result)
+    return 0
+
+
+def _notebooks(args) -> int:
+    """``hwlib notebooks``: the package's notebooks copied into ``--to`` (an installed hwlib has
+    them inside the package only). A notebook already there is left as it is: the same file is
+    skipped, another one with its name stops the copy before anything is written."""
+    import shutil
+
+    from .util.files import OutputError, atomic_path, check_directory
+    from .util.paths import builtin_files, shown
+
+    target = check_directory(args.to, "to")
+    sources = builtin_files("notebooks")
+    todo = []
+    for source in sources.values():
+        copy = target / source.name
+        if not copy.exists():
+            todo.append((source, copy))
+        elif not copy.is_file() or copy.read_bytes() != source.read_bytes():
+            raise OutputError(f"to: {shown(copy)} exists and is not hwlib's {source.name} (your own work is never "
+                              "replaced); give another folder with --to")
+    target.mkdir(parents=True, exist_ok=True)
+    for source, copy in todo:
+        with atomic_path(copy) as tmp:
+            shutil.copyfile(source, tmp)
+    kept = len(sources) - len(todo)
+    print(f"{len(todo)} notebooks copied into {shown(target)}" + (f" ({kept} already there)" if kept else "")
+          + f"; open them with: jupyter lab {shown(target)}")
     return 0
 
 
@@ -495,6 +531,7 @@ def _compare(args) -> int:
     from .views.compare import run_matrix, text_table, write_comparison
 
     if args.out is not None:
+        require("report", "hwlib compare --out", ("matplotlib",))     # the PNG
         for suffix in (".txt", ".png"):
             check_writable(Path(args.out).with_suffix(suffix))
     names = args.scenarios or list(builtin_scenarios())
@@ -512,10 +549,13 @@ def _compare(args) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handlers = {"run": _run, "scenarios": _scenarios, "shrink": _shrink, "protocols": _generations,
-                "releases": _releases_table,
+                "releases": _releases_table, "notebooks": _notebooks,
                 "sweep": _sweep, "report": _report, "check": _check, "profiles": _profiles, "compare": _compare}
     try:
         return handlers[args.command](args)
+    except MissingExtraError as exc:    # "hwlib sweep: needs pyspark: pip install 'hwlib[spark]'"
+        print(str(exc), file=sys.stderr)
+        return 2
     except HwlibError as exc:
         print(f"hwlib: error: {' '.join(str(exc).split())}", file=sys.stderr)
         return 2
@@ -530,16 +570,19 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _report(args) -> int:
+    require("report", "hwlib report")
     from .report.document import parse_param, render
 
     params = dict(parse_param(p) for p in args.param)
     if args.sweep:
         params["sweep_dir"] = args.sweep
+    if params.get("sweep_dir") is None:         # the report runs its sweep
+        require("spark", "hwlib report")
+    from papermill.exceptions import PapermillExecutionError
+
     try:
         paths = render(params, args.out, progress=not args.quiet)
-    except Exception as exc:               # papermill wraps the notebook's own error
-        if type(exc).__name__ != "PapermillExecutionError":
-            raise
+    except PapermillExecutionError as exc:     # papermill wraps the notebook's own error
         print(f"hwlib: error: the report notebook failed: {exc.ename}: {' '.join(str(exc.evalue).split())} "
               f"(executed notebook: {Path(args.out).with_suffix('.ipynb')})", file=sys.stderr)
         return 1
@@ -548,6 +591,7 @@ def _report(args) -> int:
 
 
 def _sweep(args) -> int:
+    require("spark", "hwlib sweep")
     from .sweep import load_spec, run_sweep
     from .sweep.spark import check_master
 

@@ -1,7 +1,8 @@
 """Which engine runs: the mypyc build of the hot modules when it matches these sources, else the interpreted one.
 
 ``make setup`` compiles the modules in ``COMPILED`` with mypyc into
-``build/engine/<key>/`` beside the package (``python -m hwlib.build_engine``), where the key
+``build/engine/<key>/`` beside the package (``python -m hwlib.build_engine``; an installed
+package builds into the user's cache instead, see ``build_root``), where the key
 hashes those modules' sources and the interpreter's extension suffix. At import, ``hwlib``
 calls ``activate``: when the build for the current key exists it goes first on the package's
 ``__path__``, and each subpackage holding compiled modules puts its part of the build first on
@@ -60,8 +61,21 @@ def source_key(package: str | Path = PACKAGE, read: Callable[[str], bytes] | Non
 
 
 def build_root(package: str | Path = PACKAGE) -> Path:
+    """``$HWLIB_ENGINE_DIR``; else ``build/engine`` in the checkout holding the package; else,
+    for an installed package, the user's cache (``$XDG_CACHE_HOME/hwlib/engine``, by default
+    ``~/.cache/hwlib/engine``): builds there are keyed by their sources, so installs share them."""
     env = os.environ.get("HWLIB_ENGINE_DIR")
-    return Path(env) if env else Path(package).parent / "build" / "engine"
+    if env:
+        return Path(env)
+    if in_checkout(package):
+        return Path(package).parent / "build" / "engine"
+    cache = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(cache) / "hwlib" / "engine"
+
+
+def in_checkout(package: str | Path = PACKAGE) -> bool:
+    """Whether the package runs from a source checkout (``pyproject.toml`` beside it)."""
+    return (Path(package).parent / "pyproject.toml").is_file()
 
 
 def _choose(package: str, read: Callable[[str], bytes] | None) -> tuple[Engine, Path | None]:
@@ -78,10 +92,11 @@ def _choose(package: str, read: Callable[[str], bytes] | None) -> tuple[Engine, 
     build = root / key
     if (build / "hwlib").is_dir():
         return Engine("compiled", f"mypyc, {build}", str(build)), build
+    builder = "make setup" if in_checkout(package) else "python -m hwlib.build_engine"
     if not root.is_dir():
-        why = "no compiled build (make setup builds one when a C compiler is present)"
+        why = f"no compiled build ({builder} builds one when a C compiler is present)"
     else:
-        why = "the compiled build does not match these sources (make setup rebuilds it)"
+        why = f"the compiled build does not match these sources ({builder} rebuilds it)"
     if wanted == "compiled":
         raise ImportError(f"HWLIB_ENGINE=compiled: {why}")
     return Engine("interpreted", why), None
@@ -103,6 +118,13 @@ def activate(package_path: list[str], loader: object = None) -> Engine:
         _load_runtime(build)
     ENGINE, _BUILD = engine, build
     return engine
+
+
+def active() -> Engine:
+    """The engine ``activate`` chose (the package activates it on import)."""
+    if ENGINE is None:
+        raise RuntimeError("hwlib.compiled.active: no engine chosen yet (import hwlib first)")
+    return ENGINE
 
 
 def extend(package_path: list[str], name: str) -> None:

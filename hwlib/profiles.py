@@ -8,12 +8,12 @@ and a seed into a schedule.
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import asdict, dataclass, field, fields
 from pathlib import Path
 
 from .errors import HwlibError
 from .util.files import is_file
+from .util.paths import builtin_files
 from .util.yamlfile import read_yaml
 
 
@@ -58,11 +58,6 @@ ACTION_HELP = {
     "stale_produce": "the producer sends one record to a random broker, as a client with stale metadata "
                      "would (a stale leader accepts it)",
 }
-
-
-def _profile_dir() -> Path:
-    env = os.environ.get("HWLIB_PROFILE_DIR")
-    return Path(env) if env else Path(__file__).resolve().parent.parent / "data" / "profiles"
 
 
 @dataclass(frozen=True)
@@ -148,7 +143,8 @@ RENAMED = {"seeds-data-loss": "kip101-data-loss"}
 
 
 def builtin_profiles() -> dict[str, Path]:
-    return {p.stem: p for p in sorted(_profile_dir().glob("*.yaml"))}
+    """The built-in fault profiles by name (the checkout's ``data/profiles``, or the installed package's copy)."""
+    return builtin_files("profiles")
 
 
 def load_profile(name_or_path) -> FaultProfile:

@@ -112,6 +112,12 @@ class RunResult:
     def protocol(self) -> str:
         return self.config.protocol
 
+    def recorded(self) -> Trace:
+        """The trace of a recorded run; a ValueError for a run made with ``record=False``."""
+        if self.trace is None:
+            raise ValueError(f"run {self.name!r} kept no trace (it ran with record=False)")
+        return self.trace
+
     @property
     def final(self) -> dict:
         """The ``hwlib run --json`` shape of the final state, without anomalies."""

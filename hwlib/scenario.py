@@ -17,17 +17,10 @@ from .engine.steps import Step, parse_steps
 from .errors import ConfigError, HwlibError, ScenarioError, UnknownScenarioError
 from .run import RunResult, run_steps
 from .util.files import is_file, write_text_atomically
+from .util.paths import builtin_dir, builtin_files
 from .util.yamlfile import read_yaml
 
 TOP_LEVEL_KEYS = ("name", "summary", "description", "config", "steps", "notes", "expect")
-
-
-def scenario_dir() -> Path:
-    """Where built-in scenarios live: ``$HWLIB_SCENARIO_DIR`` or the repo's ``data/scenarios``."""
-    env = os.environ.get("HWLIB_SCENARIO_DIR")
-    if env:
-        return Path(env)
-    return Path(__file__).resolve().parent.parent / "data" / "scenarios"
 
 
 @dataclass(frozen=True)
@@ -151,10 +144,8 @@ def _notes(raw, steps: int, source: str) -> dict[int, str | dict[str, str]]:
 
 
 def builtin_scenarios() -> dict[str, Path]:
-    folder = scenario_dir()
-    if not folder.is_dir():
-        return {}
-    return {p.stem: p for p in sorted(folder.glob("*.yaml"))}
+    """The built-in scenarios by name (the checkout's ``data/scenarios``, or the installed package's copy)."""
+    return builtin_files("scenarios")
 
 
 def load_scenario(path_or_name: str | os.PathLike) -> Scenario:
@@ -167,7 +158,7 @@ def load_scenario(path_or_name: str | os.PathLike) -> Scenario:
         else:
             raise UnknownScenarioError(
                 f"scenario: {str(path_or_name)!r} is neither a file nor a built-in; built-ins: "
-                f"{', '.join(builtins) or '(none found in ' + str(scenario_dir()) + ')'}"
+                f"{', '.join(builtins) or '(none found in ' + str(builtin_dir('scenarios')) + ')'}"
             )
     data = read_yaml(candidate, ScenarioError)
     return dataclasses.replace(scenario_from_dict(data, str(candidate)), path=str(candidate))

@@ -1,3 +1,3 @@
 """The package's version (one place: the facade, the sweep manifest and ``hwlib --version`` read it)."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

@@ -290,3 +290,25 @@ def test_compare_by_release(capsys):
     assert main(["compare", "kafka-7128-stale-hw-isr-join", "--releases", "2.0.0,2.0.1"]) == 0
     out = capsys.readouterr().out
     assert "2.0.0" in out and "2.0.1" in out and "lost-write" in out
+
+
+def test_notebooks_copies_hwlibs_notebooks_and_never_replaces_a_users_file(tmp_path, capsys):
+    """``hwlib notebooks --to DIR``: the package's four notebooks, byte for byte; again: nothing to
+    do; a file of the user's with a notebook's name stops it, one line, exit 2, nothing written."""
+    from hwlib.util.paths import builtin_files
+
+    sources = builtin_files("notebooks")
+    target = tmp_path / "nb"
+    assert main(["notebooks", "--to", str(target)]) == 0
+    assert capsys.readouterr().out.startswith(f"{len(sources)} notebooks copied into ")
+    assert {p.name: p.read_bytes() for p in target.iterdir()} == {p.name: p.read_bytes() for p in sources.values()}
+    assert main(["notebooks", "--to", str(target)]) == 0
+    assert f"0 notebooks copied into {target} ({len(sources)} already there)" in capsys.readouterr().out
+    other = tmp_path / "mine"
+    other.mkdir()
+    (other / "03_model_check.ipynb").write_text("my own notes")
+    before = tree(other)
+    done = hwlib_cli("notebooks", "--to", str(other))
+    assert done.returncode == 2 and len(done.stderr.strip().splitlines()) == 1
+    assert "03_model_check.ipynb exists and is not hwlib's 03_model_check.ipynb" in done.stderr
+    assert tree(other) == before

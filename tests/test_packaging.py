@@ -1,4 +1,4 @@
-"""pyproject.toml is the single source of dependencies; environment.yml and README follow it."""
+"""pyproject.toml is the source of dependencies (environment.yml: the same for conda); README, version, license."""
 
 from __future__ import annotations
 
@@ -7,19 +7,38 @@ import tomllib
 
 import yaml
 
+#: pip's name -> conda-forge's, where they differ (pyspark[sql]'s extra is pyarrow and pandas, listed anyway)
+CONDA_NAMES = {"mypy-extensions": "mypy_extensions", "pyspark[sql]": "pyspark"}
+#: what the conda environment adds: the interpreter, Java for Spark, a C compiler for the engine
+CONDA_ONLY = {"python=3.11", "openjdk=17", "c-compiler", "pip"}
 
-def test_environment_yml_mirrors_pyproject(repo):
+
+def _requirement(text: str) -> tuple[str, str]:
+    match = re.fullmatch(r"([A-Za-z0-9_.\-]+(?:\[[a-z,]+\])?)\s*(.*)", text)
+    assert match, text
+    return CONDA_NAMES.get(match[1], match[1]).lower(), match[2].replace(" ", "")
+
+
+def test_environment_yml_lists_pyprojects_packages_with_the_same_bounds(repo):
+    """environment.yml is a real conda environment: conda-forge's packages for the core and the
+    [all] extra, with pyproject's bounds (mypy and setuptools from [dev], to compile the engine),
+    Python 3.11, Java 17 and a C compiler; then pip installs hwlib alone (--no-deps), as its
+    first lines say."""
     project = tomllib.loads((repo / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    assert extras["all"] == ["hwlib[spark,report,lab]"]
+    wanted = [*project["dependencies"], *extras["spark"], *extras["report"], *extras["lab"],
+              *(d for d in extras["dev"] if d.startswith(("mypy", "setuptools")))]
     env = yaml.safe_load((repo / "environment.yml").read_text())
+    assert env["channels"] == ["conda-forge"]
     deps = env["dependencies"]
-    conda = [d for d in deps if isinstance(d, str)]
-    (pip,) = [d["pip"] for d in deps if isinstance(d, dict)]
-    assert "python=3.11" in conda and "openjdk=17" in conda and "pip" in conda
-    assert project["requires-python"] == ">=3.11"
-    assert len(pip) == 1, "environment.yml must not list packages itself: pyproject is the source"
-    match = re.fullmatch(r"-e \.\[(?P<extras>[a-z,]+)\]", pip[0])
-    assert match, pip[0]
-    assert set(match["extras"].split(",")) == set(project["optional-dependencies"])
+    assert all(isinstance(d, str) for d in deps), "no pip section: pip installs hwlib alone, after conda"
+    conda = list(deps)
+    assert CONDA_ONLY <= set(conda) and project["requires-python"] == ">=3.11"
+    assert dict(map(_requirement, (c for c in conda if c not in CONDA_ONLY))) == dict(map(_requirement, wanted))
+    assert len(conda) - len(CONDA_ONLY) == len(set(map(_requirement, wanted))), "a package listed twice"
+    assert "conda env create -f environment.yml && conda activate hwlib && pip install -e . --no-deps" in \
+        (repo / "environment.yml").read_text()
 
 
 def test_readme_front_door_commands(repo):

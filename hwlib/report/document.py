@@ -18,12 +18,14 @@ import pandas as pd
 import yaml
 
 from ..errors import HwlibError
+from ..util.extras import require
 from ..util.files import OutputError, check_directory, check_writable, write_text_atomically
+from ..util.paths import builtin_dir, project_root
 from ..util.progress import check_mode
 from ..util.yamlfile import parse_yaml
 
-REPO = Path(__file__).resolve().parents[2]
-NOTEBOOK = REPO / "notebooks" / "10_fault_sweep_report.ipynb"
+#: the report notebook: the checkout's, or the installed package's copy
+NOTEBOOK = builtin_dir("notebooks") / "10_fault_sweep_report.ipynb"
 
 #: the notebook's parameters and their defaults (a test holds the notebook's cell to these)
 PARAMETERS = {
@@ -241,6 +243,7 @@ def render(params: dict, out_html, progress: bool = True) -> dict:
     stderr (a bar on a terminal, plain lines elsewhere), then a line per phase after them."""
     import sys
 
+    require("report", "the report")
     import papermill
 
     from ..views.notebooks import QUIET_KERNEL, export_html
@@ -267,7 +270,8 @@ def render(params: dict, out_html, progress: bool = True) -> dict:
             print(f"report: {text}", file=sys.stderr, flush=True)
 
     phase("running the report notebook (the sweep, the model check, the findings, the figures)")
-    papermill.execute_notebook(str(NOTEBOOK), str(executed), parameters=params, cwd=str(REPO),
+    papermill.execute_notebook(str(NOTEBOOK), str(executed), parameters=params,
+                               cwd=str(project_root()),
                                progress_bar=False, kernel_name="python3", extra_arguments=QUIET_KERNEL)
     phase(f"writing {out_html}")
     export_html(executed, out_html, hide_code=True, title=params["title"])

@@ -158,7 +158,8 @@ def plot_loss_heatmaps(summary: pd.DataFrame):
             if ax is axes[0][list(protocols).index(protocol)]:
                 ax.set_title(tick(protocol), fontsize=8)
         row_axes[0].set_ylabel(plain(sweep.scope_text(key)), fontsize=8)
-    fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8, label="runs losing acked data")
+    if image is not None:             # a summary with rows always draws one
+        fig.colorbar(image, ax=axes.ravel().tolist(), shrink=0.8, label="runs losing acked data")
     return fig
 
 

@@ -347,7 +347,9 @@ def _same(frame: pd.DataFrame, row: pd.Series, columns: list[str]) -> pd.Series:
 def divergence_findings(sweep: Sweep, check_anchor: str | None = None) -> list[Finding]:
     """Per generation over every cell: runs whose replicas held different records below both
     HWs; the generations that never diverged, with the pooled upper bound."""
-    numbers, diverged, never = {}, [], []
+    numbers: dict[str, dict] = {}
+    diverged: list[str] = []
+    never: list[str] = []
     for protocol in sweep.protocols:
         rows = sweep.summary[sweep.summary["protocol"] == protocol]
         k, n = int(rows["runs_diverged"].sum()), int(rows["runs"].sum())

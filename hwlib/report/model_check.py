@@ -40,6 +40,7 @@ from ..engine.config import ClusterConfig
 from ..errors import HwlibError
 from ..run import run_steps
 from ..scenario import Scenario
+from ..sweep.spec import Cell, SweepSpec
 from ..views import picker_html, scenario_file_html, stepper_html
 from ..views.model_check import counterexample_view, legend_html, matrix_html, matrix_states
 from .findings import Finding, by_rules, join, rules_order
@@ -88,7 +89,7 @@ class Witness:
     """The sweep's first run (in cell order) that showed a kind: its cell, run index, and how
     many runs of that cell showed it."""
 
-    cell: object           # sweep.spec.Cell
+    cell: Cell
     run: int
     runs: int
 
@@ -271,7 +272,7 @@ def shortest_html(shown: list[tuple[ProfileCheck, CheckResult, str]]) -> str:
     variants = []
     for check, result, kind in shown:
         caption, view, scenario, fixer = counterexample_view(check.results, result, kind, check.verdicts)
-        body = (mistune.html(caption + f" (With the faults of {' and '.join(check.profiles)}.)")
+        body = (str(mistune.html(caption + f" (With the faults of {' and '.join(check.profiles)}.)"))
                 + stepper_html(view.results, view.titles, view.start, sequence_open=False)
                 + scenario_file_html(scenario, f"check-{result.protocol}-{kind}.yaml", fixer))
         variants.append((f"check-{kind}", f"{kind}: {result.protocol}, {len(scenario.steps)} steps", body))
@@ -318,7 +319,7 @@ def findings(checks: list[ProfileCheck], kinds: tuple[str, ...], anchor: str) ->
     return out
 
 
-def load_sweep(path, field: str = "sweep"):
+def load_sweep(path, field: str = "sweep") -> tuple[SweepSpec, pd.DataFrame]:
     """A finished sweep's spec and run table, or one line naming ``field`` (``hwlib check
     --sweep``, notebook 03's ``sweep_dir``): read before a search starts."""
     import json

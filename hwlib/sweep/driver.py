@@ -207,7 +207,7 @@ def _run(spec: SweepSpec, directory: SweepDir, chunks, done: set[int], spark, ow
     manifest = {
         "name": spec.name, "description": spec.description, "spec": spec.raw,
         "spec_hash": spec.spec_hash(), "hash_version": HASH_VERSION, "hwlib_version": __version__,
-        "engine": {"driver": str(compiled.ENGINE), "executors": result.engines},
+        "engine": {"driver": str(compiled.active()), "executors": result.engines},
         "git_commit": _git_commit(),
         "spark_version": spark_version, "spark_master": master_url,
         "python_version": platform.python_version(), "pandas_version": pd.__version__,

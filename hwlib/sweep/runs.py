@@ -86,7 +86,7 @@ def run_one(spec: SweepSpec, cell: Cell, run: int) -> dict:
     row = {"cell": cell.id, "run": run}
     row.update(cell.params)
     row.update({
-        "seed": seed, "steps": len(schedule.steps), "engine": compiled.ENGINE.kind,
+        "seed": seed, "steps": len(schedule.steps), "engine": compiled.active().kind,
         "schedule_hash": schedule_hash(schedule.steps),
         "trace_hash": result.trace_hash[:16], "faults_enabled": ",".join(schedule.enabled),
         "faults_fired": ",".join(fired),

@@ -14,6 +14,7 @@ import zipfile
 from pathlib import Path
 
 from ..errors import HwlibError
+from ..util.extras import require
 from .runs import anomaly_column, ddl, run_batch
 from .spec import SweepSpec
 
@@ -69,11 +70,12 @@ def _package_zip() -> str:
 def _engine_archive() -> str | None:
     """The compiled engine this process runs, as a tar.gz for ``spark.archives`` (executors
     of a remote cluster unpack it and select it with HWLIB_ENGINE_DIR), or None."""
-    from ..compiled import ENGINE
+    from ..compiled import active
 
-    if ENGINE.kind != "compiled":
+    engine = active()
+    if engine.kind != "compiled":
         return None
-    build = Path(ENGINE.build)
+    build = Path(engine.build)
     target = Path(tempfile.mkdtemp(prefix="hwlib-engine-")) / "hwlib-engine.tar.gz"
     with tarfile.open(target, "w:gz") as archive:
         archive.add(build, arcname=build.name)
@@ -104,6 +106,7 @@ def _jvm_output():
 
 def start_session(master: str | None = None, app_name: str = "hwlib-sweep"):
     """A SparkSession on ``master`` (default: $HWLIB_SPARK_MASTER or local[*])."""
+    require("spark", "Spark sweeps")
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         raise SparkSetupError("spark: no Java found (java on PATH or JAVA_HOME); Spark needs Java 17+")
     master = master or default_master()

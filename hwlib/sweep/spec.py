@@ -24,7 +24,6 @@ import hashlib
 import itertools
 import json
 import math
-import os
 from dataclasses import dataclass, fields
 from pathlib import Path
 
@@ -32,6 +31,7 @@ from ..engine.config import REPLICA_NAMES, ClusterConfig, replica_names
 from ..errors import ConfigError, HwlibError
 from ..profiles import ACTIONS, FaultProfile, ProfileError, load_profile
 from ..util.files import is_file
+from ..util.paths import builtin_files
 from ..util.yamlfile import read_yaml
 
 
@@ -111,14 +111,9 @@ def _check_int(value, where: str, lo: int, hi: int) -> int:
     return value
 
 
-def spec_dir() -> Path:
-    """Built-in sweep specs: ``$HWLIB_SPEC_DIR`` or the repo's ``data/specs``."""
-    env = os.environ.get("HWLIB_SPEC_DIR")
-    return Path(env) if env else Path(__file__).resolve().parents[2] / "data" / "specs"
-
-
 def builtin_specs() -> dict[str, Path]:
-    return {p.stem: p for p in sorted(spec_dir().glob("*.yaml"))}
+    """The built-in sweep specs by name (the checkout's ``data/specs``, or the installed package's copy)."""
+    return builtin_files("specs")
 
 
 def load_spec(path) -> SweepSpec:
@@ -172,7 +167,8 @@ def parse_spec(data) -> SweepSpec:
     except ProfileError as exc:
         raise SweepSpecError(f"spec.profile: {exc}") from None
 
-    cells, skipped = [], []
+    cells: list[Cell] = []
+    skipped: list[tuple[str, str]] = []
     keys = tuple(k for k, _ in axes)
     for combo in itertools.product(*(v for _, v in axes)):
         params = dict(zip(keys, combo, strict=True))

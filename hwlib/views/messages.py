@@ -71,25 +71,25 @@ def step_messages(result: RunResult) -> list[list[dict]]:
             # a follower fetches from the leader it knows of, which a cut-off broker may not
             # be the controller's (KAFKA-6880's zombie follower)
             leader = before["replicas"][r].get("known_leader") or leader
-        fetching = step.kind in ("fetch", "fetch_request") and r is not None
+        fetcher = r if step.kind in ("fetch", "fetch_request") else None     # the follower that fetches
         offset = before["replicas"][r]["leo"] if r is not None else 0
         if step.kind == "produce":
             target = r if r is not None else leader
             messages.append(_message(PRODUCER, target, "request", f"Produce {step.value}"))
         elif step.kind == "retry":
             messages.append(_message(PRODUCER, leader, "request", "Produce (retry)"))
-        elif fetching and "epoch_request" not in kinds and "diverging" not in kinds:
-            messages.append(_fetch(protocol, before["replicas"][r], r, leader, offset, kinds))
+        elif fetcher is not None and "epoch_request" not in kinds and "diverging" not in kinds:
+            messages.append(_fetch(protocol, before["replicas"][fetcher], fetcher, leader, offset, kinds))
         elif step.kind == "fetch_response" and r is not None and r in answers:
             messages.append(_message(leader, r, "response", answers.pop(r)))
         elif step.kind == "consume":
             messages.append(_message(CONSUMER, leader, "request", "Fetch (consumer)"))
         # a reconciling follower asks OffsetsForLeaderEpoch first, truncates, then fetches
-        fetch_after_answer = fetching and "epoch_request" in kinds
+        fetch_after_answer = fetcher is not None and "epoch_request" in kinds
         for event in events:
             kind = event[0]
-            if fetch_after_answer and kind in ("park", "fetch", "out_of_range"):
-                messages.append(_fetch(protocol, before["replicas"][r], r, leader, offset, kinds))
+            if fetch_after_answer and fetcher is not None and kind in ("park", "fetch", "out_of_range"):
+                messages.append(_fetch(protocol, before["replicas"][fetcher], fetcher, leader, offset, kinds))
                 fetch_after_answer = False
             if kind == "wake":
                 messages.append(_message(leader, leader, "control", f"produce wakes {event[1]}'s parked fetch"))
@@ -112,7 +112,7 @@ def step_messages(result: RunResult) -> list[list[dict]]:
                 _, rid, epoch, answer = event
                 messages.append(_message(rid, leader, "request", f"OffsetsForLeaderEpoch(epoch {epoch})"))
                 messages.append(_message(leader, rid, "response", f"answer {answer}"))
-            elif kind == "park" and fetching and "expire" in kinds:
+            elif kind == "park" and fetcher is not None and "expire" in kinds:
                 messages.append(_message(leader, leader, "control",
                                          f"{event[1]}'s fetch parked, then timed out (fetch.wait.max)"))
             elif kind == "diverging":

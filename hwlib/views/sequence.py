@@ -20,7 +20,7 @@ def actors(result: RunResult) -> list[str]:
     """The lanes of a message drawing: the producer, the brokers, the controller, and the
     consumer when the run has one."""
     out = ["producer", *result.config.replicas, "controller"]
-    if any(s.kind in ("consume", "consumer_crash") for s in result.trace.steps):
+    if any(s.kind in ("consume", "consumer_crash") for s in result.recorded().steps):
         out.append("consumer")
     return out
 
@@ -100,13 +100,13 @@ def sequence_svg(result: RunResult, messages: list[list[dict]], lanes: list[str]
         if i == 0:
             continue
         h = gap + row * max(len(step_messages), 1)
-        label = result.trace.step_label(i)
+        label = result.recorded().step_label(i)
         if len(label) > 34:
             label = label[:33] + "…"
         arrows = "".join(_arrow(m, xs, y + gap + row * k + 6) for k, m in enumerate(step_messages))
         bands.append(f'<g class="band" data-step="{i}"><rect class="bg" x="0" y="{y:.1f}" width="{width}" '
                      f'height="{h:.1f}" fill="transparent"/><text x="4" y="{y + gap + 8:.1f}" font-size="10">'
-                     f'<title>{esc(result.trace.step_label(i))}</title>{esc(label)}</text>{arrows}</g>')
+                     f'<title>{esc(result.recorded().step_label(i))}</title>{esc(label)}</text>{arrows}</g>')
         y += h
     height = y + 6
     return (f'<svg class="sequence" width="{width}" height="{height:.0f}" viewBox="0 0 {width} {height:.0f}" '

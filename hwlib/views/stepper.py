@@ -127,7 +127,7 @@ def hw_lag_by_step(result: RunResult, run_frames: list[dict] | None = None) -> d
 
 def first_divergent_step(a: RunResult, b: RunResult) -> int | None:
     """The first position where the two runs' replicas differ (logs, HWs, roles), or None."""
-    for i, (x, y) in enumerate(zip(a.trace.snapshots, b.trace.snapshots, strict=False)):
+    for i, (x, y) in enumerate(zip(a.recorded().snapshots, b.recorded().snapshots, strict=False)):
         if _shape(x) != _shape(y):
             return i
     return None
@@ -221,7 +221,8 @@ def lag_svg(series: dict[str, list[int | None]], cursor: int, width: int = 520, 
     for k, (name, values) in enumerate(series.items()):
         colour = LAG_COLOURS[k % len(LAG_COLOURS)]
         dash = "" if name == "leader" else ' stroke-dasharray="4 2"'
-        segments, points = [], []
+        segments: list[list[str]] = []
+        points: list[str] = []
         for i, v in enumerate(values):
             if v is None:
                 if points:
@@ -529,7 +530,8 @@ def stepper_markup(results: list[RunResult] | RunResult, titles: list[str] | Non
     if start is None:
         start = key_step(results)
     element_id = _element_id(titles)
-    data = {"n": n, "start": max(0, min(start, n - 1)), "keys": keys, "frames": [f[:n] for f in per_run]}
+    start = max(0, min(start, n - 1))
+    data = {"n": n, "start": start, "keys": keys, "frames": [f[:n] for f in per_run]}
     if packed:
         payload = base64.b64encode(gzip.compress(json.dumps(data).encode(), mtime=0)).decode()
         frames_tag = '<script type="application/octet-stream" class="hwl-frames" data-encoding="gzip-base64">'
@@ -543,8 +545,8 @@ def stepper_markup(results: list[RunResult] | RunResult, titles: list[str] | Non
         sequence = (f'<div class="seqhead">{sequence_head_svg(lanes)}</div>'
                     f'{sequence_svg(result, messages, lanes, names=False)}')
         series = hw_lag_by_step(result, run_frames[k] if run_frames else None)
-        panels.append(f'<div class="panel"><div class="frame-slot">{rendered[data["start"]]}</div>'
-                      f'<div class="lag-slot">{lag_svg(series, data["start"])}</div>'
+        panels.append(f'<div class="panel"><div class="frame-slot">{rendered[start]}</div>'
+                      f'<div class="lag-slot">{lag_svg(series, start)}</div>'
                       f'<details class="seq"{" open" if sequence_open else ""}><summary>the whole run as messages '
                       f'(sequence diagram; the current step is marked)</summary><div class="seqbox">{sequence}</div>'
                       '</details></div>')
