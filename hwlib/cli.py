@@ -140,14 +140,16 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--max-queued", type=int, metavar="N",
                      help="partition changes waiting for a broker cut off from the controller, at most (default: no "
                           "bound; kip966 at 3 replicas needs one, an ISR shrink there keeps the leader epoch)")
-    chk.add_argument("--max-ticks", type=int, default=0, help="tick steps at most, with --faults tick (default 0)")
+    chk.add_argument("--max-ticks", type=int, default=0,
+                     help="tick steps at most when the faults let time pass (default: 1 then, else 0)")
     chk.add_argument("--tick-ms", type=int, help="time one tick passes (default 1.5 x replica_lag_time_max_ms + 1)")
     chk.add_argument("--depth", type=int, help="steps at most (default: until the search is complete)")
-    chk.add_argument("--faults", help=f"what may happen besides produces and fetches, comma-separated (default: "
-                     f"{', '.join(DEFAULT_FAULTS)}); any of: "
-                          + ", ".join(FAULTS) + f"; the TLA+ specification's set is {', '.join(TLA_FAULTS)}")
-    chk.add_argument("--profile", help="take the faults from this fault profile (a built-in name or a YAML "
-                                       "file): every step it can draw (instead of --faults)")
+    chk_faults = chk.add_mutually_exclusive_group()
+    chk_faults.add_argument("--faults", help=f"what may happen besides produces and fetches, comma-separated "
+                                             f"(default: {', '.join(DEFAULT_FAULTS)}); any of: " + ", ".join(FAULTS)
+                                             + f"; the TLA+ specification's set is {', '.join(TLA_FAULTS)}")
+    chk_faults.add_argument("--profile", help="take the faults from this fault profile (a built-in name or a YAML "
+                                              "file): every step it can draw (instead of --faults)")
     chk.add_argument("--coverage-runs", type=int, metavar="N",
                      help="with --profile: replay N of the profile's random runs (seeded as a sweep draws them) and "
                           "say what share of the reachable states they visit, where the search completes")
@@ -244,97 +246,34 @@ NOT_MEASURED = {False: "not measured: the search did not complete (give --exhaus
 def _check(args) -> int:
     """``hwlib check``: per generation its verdicts and each shortest counterexample's steps (or
     JSON), files with --out; with --fail-on-violation exit 1 when anything is violated."""
-    from .anomalies import KINDS
-    from .check import (
-        DEFAULT_FAULTS,
-        DEFAULT_KINDS,
-        Bounds,
-        CheckDir,
-        CheckError,
-        cell_verdict,
-        check_all,
-        coverage_text,
-        matrix_markdown,
-        must_end,
-        parse_faults,
-        parse_kinds,
-        profile_faults,
-        settings,
-        write_outputs,
-    )
+    from .check import cell_verdict, coverage_text, matrix_markdown, open_directory, run
     from .check.vocabulary import untried, untried_note
-    from .engine.config import ClusterConfig
     from .sweep import load_spec
 
-    bounds = Bounds(replicas=args.replicas, max_records=args.max_records, max_epoch=args.max_epoch,
-                    max_ticks=args.max_ticks, depth=args.depth, tick_ms=args.tick_ms, max_states=args.max_states,
-                    max_queued=args.max_queued)
-    coverage = None
-    if args.profile is not None:
-        if args.faults is not None:
-            raise CheckError("profile: give --profile or --faults, not both")
-        from .profiles import load_profile
-
-        profile = load_profile(args.profile)
-        faults, _ = profile_faults(profile)
-        if args.coverage_runs is not None:
-            if args.coverage_runs < 1:
-                raise CheckError(f"coverage-runs: must be an integer >= 1, got {args.coverage_runs}")
-            coverage = (profile, args.coverage_runs, 0)
-        if "tick" in faults and not args.max_ticks:
-            raise CheckError(f"max-ticks: profile {args.profile!r} lets time pass; give --max-ticks N (e.g. 1)")
-    else:
-        if args.coverage_runs is not None:
-            raise CheckError("coverage-runs: give --profile as well (the runs are that profile's)")
-        faults = parse_faults(args.faults) if args.faults is not None else DEFAULT_FAULTS
-    if args.max_ticks and "tick" not in faults:
-        raise CheckError("max-ticks: give --faults ... ,tick as well (ticks are a fault here)")
-    kinds = KINDS if args.matrix else parse_kinds(args.kinds) if args.kinds is not None else DEFAULT_KINDS
-    if args.release is not None:
-        protocols = args.release
-    else:
-        protocols = list(PROTOCOLS) if args.protocol == "all" or args.matrix else [args.protocol]
-    config = ClusterConfig(replicas=bounds.replica_ids, acks=args.acks,
-                           min_insync_replicas=args.min_insync_replicas,
-                           unclean_leader_election=args.unclean_leader_election)
-    if args.workers < 1:
-        raise CheckError(f"workers: must be an integer >= 1, got {args.workers}")
-    if args.memory is not None and not 0 < args.memory < float("inf"):
-        raise CheckError(f"memory: must be a finite number of GiB > 0, got {args.memory:g}")
-    if args.resume and not args.out:
-        raise CheckError("resume: give the --out directory of the check to resume")
-    if not args.checkpoint_every >= 0:
-        raise CheckError(f"checkpoint-every: must be a number of seconds >= 0, got {args.checkpoint_every}")
-    exhaustive = args.exhaustive or args.matrix
-    must_end(protocols, bounds, faults)      # before anything is written
+    spec = _check_spec(args)     # every option checked here, before anything runs or is written
     swept = None
     if args.sweep is not None:                 # read before the search: a bad directory is one line
         require("report", "hwlib check --sweep")
         from .report.model_check import load_sweep, witness_profiles
 
         swept = load_sweep(args.sweep, "sweep")
-        witnesses = witness_profiles(swept[0], faults, "sweep")
+        witnesses = witness_profiles(swept[0], spec.faults, "sweep")
     spark = None
     if args.master is not None:
         require("spark", "hwlib check --master")
         from .sweep.spark import check_master
 
         check_master(args.master, "master")     # before anything is written or a JVM starts
-    directory = None
-    if args.out:                          # a bad --out fails before the search, nothing written
-        directory = CheckDir(args.out, settings(config, protocols, bounds, faults, kinds, exhaustive))
-        directory.open(args.resume)
+    directory = open_directory(spec)           # a bad --out fails before the search, nothing written
     levels = None if args.quiet or args.json else _CheckProgress()
     if args.master is not None:
         from .sweep.spark import start_session
 
         spark = start_session(args.master, app_name="hwlib-check")
-    results = check_all(config, protocols, bounds, faults, kinds, exhaustive, levels, directory, args.resume,
-                        args.checkpoint_every, args.workers, spark, coverage, args.memory)
+    done = run(spec, levels, spark, directory)
     if levels is not None:
         levels.close()
-    written = write_outputs(directory.out, results, kinds) if directory is not None else []
-    files = {path.stem: path for path in written if path.suffix == ".yaml"}
+    results, kinds, faults, files = done.results, spec.kinds, spec.faults, done.scenarios
     shown = {(r.protocol, kind): cell_verdict(r, kind) for r in results for kind in kinds}
     if swept is not None:
         from .report.model_check import sweep_check
@@ -361,7 +300,7 @@ def _check(args) -> int:
             cell = shown[(result.protocol, kind)]
             untried_part = f" - {note}" if note and cell.state in ("holds", "partial") else ""
             print(f"  {kind:<20} {cell.text}{untried_part}")
-        if coverage is not None:
+        if spec.coverage_runs is not None:
             measured = result.coverage
             print(f"  coverage: {measured.text() if measured is not None else NOT_MEASURED[result.complete]}")
         for kind, found in result.violations.items():
@@ -374,10 +313,38 @@ def _check(args) -> int:
     if args.matrix and not args.json:
         print()
         print(matrix_markdown(results, kinds))
-    if directory is not None:
-        directory.finish()
     violated = any(kind in r.violations for r in results for kind in kinds if kind in SAFETY)
     return 1 if violated and args.fail_on_violation else 0
+
+
+def _check_spec(args):
+    """``hwlib check``'s options as a ``CheckSpec`` (which validates them: one line each)."""
+    from .anomalies import KINDS
+    from .check import DEFAULT_FAULTS, DEFAULT_KINDS, Bounds, CheckSpec, parse_faults, parse_kinds
+    from .engine.config import ClusterConfig
+
+    profile = None
+    if args.profile is not None:
+        from .profiles import load_profile
+
+        profile = load_profile(args.profile)
+    bounds = Bounds(replicas=args.replicas, max_records=args.max_records, max_epoch=args.max_epoch,
+                    max_ticks=args.max_ticks, depth=args.depth, tick_ms=args.tick_ms, max_states=args.max_states,
+                    max_queued=args.max_queued)
+    kinds = KINDS if args.matrix else parse_kinds(args.kinds) if args.kinds is not None else DEFAULT_KINDS
+    if args.release is not None:
+        protocols = tuple(args.release)
+    else:
+        protocols = tuple(PROTOCOLS) if args.protocol == "all" or args.matrix else (args.protocol,)
+    return CheckSpec(protocols=protocols, bounds=bounds,
+                     config=ClusterConfig(replicas=bounds.replica_ids, acks=args.acks,
+                                          min_insync_replicas=args.min_insync_replicas),
+                     unclean_leader_election=True if args.unclean_leader_election else None,
+                     faults=parse_faults(args.faults) if args.faults is not None else DEFAULT_FAULTS,
+                     profile=profile, kinds=kinds,
+                     exhaustive=args.exhaustive or args.matrix, coverage_runs=args.coverage_runs,
+                     workers=args.workers, memory=args.memory, out=args.out, resume=args.resume,
+                     checkpoint_every=args.checkpoint_every)
 
 
 def _print_run(result: RunResult) -> None:

@@ -210,13 +210,8 @@ def test_compare_prints_and_writes_files_only_with_out(tmp_path):
     assert "wrote" not in done.stdout and list(tmp_path.iterdir()) == []
 
 
-def test_help_reads_the_checks_defaults_without_loading_the_search():
-    """``hwlib --help`` (and every parser) takes ``hwlib check``'s defaults from its vocabulary:
-    the model, the search and the runners stay unloaded."""
-    code = ("import sys\nfrom hwlib.cli import build_parser\nbuild_parser()\n"
-            "print(sorted(m for m in sys.modules if m.startswith('hwlib.check')))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert done.stdout.split() == ["['hwlib.check',", "'hwlib.check.vocabulary']"]
+def test_check_help_says_the_checks_defaults_from_its_vocabulary():
+    """``hwlib check --help`` takes its defaults from the check's vocabulary (one source)."""
     help_text = subprocess.run([sys.executable, "-m", "hwlib.cli", "check", "--help"], capture_output=True,
                                text=True)
     words = " ".join(help_text.stdout.split())

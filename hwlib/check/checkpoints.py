@@ -2,8 +2,8 @@
 
 Layout, every file written atomically:
 
-- ``check.json``: the marker - the settings of the check (bounds, faults, kinds, cluster
-  settings, generations) and whether it finished. A directory with a marker is one hwlib made;
+- ``check.json``: the marker - the check's identity (``CheckSpec.identity``: rules, cluster
+  settings, bounds, faults, kinds) and whether it finished. A directory with a marker is one hwlib made;
   any other non-empty directory is refused.
 - ``checkpoint-<protocol>.npz``: the search of a generation that is running, as of the end
   of a level (``Search.snapshot``: fingerprints seen, each state's parent and step, the
@@ -39,27 +39,17 @@ from .search import CheckResult, Search, Violation
 from .vocabulary import CheckError
 
 MARKER = "check.json"
-FORMAT = 1
 #: the checkpoint's format (2: numpy arrays and JSON; 1 was a pickle, no longer read)
 CHECKPOINT_FORMAT = 2
 #: the snapshot's int64 arrays (``Search.snapshot``)
 ARRAYS = ("seen", "parents", "frontier", "frontier_keys")
 
 
-def settings(config: ClusterConfig, protocols: list[str], bounds: Bounds, faults: tuple[str, ...],
-             kinds: tuple[str, ...], exhaustive: bool) -> dict:
-    """What makes two checks the same check (the marker's content besides ``finished``)."""
-    cluster = config.to_dict()
-    cluster.pop("protocol", None)
-    return {"tool": "hwlib check", "format": FORMAT, "protocols": list(protocols), "kinds": list(kinds),
-            "bounds": bounds.as_dict(),
-            "faults": list(faults), "exhaustive": exhaustive, "config": cluster}
-
-
 class CheckDir:
     """The directory of one check: opened (validated, marked), checkpointed, resumed, finished."""
 
     def __init__(self, out: str | Path, check: dict) -> None:
+        """``check``: the marker's content (``CheckSpec.identity``)."""
         self.out = Path(out)
         self.check = check
         self.key = source_key()

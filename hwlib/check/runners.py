@@ -17,9 +17,10 @@ from typing import Any
 
 from ..anomalies import KINDS
 from ..engine.config import ClusterConfig
-from .model import Bounds, must_end
+from .model import Bounds
 from .search import CheckResult, Search
-from .vocabulary import DEFAULT_FAULTS, CheckError, parse_kinds
+from .spec import CheckSpec
+from .vocabulary import DEFAULT_FAULTS
 
 
 def explore(config: ClusterConfig, bounds: Bounds | None = None, faults: tuple[str, ...] = DEFAULT_FAULTS,
@@ -39,15 +40,9 @@ def explore(config: ClusterConfig, bounds: Bounds | None = None, faults: tuple[s
     the frontier's states are kept live within it and beyond it as their schedules, replayed
     when expanded (``Search``: the same result, slower). The visited set and the frontier's
     schedules, which every state needs, are not kept within it."""
-    kinds = parse_kinds(kinds)
-    bounds = bounds or Bounds()
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise CheckError(f"workers: must be an integer >= 1, got {workers!r}")
-    if memory is not None and (isinstance(memory, bool) or not isinstance(memory, int | float)
-                               or not 0 < memory < float("inf")):
-        raise CheckError(f"memory: must be a finite number of GiB > 0, got {memory!r}")
-    must_end([config.rules_name], bounds, faults, [config])
-    search = Search(config, bounds, faults, kinds, exhaustive, reduced)
+    # validated as every check request is (bounds, faults, kinds, the tick rule, workers, memory)
+    spec = CheckSpec.of_search(config, bounds or Bounds(), faults, kinds, exhaustive, workers, memory)
+    search = spec.search(reduced)
     search.hot_limit = hot_limit(search, memory, workers if spark is None else 1)
     search.resident_limit = budget(memory)
     started = time.perf_counter()
@@ -62,7 +57,7 @@ def explore(config: ClusterConfig, bounds: Bounds | None = None, faults: tuple[s
         earlier = search.result.seconds
         while True:
             if runner is None and (workers > 1 or spark is not None):
-                runner = _shared(search, workers, spark)
+                runner = _shared(search, spec, spark)
             if not (search.next_level() if runner is None else runner.next_level()):
                 break
             search.result.seconds = earlier + time.perf_counter() - started
@@ -98,8 +93,9 @@ def hot_limit(search: Search, memory: float | None, processes: int) -> int:
     return max(1, int(budget(memory) / processes / (1.5 * 1.25 * search.state_bytes())))
 
 
-def _shared(search: Search, workers: int, spark: Any):
-    """The runner that takes the search over once its frontier is large enough, else None."""
+def _shared(search: Search, spec: CheckSpec, spark: Any):
+    """The runner that takes the search over once its frontier is large enough, else None;
+    its processes or tasks rebuild the search from ``spec``'s written form."""
     from .workers import SPLIT_AT
 
     if search.frontier_size() < SPLIT_AT:
@@ -107,7 +103,7 @@ def _shared(search: Search, workers: int, spark: Any):
     if spark is not None:
         from .spark_levels import SparkLevels
 
-        return SparkLevels(search, spark)
+        return SparkLevels(search, spec, spark)
     from .workers import Coordinator
 
-    return Coordinator(search, workers)
+    return Coordinator(search, spec, spec.workers)

@@ -21,10 +21,9 @@ each level.
 
 from __future__ import annotations
 
-from ..engine.config import ClusterConfig
 from .fingerprints import Fingerprints
-from .model import Bounds
 from .search import Search, candidates_of, release_node
+from .spec import CheckSpec
 
 #: states per task, at least (fewer, larger tasks amortise Spark's ~0.1 s per task)
 MIN_STATES_PER_TASK = 500
@@ -33,9 +32,8 @@ MIN_STATES_PER_TASK = 500
 def _expand(setup: tuple, depth: int, known: list[str], items: list[tuple[int, int, list[int]]]) -> tuple:
     """One task: rebuild ``items`` (number, fingerprint, schedule), expand them in number order;
     the successors new to this task, the first violation per kind, the transitions made."""
-    config, bounds, faults, kinds, exhaustive, reduced = setup
-    search = Search(ClusterConfig.from_dict(config), Bounds(**bounds), tuple(faults), tuple(kinds), exhaustive,
-                    reduced)
+    spec, reduced = setup
+    search = CheckSpec.from_dict(spec).search(reduced)
     search.known = set(known)
     nodes = (search.replay(index, indices, key) for index, key, indices in sorted(items))
     children = []
@@ -49,12 +47,11 @@ class SparkLevels:
     """Runs the levels of ``search`` as Spark jobs from its current frontier on (the same
     ``next_level`` / ``close`` as ``workers.Coordinator``)."""
 
-    def __init__(self, search: Search, spark, partitions: int | None = None) -> None:
+    def __init__(self, search: Search, spec: CheckSpec, spark, partitions: int | None = None) -> None:
         self.search = search
         self.context = spark.sparkContext
         self.partitions = partitions or max(1, self.context.defaultParallelism) * 4
-        self.setup = (search.config.to_dict(), search.bounds.as_dict(), list(search.result.faults),
-                      list(search.kinds), search.exhaustive, search.reduced)
+        self.setup = (spec.to_dict(), search.reduced)
         search.hand_over()
 
     def next_level(self) -> bool:

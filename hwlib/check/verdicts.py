@@ -1,6 +1,6 @@
 """Model-checking verdicts per generation and anomaly kind (violated at depth d, or holds), and the files for them.
 
-``check_all`` runs ``explore`` for each generation; ``write_outputs`` writes the
+``write_outputs`` writes the
 shortest counterexample of each (generation, kind) as a scenario (``expect:`` from replaying
 it under that generation, which must show the kind: the search and ``hwlib run`` agree, or
 this fails), ``matrix.json`` (one object per generation: the CLI's ``--json`` lines),
@@ -15,73 +15,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..anomalies import is_safety
-from ..engine.config import PROTOCOLS, ClusterConfig
-from ..profiles import FaultProfile
 from ..run import run_steps
 from ..scenario import Scenario
 from ..util.files import atomic_path, write_text_atomically
-from ..util.names import parse_names
-from .checkpoints import CheckDir
-from .coverage import Visits
-from .model import Bounds
-from .runners import explore
 from .search import CheckResult
-from .vocabulary import FAULT_WORDS, CheckError
-
-
-def parse_protocols(text: str | list[str] | tuple[str, ...]) -> list[str]:
-    """``all`` or ``hw,kip320`` (or a list) -> generations, in release order."""
-    if text == "all":
-        return list(PROTOCOLS)
-    names = parse_names(text, "protocols", ("all",) + tuple(PROTOCOLS), "a generation", CheckError)
-    return list(PROTOCOLS) if "all" in names else [p for p in PROTOCOLS if p in names]
-
-
-def check_all(config: ClusterConfig, protocols: list[str], bounds: Bounds, faults: tuple[str, ...],
-              kinds: tuple[str, ...], exhaustive: bool = False, progress=None, directory: CheckDir | None = None,
-              resume: bool = False, checkpoint_every: float = 10.0, workers: int = 1,
-              spark=None, coverage: tuple[FaultProfile, int, int] | None = None,
-              memory: float | None = None, settings: dict | None = None) -> list[CheckResult]:
-    """``explore`` per generation (on ``workers`` processes, or as Spark jobs on ``spark``: a
-    Spark cluster; the frontier's live states within ``memory`` GiB); with ``directory``, each
-    search checkpoints there and each finished generation is recorded, and ``resume`` goes on
-    from what it holds. With ``coverage`` (profile, runs, seed), each search that completes
-    here also measures what share of its states that many of the profile's random runs visit
-    (``CheckResult.coverage``). ``settings`` override each one's config after its rules are
-    set (a release brings its own defaults, e.g. unclean election before 0.11)."""
-    results = []
-    for protocol in protocols:
-        generation = config.with_rules(protocol)
-        if settings:
-            generation = generation.replace(**settings)
-        result = directory.finished(protocol, generation.replace(replicas=list(bounds.replica_ids)),
-                                    bounds, faults) if directory is not None and resume else None
-        if result is not None and result.coverage is not None and (
-                coverage is None or (result.coverage.profile, result.coverage.runs) != (coverage[0].name, coverage[1])):
-            result.coverage = None          # measured for other runs by the check being resumed
-        if result is None:
-            visits = Visits() if coverage is not None else None     # holds the search's visited set
-            checkpoint = None if directory is None else directory.checkpointer(protocol, checkpoint_every)
-
-            def level_done(search, checkpoint=checkpoint, visits=visits) -> None:
-                if visits is not None:
-                    visits.level_done(search)
-                if checkpoint is not None:
-                    checkpoint(search)
-
-            result = explore(generation, bounds, faults, kinds, exhaustive,
-                             None if progress is None else progress(protocol), level_done=level_done,
-                             restore=directory.saved_search(protocol) if directory is not None and resume else None,
-                             workers=workers, spark=spark, memory=memory)
-            if visits is not None and coverage is not None:
-                if result.complete:
-                    profile, runs, seed = coverage
-                    result.coverage = visits.measure(profile, runs, seed)
-                visits.search = None        # its visited set is not needed any more
-            if directory is not None:
-                directory.done(result)
-        results.append(result)
-    return results
+from .vocabulary import FAULT_WORDS
 
 
 @dataclass(frozen=True)

@@ -37,10 +37,9 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from ..engine.config import ClusterConfig
 from .fingerprints import Fingerprints
-from .model import Bounds
 from .search import Search, candidates_of, release_node
+from .spec import CheckSpec
 from .vocabulary import CheckError
 
 #: the frontier size from which a search is shared with workers (below it, one process is faster)
@@ -77,11 +76,10 @@ def watched(nodes: list, pipe) -> Iterator:
 class Coordinator:
     """Runs the levels of ``search`` on ``workers`` processes from its current frontier on."""
 
-    def __init__(self, search: Search, workers: int) -> None:
+    def __init__(self, search: Search, spec: CheckSpec, workers: int) -> None:
         self.search = search
         context = multiprocessing.get_context("forkserver")
-        setup = (search.config.to_dict(), search.bounds.as_dict(), search.result.faults, search.kinds,
-                 search.exhaustive, search.reduced, search.hot_limit)
+        setup = (spec.to_dict(), search.reduced, search.hot_limit)
         self.pipes = []
         self.processes = []
         try:
@@ -180,15 +178,13 @@ def balance(numbers: list[array], keys: list[array]) -> list[list[tuple[int, int
     return received
 
 
-def _work(pipe, config: dict, bounds: dict, faults: tuple[str, ...], kinds: tuple[str, ...], exhaustive: bool,
-          reduced: bool, hot_limit: int | None) -> None:
+def _work(pipe, spec: dict, reduced: bool, hot_limit: int | None) -> None:
     """A worker: owns part of the frontier, answers the coordinator's commands until "stop"
     or until the coordinator's end of the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.disable()                    # as in one process: dropped states are released, not collected
     try:
-        search = Search(ClusterConfig.from_dict(config), Bounds(**bounds), faults, kinds, exhaustive, reduced,
-                        hot_limit)
+        search = CheckSpec.from_dict(spec).search(reduced, hot_limit)
     except (CheckError, ValueError) as exc:
         pipe.send(("error", str(exc)))
         return

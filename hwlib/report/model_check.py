@@ -28,14 +28,15 @@ from ..check import (
     FAULT_WORDS,
     Bounds,
     CheckResult,
+    CheckSpec,
     Verdict,
     cell_verdict,
-    check_all,
     coverage_text,
     profile_faults,
     queued_words,
     step_fault,
 )
+from ..check import run as check_run
 from ..engine.config import ClusterConfig
 from ..errors import HwlibError
 from ..run import run_steps
@@ -48,8 +49,8 @@ from .findings import name as rules_text
 
 #: the kinds the report's check looks for: ``hwlib check``'s (the broker-side safety properties)
 KINDS = DEFAULT_KINDS
-#: ``hwlib check``'s bounds (the TLA+ specification's at 2 replicas); one tick when the profile
-#: lets time pass
+#: ``hwlib check``'s bounds (the TLA+ specification's at 2 replicas; one tick when the profile
+#: lets time pass, as for every check)
 BOUNDS = Bounds()
 #: ``hwlib check``'s settings: acks=all, min.insync.replicas=1 - writes go on with one replica
 #: out of the ISR, as with 3 replicas and min.insync.replicas=2 (the sweep's durable setting)
@@ -113,20 +114,20 @@ def run(spec, kinds: tuple[str, ...] = KINDS, workers: int = 1, max_states: int 
     bar = shown(len(groups) * len(protocols), "model check", "search", progress, file)
     begun = [0]
     for faults, names in groups.items():
-        bounds = dataclasses.replace(BOUNDS, max_ticks=1 if "tick" in faults else 0, max_states=max_states)
-
         def started(protocol: str, names: list[str] = names) -> None:
             if begun[0]:
                 bar.update(1)               # the search before this one is done
             begun[0] += 1
             bar.note(f"faults of {' and '.join(names)}: {protocol}")
+            return None
 
         # the sweep's runs it is reconciled with (``witnesses``) are those with unclean election
         # off: so is every search, whatever a release's own default (on before 0.11)
-        results = check_all(CONFIG, protocols, bounds, faults, kinds, exhaustive=False, progress=started,
-                            workers=workers, coverage=(profiles[names[0]], spec.runs, spec.seed),
-                            settings={"unclean_leader_election": False})
-        checks.append(ProfileCheck(names, faults, results))
+        request = CheckSpec(protocols=tuple(protocols), config=CONFIG, unclean_leader_election=False,
+                            bounds=dataclasses.replace(BOUNDS, max_states=max_states),
+                            profile=profiles[names[0]], kinds=kinds, coverage_runs=spec.runs,
+                            coverage_seed=spec.seed, workers=workers)
+        checks.append(ProfileCheck(names, faults, check_run(request, started).results))
     bar.update(1 if begun[0] else 0)
     bar.close()
     return checks

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import gzip
 import json
+from importlib import resources
 
 from ..anomalies.checker import EFFECT_NOTES, is_safety
 from ..engine.config import PROTOCOLS
@@ -309,144 +310,21 @@ def _rendered(result: RunResult, run_frames: list[dict], title: str, captions: d
     return [render_frame(f, title) for f in run_frames]
 
 
-STYLE = """
-.hwl-stepper{font:13px/1.35 system-ui,sans-serif;color:#222}
-.hwl-stepper .controls{display:flex;gap:6px;align-items:center;margin:4px 0 4px;flex-wrap:wrap}
-.hwl-stepper .controls .track{position:relative;flex:1;min-width:160px;display:flex;padding-bottom:8px}
-.hwl-stepper .controls .track input[type=range]{flex:1;width:100%;margin:0}
-.hwl-stepper .tick{position:absolute;bottom:0;width:4px;height:9px;margin-left:-2px;border-radius:1px;cursor:pointer}
-.hwl-stepper .tick.safety{background:#c00}
-.hwl-stepper .tick.effect{background:#888}
-.hwl-stepper .tick.difference{background:#e08a00}
-.hwl-stepper .controls button{font:12px system-ui,sans-serif;padding:2px 8px}
-.hwl-stepper .status{font-size:12px;color:#444;margin:0 0 6px}
-.hwl-stepper .panels{display:flex;gap:12px;flex-wrap:wrap}
-.hwl-stepper .panel{flex:1 1 0;min-width:300px;border:1px solid #ddd;border-radius:4px;padding:6px;
-  overflow-wrap:anywhere;box-sizing:border-box}
-.hwl-stepper svg.lag,.hwl-stepper svg.lane{width:100%;height:auto;max-width:560px;display:block}
-.hwl-stepper svg.sequence{width:100%;height:auto;max-width:700px;display:block}
-.hwl-stepper .fhead{font-size:14px;margin-bottom:2px}
-.hwl-stepper .meta{color:#444;margin-bottom:6px}
-.hwl-stepper .caption{background:#eef4fb;border-left:3px solid #2659a6;padding:3px 6px;margin:4px 0}
-.hwl-stepper .replica{margin:4px 0;padding:2px 4px;border-left:3px solid #ccc}
-.hwl-stepper .replica.is-leader{border-left-color:#c00}
-.hwl-stepper .replica.is-down{opacity:.55}
-.hwl-stepper table.log{border-collapse:collapse;margin-top:2px}
-.hwl-stepper td.rec{border:1px solid #888;padding:1px 5px;min-width:26px;text-align:center;font-family:monospace}
-.hwl-stepper td.rec.hw-below{font-weight:bold}
-.hwl-stepper td.rec.unflushed{border-style:dashed}
-.hwl-stepper td.rec.lost{border:2px dashed #c00;color:#c00;background:#fff0f0}
-.hwl-stepper td.mark{font-size:10px;color:#c00;text-align:left;padding:0 2px;height:12px}
-.hwl-stepper .ghosts{font-size:11px;color:#888;margin:1px 0 2px}
-.hwl-stepper .ghost{margin-right:10px;font-family:monospace}
-.hwl-stepper .chg{background:#ffe58a;border-radius:2px;padding:0 2px}
-.hwl-stepper .lost-note{color:#b00;font-weight:bold}
-.hwl-stepper .msgs{margin:4px 0}
-.hwl-stepper .msgs .none{color:#888}
-.hwl-stepper details.seq{margin-top:6px}
-.hwl-stepper .seqbox{max-height:300px;overflow:auto;border:1px solid #eee}
-.hwl-stepper .seqhead{position:sticky;top:0;z-index:1;background:#fff;border-bottom:1px solid #eee}
-.hwl-stepper svg.sequence-head{width:100%;height:auto;max-width:700px;display:block}
-.hwl-stepper svg.sequence g.band.now rect.bg{fill:#fff3c4}
-.hwl-stepper .events ul,.hwl-stepper .anomalies ul{margin:2px 0 4px 18px;padding:0}
-.hwl-stepper .anomalies li.new.safety{color:#b00}
-.hwl-stepper .anomalies li.effect{color:#666}
-.hwl-stepper .anomalies li.effect .why{font-size:11px}
-.hwl-stepper .diff{color:#b00;font-weight:bold}
-"""
+def _static(name: str) -> str:
+    """A file of ``hwlib/views/static/`` (package data: a wheel carries it)."""
+    return (resources.files(__package__) / "static" / name).read_text(encoding="utf-8")
 
-#: The stepper's browser side, one function for the offline page and the live explorer's
-#: widget (``explorer.StepperWidget``): ``hwlStepper(root, options)`` wires the controls of
-#: the stepper markup under ``root`` and returns ``{show, stop, position}``. Options: ``start``
-#: (the step to open at, default the markup's own), ``onStep(i)`` (told each step shown: the
-#: explorer's kernel learns where a fork goes), ``hash`` (the page's URL fragment picks the
-#: step, ``#<id>/step=N``: offline pages only).
-STEPPER_JS = """
-function hwlFrames(root){
-  var el = root.querySelector('script.hwl-frames');
-  if (el.getAttribute('data-encoding') !== 'gzip-base64') { return Promise.resolve(JSON.parse(el.textContent)); }
-  var bytes = Uint8Array.from(atob(el.textContent.trim()), function(c){ return c.charCodeAt(0); });
-  var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
-  return new Response(stream).text().then(JSON.parse);
-}
-function hwlStepper(root, options, data){
-  options = options || {};
-  data = data || JSON.parse(root.querySelector('script.hwl-frames').textContent);
-  var slider = root.querySelector('input.pos'), play = root.querySelector('button.play');
-  var slots = root.querySelectorAll('.panel .frame-slot'), speed = root.querySelector('select.speed');
-  var status = root.querySelector('.status'), timer = null;
-  function show(i){
-    i = Math.max(0, Math.min(data.n - 1, i)); slider.value = i;
-    for (var p = 0; p < slots.length; p++) { slots[p].innerHTML = data.frames[p][i]; }
-    var lags = root.querySelectorAll('svg.lag');
-    for (var q = 0; q < lags.length; q++) {
-      var x = +lags[q].getAttribute('data-x0') + (+lags[q].getAttribute('data-dx')) * i;
-      var cursor = lags[q].querySelector('line.cursor');
-      cursor.setAttribute('x1', x.toFixed(1)); cursor.setAttribute('x2', x.toFixed(1));
-    }
-    var bands = root.querySelectorAll('svg.sequence g.band');
-    for (var b = 0; b < bands.length; b++) {
-      var on = +bands[b].getAttribute('data-step') === i;
-      bands[b].classList.toggle('now', on);
-      if (on && bands[b].getClientRects().length) {       // not while hidden (a report's other variants)
-        var box = bands[b].closest('.seqbox'), r = bands[b].getBBox();
-        if (box && (r.y < box.scrollTop || r.y + r.height > box.scrollTop + box.clientHeight)) {
-          box.scrollTop = Math.max(0, r.y - 40); } }
-    }
-    var notes = [];
-    if (data.keys.anomaly !== null) { notes.push('first anomaly at step ' + data.keys.anomaly); }
-    if (data.keys.difference !== null) { notes.push('the runs differ from step ' + data.keys.difference); }
-    var sep = '  \\u2022  ';
-    status.textContent = 'step ' + i + ' / ' + (data.n - 1) + (notes.length ? sep + notes.join(sep) : '');
-    root.setAttribute('data-position', i);
-    if (options.onStep) { options.onStep(i); }
-  }
-  function stop(){ if (timer) { clearInterval(timer); timer = null; play.textContent = '\\u25B6 Play'; } }
-  play.onclick = function(){
-    if (timer) { stop(); return; }
-    if (+slider.value >= data.n - 1) { show(0); }
-    play.textContent = '\\u25AE\\u25AE Pause';
-    timer = setInterval(function(){ if (+slider.value >= data.n - 1) { stop(); } else { show(+slider.value + 1); } },
-                        +speed.value);
-  };
-  speed.onchange = function(){ if (timer) { stop(); play.onclick(); } };
-  root.querySelector('button.back').onclick = function(){ stop(); show(+slider.value - 1); };
-  root.querySelector('button.fwd').onclick = function(){ stop(); show(+slider.value + 1); };
-  root.querySelectorAll('.tick').forEach(function(tick){
-    tick.onclick = function(){ stop(); show(+tick.getAttribute('data-step')); };
-  });
-  root.querySelectorAll('button.jump').forEach(function(button){
-    button.onclick = function(){ stop(); show(data.keys[button.getAttribute('data-key')]); };
-  });
-  var link = root.querySelector('button.link');
-  if (link) link.onclick = function(){
-    var url = location.href.split('#')[0] + '#' + root.id + '/step=' + slider.value;
-    history.replaceState(null, '', url);
-    var done = root.querySelector('.linked');
-    function said(text){ done.textContent = text; }
-    if (navigator.clipboard && navigator.clipboard.writeText) {
-      navigator.clipboard.writeText(url).then(function(){ said('link copied'); }, function(){ said(url); });
-    } else { said(url); }
-  };
-  root.addEventListener('keydown', function(e){
-    if (e.target.tagName === 'SELECT') { return; }
-    if (e.key === 'ArrowLeft') { stop(); show(+slider.value - 1); e.preventDefault(); }
-    else if (e.key === 'ArrowRight') { stop(); show(+slider.value + 1); e.preventDefault(); }
-    else if (e.key === ' ') { play.onclick(); e.preventDefault(); }
-    else { return; }
-    e.stopPropagation();          // the stepper's keys, not the page's (JupyterLab's other shortcuts still work)
-  });
-  slider.oninput = function(){ stop(); show(+slider.value); };
-  function fromHash(){
-    var m = decodeURIComponent(location.hash).match(/^#(.+)\\/step=(\\d+)$/);
-    if (m && m[1] === root.id) { stop(); show(+m[2]); root.scrollIntoView(); return true; }
-    return false;
-  }
-  if (options.hash) { window.addEventListener('hashchange', fromHash); }
-  if (!(options.hash && fromHash())) { show(options.start === undefined ? data.start : options.start); }
-  return {show: function(i){ stop(); show(i); }, stop: stop, position: function(){ return +slider.value; }};
-}
-"""
+
+#: The stepper's look (``static/stepper.css``), in each stepper's markup.
+STYLE = _static("stepper.css")
+
+#: The stepper's browser side (``static/stepper.js``), one function for the offline page and
+#: the live explorer's widget (``explorer.StepperWidget``): ``hwlStepper(root, options)`` wires
+#: the controls of the stepper markup under ``root`` and returns ``{show, stop, position}``.
+#: Options: ``start`` (the step to open at, default the markup's own), ``onStep(i)`` (told each
+#: step shown: the explorer's kernel learns where a fork goes), ``hash`` (the page's URL
+#: fragment picks the step, ``#<id>/step=N``: offline pages only).
+STEPPER_JS = _static("stepper.js")
 
 _used_ids: set[str] = set()
 

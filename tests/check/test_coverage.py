@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from hwlib import ClusterConfig, Step
-from hwlib.check import Bounds, CheckError, check_all, explore, profile_faults
+from hwlib.check import Bounds, CheckError, CheckSpec, explore, profile_faults, run
 from hwlib.check.coverage import Visits, _walk
 from hwlib.profiles import load_profile
 
@@ -67,8 +67,9 @@ def test_an_incomplete_search_has_no_coverage():
     visits = _searched("kip320", faults, bounds)
     with pytest.raises(CheckError, match="did not complete"):
         visits.measure(profile, 5)
-    results = check_all(_config("kip320"), ["kip320", "hw"], Bounds(replicas=2, max_records=1), faults,
-                        ("strong-isr",), exhaustive=False, coverage=(profile, 5, 0))
+    request = CheckSpec(protocols=("kip320", "hw"), config=_config("kip320"), bounds=Bounds(replicas=2, max_records=1),
+                        profile=profile, kinds=("strong-isr",), coverage_runs=5)
+    results = run(request).results
     by = {r.protocol: r for r in results}
     assert by["kip320"].complete and by["kip320"].coverage is not None
     assert not by["hw"].complete and by["hw"].coverage is None       # stopped at its violation

@@ -288,8 +288,8 @@ def test_check_levels_on_spark_find_exactly_what_one_process_finds(monkeypatch, 
     jobs = []
 
     class Counted(spark_levels.SparkLevels):
-        def __init__(self, search, session):
-            super().__init__(search, session, partitions=6)
+        def __init__(self, search, spec, session):
+            super().__init__(search, spec, session, partitions=6)
 
         def next_level(self):
             jobs.append(self.search.frontier_size())
