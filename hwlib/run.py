@@ -20,7 +20,6 @@ from typing import TYPE_CHECKING, Any
 from .anomalies.checker import Anomaly, AnomalyChecker
 from .engine.cluster import Cluster
 from .engine.config import ClusterConfig
-from .engine.replica import LEADER
 from .trace import Trace, final_state, snapshot
 from .util.canonical import canonical_bytes
 
@@ -62,8 +61,8 @@ def trace_hash(config: ClusterConfig, cluster: Cluster, marks: list[int], anomal
 
 
 class LagMeter:
-    """Called after every step (``run_steps(on_step=...)``): leader LEO - partition HW while
-    an online leader leads, and the steps without one."""
+    """Called after every step (``run_steps(on_step=...)``): the HW lag (``Cluster.hw_lag``)
+    while a leader serves, and the steps without one."""
 
     def __init__(self) -> None:
         self.total = 0
@@ -72,12 +71,10 @@ class LagMeter:
         self.leaderless = 0
 
     def __call__(self, cluster: Cluster) -> None:
-        lid = cluster.controller.leader
-        leader = cluster.by_id[lid] if lid is not None else None
-        if leader is None or not leader.online or leader.role != LEADER:
+        lag = cluster.hw_lag()
+        if lag is None:
             self.leaderless += 1
             return
-        lag = len(leader.log.values) - leader.hw
         self.total += lag
         self.led += 1
         if lag > self.max:

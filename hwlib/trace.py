@@ -36,6 +36,7 @@ def snapshot(cluster: Cluster) -> dict:
             "queued": [q.epoch for q in cluster.channel.pending(r.id)],
             "in_flight": (None if r.in_flight is None
                           else ("parked" if r.in_flight.parked else r.in_flight.kind)),
+            "hw_lag": cluster.follower_hw_lag(r),     # behind the partition HW (None: leader, down, no leader)
         }
     remote = {}
     if leader is not None and leader.role == LEADER:
@@ -47,6 +48,7 @@ def snapshot(cluster: Cluster) -> dict:
         "isr": list(cluster.isr),
         "elr": list(cluster.controller.elr),
         "partition_hw": cluster.partition_hw,
+        "hw_lag": cluster.hw_lag(),
         "remote_leo": remote,
         "acked": list(cluster.acked),
         "replicas": replicas,
@@ -115,8 +117,8 @@ class Trace:
                     "leader_epoch": snap["leader_epoch"],
                     "partition_hw": phw,
                     "leader_leo": leader_leo,
-                    "hw_lag_leader": None if phw is None else leader_leo - phw,
-                    "hw_lag": None if phw is None or rid == leader else phw - rep["hw"],
+                    "hw_lag_leader": snap["hw_lag"],
+                    "hw_lag": rep["hw_lag"],
                     "acked": len(snap["acked"]),
                 })
         frame = pd.DataFrame(rows)

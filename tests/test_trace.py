@@ -66,3 +66,41 @@ def test_trace_hash_is_the_same_in_other_processes():
     here = f"{hwlib.run_scenario('divergence').trace_hash} " \
            f"{hwlib.run_scenario('msg1-msg5-unclean-divergence').trace_hash}\n"
     assert outputs == {here}
+
+
+def test_the_hw_lag_has_one_definition_in_the_trace_the_sweep_the_report_and_the_stepper():
+    """Only while a leader serves (the controller's leader, up and leading) is there a lag: the
+    snapshot's, the sweep's meter (``LagMeter``), the report's step series (``StepLags``), the
+    trace's table and the stepper's chart all read ``Cluster.hw_lag`` / ``follower_hw_lag``. A
+    leader that crashed unnoticed is still the controller's leader, but serves nothing: no lag."""
+    import math
+
+    import pandas as pd
+
+    from hwlib.report.lag_series import StepLags
+    from hwlib.run import LagMeter
+    from hwlib.views.stepper import hw_lag_by_step
+
+    steps = hwlib.parse_steps([{"produce": "m1"}, {"fetch": "B"}, {"produce": "m2"},
+                               {"crash": {"replica": "A", "lose_unflushed": False, "detected": False}}])
+    seen: list = []
+    meter, series = LagMeter(), StepLags()
+
+    def observe(cluster) -> None:
+        meter(cluster)
+        series(cluster)
+        seen.append(cluster.hw_lag())
+
+    config = hwlib.ClusterConfig(replicas=("A", "B"), protocol="kip101")
+    result = hwlib.run_steps(config, steps, on_step=observe)
+    snaps = result.recorded().snapshots
+    assert [s["hw_lag"] for s in snaps[1:]] == seen == [1, 1, 2, None]     # one fetch: B has m1, HW 0
+    assert snaps[-1]["leader"] == "A" and snaps[-1]["partition_hw"] is not None    # named, not serving
+    assert meter.leaderless == 1 and meter.max == 2 and meter.total == 4
+    assert [None if math.isnan(v) else v for v in series.partition] == seen
+    chart = hw_lag_by_step(result)
+    assert chart["leader"] == [s["hw_lag"] for s in snaps]
+    assert chart["B"] == [s["replicas"]["B"]["hw_lag"] for s in snaps] and chart["B"][-1] is None
+    table = result.recorded().to_dataframe()
+    b = table[table.replica == "B"].set_index("step")
+    assert [None if pd.isna(v) else int(v) for v in b.hw_lag] == chart["B"]

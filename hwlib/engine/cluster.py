@@ -168,6 +168,29 @@ class Cluster:
         leader = self.leader
         return leader.hw if leader is not None else None
 
+    # the HW lag, one definition for every view, table and figure: there is a lag only while a
+    # leader serves the partition (the controller's leader, up and acting as leader: not between
+    # its loss and the next leader's LeaderAndIsr)
+    @property
+    def serving_leader(self) -> Replica | None:
+        """The controller's leader while it is up and acts as leader, else None."""
+        leader = self.leader
+        return leader if leader is not None and leader.online and leader.role == LEADER else None
+
+    def hw_lag(self) -> int | None:
+        """The partition's HW lag: the serving leader's LEO minus its HW (records written that
+        no consumer may read yet), None without a serving leader."""
+        leader = self.serving_leader
+        return None if leader is None else len(leader.log.values) - leader.hw
+
+    def follower_hw_lag(self, replica: Replica) -> int | None:
+        """How far ``replica``'s HW trails the partition HW (the serving leader's); None for the
+        leader itself, for a replica that is down, and without a serving leader."""
+        leader = self.serving_leader
+        if leader is None or replica is leader or not replica.online:
+            return None
+        return leader.hw - replica.hw
+
     # the clients' state, as the checks and traces read it
     @property
     def produces(self) -> list[ProduceRequest]:

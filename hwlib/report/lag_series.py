@@ -23,7 +23,6 @@ import numpy as np
 import pandas as pd
 
 from ..engine.cluster import Cluster
-from ..engine.replica import LEADER
 from ..faults import derive_seed, generate
 from ..run import run_steps
 
@@ -40,16 +39,15 @@ class StepLags:
         self.follower: list[float] = []
 
     def __call__(self, cluster: Cluster) -> None:
-        lid = cluster.controller.leader
-        leader = cluster.by_id[lid] if lid is not None else None
-        if leader is None or not leader.online or leader.role != LEADER:
+        lag = cluster.hw_lag()
+        if lag is None:
             self.partition.append(np.nan)
             self.follower.append(np.nan)
             return
-        self.partition.append(len(leader.log.values) - leader.hw)
+        self.partition.append(lag)
         isr = cluster.controller.isr
-        followers = [r.hw for r in cluster.replicas if r is not leader and r.online and r.id in isr]
-        self.follower.append(leader.hw - min(followers) if followers else np.nan)
+        followers = [f for f in (cluster.follower_hw_lag(r) for r in cluster.replicas if r.id in isr) if f is not None]
+        self.follower.append(max(followers) if followers else np.nan)
 
 
 @dataclass

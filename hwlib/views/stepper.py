@@ -39,7 +39,6 @@ def frames(result: RunResult) -> list[dict]:
     previous: dict | None = None
     for i, snap in enumerate(trace.snapshots):
         leader = snap["leader"]
-        leader_leo = snap["replicas"][leader]["leo"] if leader is not None else None
         phw = snap["partition_hw"]
         how = {e[1]: ("truncated" if e[0] == "truncate" else "lost in a crash")
                for e in trace.events[i] if e[0] in ("truncate", "crash")}
@@ -61,7 +60,7 @@ def frames(result: RunResult) -> list[dict]:
             "isr": snap["isr"],
             "elr": snap["elr"],
             "partition_hw": phw,
-            "leader_lag": None if phw is None or leader_leo is None else leader_leo - phw,
+            "leader_lag": snap["hw_lag"],
             "remote_leo": snap["remote_leo"],
             "acked": snap["acked"],
             "lost": [v for v in snap["acked"] if held is not None and v not in held],
@@ -121,8 +120,7 @@ def hw_lag_by_step(result: RunResult, run_frames: list[dict] | None = None) -> d
     for frame in run_frames if run_frames is not None else frames(result):
         series["leader"].append(frame["leader_lag"])
         for rid, rep in frame["replicas"].items():
-            phw = frame["partition_hw"]
-            series[rid].append(None if phw is None or rid == frame["leader"] else phw - rep["hw"])
+            series[rid].append(rep["hw_lag"])
     return series
 
 
