@@ -12,7 +12,6 @@ from pathlib import Path
 from .anomalies.checker import SAFETY
 from .engine.config import PROTOCOLS
 from .errors import HwlibError
-from .run import RunResult
 from .scenario import builtin_scenarios, load_scenario, run_scenario, scenario_table
 from .util.extras import MissingExtraError, require
 from .util.progress import progress
@@ -204,15 +203,6 @@ def _positive(value: str) -> int:
     return number
 
 
-def _stale(rep: dict) -> str:
-    """``(isolated, epoch 0, 2 queued)``: a broker cut off from the controller, the epoch it
-    knows, and the LeaderAndIsr requests waiting for it."""
-    if rep["isolated"]:
-        queued = f", {len(rep['queued'])} queued" if rep["queued"] else ""
-        return f"(isolated, epoch {rep['known_epoch']}{queued})"
-    return ""
-
-
 class _CheckProgress:
     """``hwlib check``'s progress on stderr: per generation, the levels searched and the states
     they hold - a tqdm bar on a terminal, a line every few seconds elsewhere (CI logs)."""
@@ -236,19 +226,13 @@ class _CheckProgress:
             self.bar = None
 
 
-#: the coverage line where none was measured: a search that did not complete (its states are
-#: not the reachable space), or one an earlier run finished with other coverage runs
-NOT_MEASURED = {False: "not measured: the search did not complete (give --exhaustive, or raise --max-states)",
-                True: "not measured: an earlier run finished this search with other --coverage-runs "
-                      "(run without --resume to measure)"}
-
-
 def _check(args) -> int:
     """``hwlib check``: per generation its verdicts and each shortest counterexample's steps (or
     JSON), files with --out; with --fail-on-violation exit 1 when anything is violated."""
-    from .check import cell_verdict, coverage_text, matrix_markdown, open_directory, run
+    from .check import cell_verdict, open_directory, run
     from .check.vocabulary import untried, untried_note
     from .sweep import load_spec
+    from .views.text import check_json, check_text
 
     spec = _check_spec(args)     # every option checked here, before anything runs or is written
     swept = None
@@ -283,36 +267,13 @@ def _check(args) -> int:
     # a "holds" says which fault classes of the default report it did not try
     reported = load_spec("default").profiles()
     note, not_tried = untried_note(faults, reported), list(untried(faults, reported))
-    if not args.json:
-        print(f"checked {coverage_text(results[0])}")
-        if swept is not None:
-            print(f"reconciled with the sweep in {args.sweep} (profiles {', '.join(witnesses)})")
-    for result in results:
-        if args.json:
-            print(json.dumps({**result.as_dict(), "not_tried": not_tried,
-                              **({"reconciled": {k: shown[(result.protocol, k)].text for k in kinds}}
-                                 if swept is not None else {})}))
-            continue
-        print(f"\n{result.protocol} ({result.ending}): {result.distinct:,} "
-              f"distinct / {result.generated:,} generated states, depth {result.depth}, {result.seconds:.1f} s "
-              f"({result.states_per_second:,.0f} states/s)")
-        for kind in kinds:
-            cell = shown[(result.protocol, kind)]
-            untried_part = f" - {note}" if note and cell.state in ("holds", "partial") else ""
-            print(f"  {kind:<20} {cell.text}{untried_part}")
-        if spec.coverage_runs is not None:
-            measured = result.coverage
-            print(f"  coverage: {measured.text() if measured is not None else NOT_MEASURED[result.complete]}")
-        for kind, found in result.violations.items():
-            print(f"  shortest {kind} ({found.depth} steps): {found.detail}")
-            for i, step in enumerate(found.steps, 1):
-                print(f"    {i:>2}. {step.describe()}")
-            path = files.get(f"{result.protocol}-{kind}")
-            if path is not None:
-                print(f"    written to {path}: hwlib run {path}")
-    if args.matrix and not args.json:
-        print()
-        print(matrix_markdown(results, kinds))
+    if args.json:
+        print(check_json(results, kinds, shown, not_tried, swept is not None))
+    else:
+        with_sweep = (f"reconciled with the sweep in {args.sweep} (profiles {', '.join(witnesses)})"
+                      if swept is not None else "")
+        print(check_text(results, kinds, shown, note, files, spec.coverage_runs is not None, args.matrix,
+                         with_sweep))
     violated = any(kind in r.violations for r in results for kind in kinds if kind in SAFETY)
     return 1 if violated and args.fail_on_violation else 0
 
@@ -347,42 +308,15 @@ def _check_spec(args):
                      checkpoint_every=args.checkpoint_every)
 
 
-def _print_run(result: RunResult) -> None:
-    trace = result.recorded()
-    row = result.config.release_row
-    rules = (f"release {row.label} (rules {result.protocol}, read at {row.read_at})" if row is not None
-             else f"protocol {result.protocol}")
-    print(f"scenario {result.name}  {rules}  replicas "
-          f"{','.join(result.config.replicas)}  acks={result.config.acks}  "
-          f"min.insync.replicas={result.config.min_insync_replicas}")
-    for i, snap in enumerate(trace.snapshots):
-        reps = "  ".join(
-            f"{rid}{'*' if rid == snap['leader'] else ''}{'' if rep['online'] else '(down)'}"
-            f"{_stale(rep)} LEO {rep['leo']} HW {rep['hw']}"
-            for rid, rep in snap["replicas"].items())
-        remote = " ".join(f"{k}={v}" for k, v in snap["remote_leo"].items())
-        elr = f" ELR {{{','.join(snap['elr'])}}}" if snap["elr"] else ""
-        print(f"{trace.step_label(i):<34} epoch {snap['leader_epoch']} ISR "
-              f"{{{','.join(snap['isr'])}}}{elr}  {reps}  remote LEO {remote or '-'}")
-        for text in trace.event_texts(i):
-            print(f"    - {text}")
-    print(f"acked: {', '.join(result.acked) or '-'}")
-    for rid, rep in result.final["replicas"].items():
-        print(f"final {rid}: {[tuple(r) for r in rep['log']]}  epoch cache {rep['epoch_cache']}")
-    if result.anomalies:
-        for a in result.anomalies:
-            print(f"ANOMALY step {a.step} {a.kind}: {a.detail}")
-    else:
-        print("no anomalies")
-
-
 def _run(args) -> int:
     """``hwlib run``: the scenario's steps, states and anomalies (or one JSON object)."""
     result = run_scenario(load_scenario(args.scenario), protocol=args.protocol, release=args.release)
     if args.json:
         print(json.dumps(result.to_json()))
     else:
-        _print_run(result)
+        from .views.text import run_text
+
+        print(run_text(result))
     return 0
 
 
@@ -420,12 +354,9 @@ def _scenarios(args) -> int:
     if args.markdown:
         print(scenario_table())
         return 0
-    for name, path in builtin_scenarios().items():
-        s = load_scenario(path)
-        expect = "; ".join(f"{p}: {', '.join(k) or 'none'}" for p, k in s.expect.items())
-        print(f"{name:<26} {' '.join(s.description.split())[:100]}")
-        if expect:
-            print(f"{'':<26} expected anomalies - {expect}")
+    from .views.text import scenarios_text
+
+    print(scenarios_text({name: load_scenario(path) for name, path in builtin_scenarios().items()}))
     return 0
 
 
@@ -464,31 +395,18 @@ def _releases_table(args) -> int:
         for row in rows:
             print(json.dumps(row))
         return 0
-    print(f"{'release':<10} {'mode':<10} {'rules':<7} {'patches':<39} unclean default; differs from the rules")
-    for row in rows:
-        differs = "; ".join(f"{'+' if d['value'] else '-'}{d['flag']} ({d['source']})" for d in row["differs"])
-        unclean = "true" if row["unclean_leader_election_default"] else "false"
-        print(f"{row['release']:<10} {row['mode']:<10} {row['generation']:<7} {', '.join(row['patches']):<39} "
-              f"{unclean}; {differs or '-'}")
-    print("\nflags (+ on, - off; each read at the tag named):")
-    for flag in FLAG_BY_ATTR.values():
-        print(f"  {flag.attr}: {flag.title} - {flag.source}; read at {flag.read_at}")
+    from .views.text import releases_text
+
+    print(releases_text(rows, FLAG_BY_ATTR.values()))
     return 0
 
 
 def _profiles(args) -> int:
     """``hwlib profiles``: the built-in fault profiles, their mixes, and every action."""
     from .profiles import ACTION_HELP, builtin_profiles, load_profile
+    from .views.text import profiles_text
 
-    for name in builtin_profiles():
-        profile = load_profile(name)
-        mix = ", ".join(f"{a} {w:g}" for a, w in profile.weights.items())
-        print(f"{name:<16} {' '.join(profile.description.split())}")
-        print(f"{'':<16} {profile.steps} steps; weights: {mix}{'; swarm' if profile.swarm else ''}")
-    print("\nactions:")
-    width = max(map(len, ACTION_HELP)) + 1
-    for action, text in ACTION_HELP.items():
-        print(f"  {action:<{width}} {text}")
+    print(profiles_text({name: load_profile(name) for name in builtin_profiles()}, ACTION_HELP))
     return 0
 
 
@@ -575,19 +493,9 @@ def _sweep(args) -> int:
     result = run_sweep(spec, out, master=args.master, resume=args.resume, overwrite=args.overwrite,
                        progress=not args.quiet,
                        shrink_failures=not args.no_shrink, check_determinism=args.check_determinism)
-    summary = result.summary
-    params = list(spec.cells[0].params)
-    params = [p for p in params if summary[p].nunique() > 1] or params   # what varies between cells
-    print(f"\n{'cell':<5} {' '.join(f'{p[:14]:<14}' for p in params)}  runs  lost (95% CI)        "
-          f"diverged  unavailable")
-    for row in summary.itertuples(index=False):
-        r = row._asdict()
-        print(f"{r['cell']:<5} {' '.join(f'{str(r[p])[:14]:<14}' for p in params)} {r['runs']:>5}  "
-              f"{r['lost_rate']:6.1%} [{r['lost_lo']:5.1%},{r['lost_hi']:6.1%}]  {r['diverged_rate']:7.1%}  "
-              f"{r['unavailability']:10.1%}")
-    for item in result.shrunk:
-        print(f"shrunk {item['cell']} run {item['run']} ({item['kind']}): {item['before']} -> {item['after']} "
-              f"steps; hwlib run {out / item['path']}")
+    from .views.text import sweep_text
+
+    print(sweep_text(spec, result, out))
     if result.determinism is not None:
         bad = result.determinism["mismatches"]
         print(f"determinism: {result.determinism['checked']} runs re-run, {len(bad)} mismatches")

@@ -1,0 +1,154 @@
+"""What the command line prints: a run step by step, a check's verdicts, a sweep's table, the built-in catalogues.
+
+Each function returns the text (lines joined by newlines, no trailing one); ``hwlib.cli``
+parses, dispatches and prints it.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from pathlib import Path
+
+from ..check import CheckResult, Verdict, coverage_text, matrix_markdown
+from ..profiles import FaultProfile
+from ..run import RunResult
+from ..scenario import Scenario
+
+#: the coverage line where none was measured: a search that did not complete (its states are
+#: not the reachable space), or one an earlier run finished with other coverage runs
+NOT_MEASURED = {False: "not measured: the search did not complete (give --exhaustive, or raise --max-states)",
+                True: "not measured: an earlier run finished this search with other --coverage-runs "
+                      "(run without --resume to measure)"}
+
+
+def _stale(rep: dict) -> str:
+    """``(isolated, epoch 0, 2 queued)``: a broker cut off from the controller, the epoch it
+    knows, and the LeaderAndIsr requests waiting for it."""
+    if rep["isolated"]:
+        queued = f", {len(rep['queued'])} queued" if rep["queued"] else ""
+        return f"(isolated, epoch {rep['known_epoch']}{queued})"
+    return ""
+
+
+def run_text(result: RunResult) -> str:
+    """``hwlib run``: the rules, then per step every replica's LEO and HW, the leader's view
+    of its followers and the step's events; the acknowledged values, final logs, anomalies."""
+    trace = result.recorded()
+    row = result.config.release_row
+    rules = (f"release {row.label} (rules {result.protocol}, read at {row.read_at})" if row is not None
+             else f"protocol {result.protocol}")
+    lines = [f"scenario {result.name}  {rules}  replicas {','.join(result.config.replicas)}  "
+             f"acks={result.config.acks}  min.insync.replicas={result.config.min_insync_replicas}"]
+    for i, snap in enumerate(trace.snapshots):
+        reps = "  ".join(
+            f"{rid}{'*' if rid == snap['leader'] else ''}{'' if rep['online'] else '(down)'}"
+            f"{_stale(rep)} LEO {rep['leo']} HW {rep['hw']}"
+            for rid, rep in snap["replicas"].items())
+        remote = " ".join(f"{k}={v}" for k, v in snap["remote_leo"].items())
+        elr = f" ELR {{{','.join(snap['elr'])}}}" if snap["elr"] else ""
+        lines.append(f"{trace.step_label(i):<34} epoch {snap['leader_epoch']} ISR "
+                     f"{{{','.join(snap['isr'])}}}{elr}  {reps}  remote LEO {remote or '-'}")
+        lines.extend(f"    - {text}" for text in trace.event_texts(i))
+    lines.append(f"acked: {', '.join(result.acked) or '-'}")
+    for rid, rep in result.final["replicas"].items():
+        lines.append(f"final {rid}: {[tuple(r) for r in rep['log']]}  epoch cache {rep['epoch_cache']}")
+    if result.anomalies:
+        lines.extend(f"ANOMALY step {a.step} {a.kind}: {a.detail}" for a in result.anomalies)
+    else:
+        lines.append("no anomalies")
+    return "\n".join(lines)
+
+
+def check_text(results: list[CheckResult], kinds: tuple[str, ...], shown: Mapping[tuple[str, str], Verdict],
+               note: str, files: Mapping[str, Path], coverage: bool, matrix: bool, reconciled: str = "") -> str:
+    """``hwlib check``: what the search covered, then per rule set its states, each kind's
+    verdict (``shown``: a "holds" says what the default report's faults it left out, ``note``),
+    its coverage (``coverage``), each shortest counterexample's steps and file; ``matrix``:
+    the verdict matrix after them. ``reconciled``: the line saying which sweep the verdicts
+    were reconciled with."""
+    lines = [f"checked {coverage_text(results[0])}"] + ([reconciled] if reconciled else [])
+    for result in results:
+        lines.append(f"\n{result.protocol} ({result.ending}): {result.distinct:,} "
+                     f"distinct / {result.generated:,} generated states, depth {result.depth}, "
+                     f"{result.seconds:.1f} s ({result.states_per_second:,.0f} states/s)")
+        for kind in kinds:
+            cell = shown[(result.protocol, kind)]
+            untried_part = f" - {note}" if note and cell.state in ("holds", "partial") else ""
+            lines.append(f"  {kind:<20} {cell.text}{untried_part}")
+        if coverage:
+            measured = result.coverage
+            lines.append(f"  coverage: {measured.text() if measured is not None else NOT_MEASURED[result.complete]}")
+        for kind, found in result.violations.items():
+            lines.append(f"  shortest {kind} ({found.depth} steps): {found.detail}")
+            lines.extend(f"    {i:>2}. {step.describe()}" for i, step in enumerate(found.steps, 1))
+            path = files.get(f"{result.protocol}-{kind}")
+            if path is not None:
+                lines.append(f"    written to {path}: hwlib run {path}")
+    if matrix:
+        lines += ["", matrix_markdown(results, kinds)]
+    return "\n".join(lines)
+
+
+def check_json(results: list[CheckResult], kinds: tuple[str, ...], shown: Mapping[tuple[str, str], Verdict],
+               not_tried: list[str], reconciled: bool) -> str:
+    """``hwlib check --json``: one object per rule set (with the reconciled verdicts' words)."""
+    return "\n".join(json.dumps({**r.as_dict(), "not_tried": not_tried,
+                                 **({"reconciled": {k: shown[(r.protocol, k)].text for k in kinds}}
+                                    if reconciled else {})}) for r in results)
+
+
+def sweep_text(spec, result, out: Path) -> str:
+    """``hwlib sweep``'s table after the run: per cell its settings that vary, runs, loss rate
+    (95% interval), divergence and unavailability; each shrunk failure; where it all is."""
+    summary = result.summary
+    params = list(spec.cells[0].params)
+    params = [p for p in params if summary[p].nunique() > 1] or params   # what varies between cells
+    lines = [f"\n{'cell':<5} {' '.join(f'{p[:14]:<14}' for p in params)}  runs  lost (95% CI)        "
+             f"diverged  unavailable"]
+    for row in summary.itertuples(index=False):
+        r = row._asdict()
+        lines.append(f"{r['cell']:<5} {' '.join(f'{str(r[p])[:14]:<14}' for p in params)} {r['runs']:>5}  "
+                     f"{r['lost_rate']:6.1%} [{r['lost_lo']:5.1%},{r['lost_hi']:6.1%}]  {r['diverged_rate']:7.1%}  "
+                     f"{r['unavailability']:10.1%}")
+    lines.extend(f"shrunk {item['cell']} run {item['run']} ({item['kind']}): {item['before']} -> {item['after']} "
+                 f"steps; hwlib run {out / item['path']}" for item in result.shrunk)
+    return "\n".join(lines)
+
+
+def scenarios_text(scenarios: Mapping[str, Scenario]) -> str:
+    """``hwlib scenarios``: each built-in's name, description and expected anomalies per rule set."""
+    lines = []
+    for name, s in scenarios.items():
+        expect = "; ".join(f"{p}: {', '.join(k) or 'none'}" for p, k in s.expect.items())
+        lines.append(f"{name:<26} {' '.join(s.description.split())[:100]}")
+        if expect:
+            lines.append(f"{'':<26} expected anomalies - {expect}")
+    return "\n".join(lines)
+
+
+def releases_text(rows: list[dict], flags) -> str:
+    """``hwlib releases``: each release and mode, its rules, patches, unclean default and the
+    flags that differ from its generation's; then every flag and where it was read."""
+    lines = [f"{'release':<10} {'mode':<10} {'rules':<7} {'patches':<39} unclean default; differs from the rules"]
+    for row in rows:
+        differs = "; ".join(f"{'+' if d['value'] else '-'}{d['flag']} ({d['source']})" for d in row["differs"])
+        unclean = "true" if row["unclean_leader_election_default"] else "false"
+        lines.append(f"{row['release']:<10} {row['mode']:<10} {row['generation']:<7} "
+                     f"{', '.join(row['patches']):<39} {unclean}; {differs or '-'}")
+    lines.append("\nflags (+ on, - off; each read at the tag named):")
+    lines.extend(f"  {flag.attr}: {flag.title} - {flag.source}; read at {flag.read_at}" for flag in flags)
+    return "\n".join(lines)
+
+
+def profiles_text(profiles: Mapping[str, FaultProfile], actions: Mapping[str, str]) -> str:
+    """``hwlib profiles``: each built-in fault profile's description and mix, then every action."""
+    lines = []
+    for name, profile in profiles.items():
+        mix = ", ".join(f"{a} {w:g}" for a, w in profile.weights.items())
+        lines.append(f"{name:<16} {' '.join(profile.description.split())}")
+        lines.append(f"{'':<16} {profile.steps} steps; weights: {mix}{'; swarm' if profile.swarm else ''}")
+    lines.append("\nactions:")
+    width = max(map(len, actions)) + 1
+    lines.extend(f"  {action:<{width}} {text}" for action, text in actions.items())
+    return "\n".join(lines)
