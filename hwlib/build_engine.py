@@ -1,4 +1,4 @@
-"""Building the compiled engine: mypyc over ``engine.COMPILED`` into ``build/engine/<key>/`` (``make setup`` runs it).
+"""Building the compiled engine: mypyc over ``compiled.COMPILED`` into ``build/engine/<key>/`` (``make setup`` runs it).
 
 ``python -m hwlib.build_engine [--force]``. With no C compiler, or no mypy, it says so in
 one line and exits 0: the interpreted engine runs (after a failed build too, which prints

@@ -79,7 +79,7 @@ def test_the_hw_lag_has_one_definition_in_the_trace_the_sweep_the_report_and_the
 
     from hwlib.report.lag_series import StepLags
     from hwlib.run import LagMeter
-    from hwlib.views.stepper import hw_lag_by_step
+    from hwlib.views.frames import hw_lag_by_step
 
     steps = hwlib.parse_steps([{"produce": "m1"}, {"fetch": "B"}, {"produce": "m2"},
                                {"crash": {"replica": "A", "lose_unflushed": False, "detected": False}}])

@@ -1,4 +1,4 @@
-"""Layer 2, compiled: what is judged after every step - broker-internal and client-visible checks, one severity."""
+"""The anomaly checks, compiled: what is judged after every step - broker-internal and client-visible, one severity."""
 
 from .. import compiled
 

@@ -1,4 +1,4 @@
-"""Layer 1, compiled: one Kafka partition's brokers under Kafka's names, and the steps that drive them."""
+"""The engine, compiled: one Kafka partition's brokers under Kafka's names, and the steps that drive them."""
 
 from .. import compiled
 

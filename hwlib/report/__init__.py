@@ -1,4 +1,4 @@
-"""Layer 4: the fault-sweep report - rendering, findings, statistics, figures, tables, stories, the model check."""
+"""The fault-sweep report - rendering, findings, statistics, figures, tables, stories, the model check."""
 
 from .answer import ShortAnswer
 from .document import PARAMETERS, ReportParameterError, parse_param, precheck, render, validate

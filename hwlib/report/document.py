@@ -3,7 +3,7 @@
 The parameterised notebook runs under papermill and is exported by nbconvert.
 
 The notebook ``notebooks/10_fault_sweep_report.ipynb`` is short: it validates its parameters
-here, runs or loads a sweep, and calls ``hwlib.findings`` (what the data say),
+here, runs or loads a sweep, and calls ``hwlib.report.findings`` (what the data say),
 ``report_figures``, ``report_tables`` and ``report_stories``, which the tests call directly.
 """
 

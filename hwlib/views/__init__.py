@@ -1,12 +1,12 @@
-"""Layer 4: pictures for notebooks and pages - the stepper, the explorer, model-check views, comparisons, export."""
+"""Pictures for notebooks and pages - frames (data), stepper, explorer, model-check views, text, export: the facade."""
 
+from .frames import frames
 from .model_check import counterexample_view, first_holding, matrix_html
 from .notebooks import execute, export_html
 from .picker import picker_html
 from .stepper import (
     StepperView,
     compare_view,
-    frames,
     plot_hw_lag,
     rendered_frames,
     scenario_file_html,

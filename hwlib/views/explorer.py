@@ -23,8 +23,9 @@ from ..errors import HwlibError, UnknownScenarioError
 from ..run import RunResult, run_steps
 from ..scenario import Scenario, builtin_scenarios, load_scenario
 from ..util.paths import resolve, shown
+from .frames import key_step
 from .sequence import esc
-from .stepper import key_step, rendered_frames, stepper_html, stepper_markup
+from .stepper import rendered_frames, stepper_html, stepper_markup
 from .stepper_widget import StepperWidget
 
 #: fork actions -> how they become a step (replica-less actions ignore the replica)

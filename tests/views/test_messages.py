@@ -5,8 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import hwlib
+from hwlib.views.frames import frames
 from hwlib.views.messages import step_messages
-from hwlib.views.stepper import frames, stepper_html
+from hwlib.views.stepper import stepper_html
 
 from ..helpers.browser import ARTIFACTS, offline_page
 

@@ -7,7 +7,8 @@ import re
 
 import hwlib
 from hwlib.views.explorer import FORKS, Explorer
-from hwlib.views.stepper import compare_view, first_divergent_step, frames, hw_lag_by_step, render_frame, stepper_html
+from hwlib.views.frames import first_divergent_step, frames, hw_lag_by_step
+from hwlib.views.stepper import compare_view, render_frame, stepper_html
 
 
 def test_frames_follow_the_trace_and_anomalies_appear_when_found():
