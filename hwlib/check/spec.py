@@ -118,10 +118,6 @@ class CheckSpec:
             config = config.replace(unclean_leader_election=self.unclean_leader_election)
         return config
 
-    def one(self, protocol: str) -> CheckSpec:
-        """This check of ``protocol`` alone (what a worker or a Spark task searches)."""
-        return dataclasses.replace(self, protocols=(protocol,), out=None, resume=False)
-
     @classmethod
     def of_search(cls, config: ClusterConfig, bounds: Bounds, faults: tuple[str, ...],
                   kinds: tuple[str, ...] = KINDS, exhaustive: bool = False, workers: int = 1,
@@ -132,7 +128,7 @@ class CheckSpec:
                    kinds=kinds, exhaustive=exhaustive, workers=workers, memory=memory)
 
     def search(self, reduced: bool = True, hot_limit: int | None = None) -> Search:
-        """A fresh search of the spec's first rule set (a spec of one: ``one``, ``of_search``)."""
+        """A fresh search of the spec's first rule set (a spec of one search: ``of_search``)."""
         return Search(self.config_for(self.protocols[0]), self.bounds, self.faults, self.kinds, self.exhaustive,
                       reduced, hot_limit)
 
