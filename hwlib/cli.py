@@ -1,4 +1,4 @@
-"""Command line: hwlib run, scenarios, protocols, releases, compare, shrink, sweep, profiles, report, check.
+"""Command line: hwlib run, scenarios, protocols, releases, notebooks, compare, shrink, sweep, profiles, report, check.
 
 Bad input prints one line naming the field and what is allowed, and exits 2."""
 
