@@ -76,7 +76,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--json", action="store_true", help="print one JSON object")
     scen = sub.add_parser("scenarios", help="list the built-in scenarios")
     scen.add_argument("--markdown", action="store_true",
-                      help="print the README's table: summary and expected anomalies per generation")
+                      help="print docs/scenarios.md's table: summary and expected anomalies per generation")
     sub.add_parser("protocols", help="the protocol generations, what each changed and the releases on each")
     nbs = sub.add_parser("notebooks", help="copy hwlib's notebooks (explorer, anomaly gallery, model check, report) "
                                            "into a folder to open in JupyterLab")

@@ -26,7 +26,7 @@ from .util.canonical import canonical_bytes
 if TYPE_CHECKING:
     from .engine.steps import Step
 
-#: the trace and schedule hashes' format (README "Trace hashes")
+#: the trace and schedule hashes' format (docs/operations.md)
 HASH_VERSION = 2
 
 #: settings added after the first release, with their defaults: at the default they stay out

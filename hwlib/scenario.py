@@ -33,7 +33,7 @@ class Scenario:
     #: release where its rules give another answer than its generation's ({"2.0.1": []})
     expect: dict[str, tuple[str, ...]] = field(default_factory=dict)
     path: str | None = None
-    #: what it shows, in one short line (the README's scenario table)
+    #: what it shows, in one short line (the scenario table of docs/scenarios.md)
     summary: str = ""
     #: captions at key steps, shown under the steppers' frames: step number (1 = the first
     #: step) -> one text for every generation, or generation -> text
@@ -173,7 +173,7 @@ SHORT_KINDS = {"lost-write": "**lost**", "log-divergence": "**diverge**", "commi
 
 def scenario_table() -> str:
     """Markdown table of the built-in scenarios: summary and expected anomalies per generation
-    (``hwlib scenarios --markdown``; the README holds it, a test keeps them equal)."""
+    (``hwlib scenarios --markdown``; docs/scenarios.md holds it, a test keeps them equal)."""
     rows = ["| scenario | what it shows | " + " | ".join(PROTOCOLS) + " |",
             "|---|---|" + "---|" * len(PROTOCOLS)]
     for name, path in builtin_scenarios().items():

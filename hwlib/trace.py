@@ -56,7 +56,7 @@ def snapshot(cluster: Cluster) -> dict:
 
 
 def final_state(snap: dict) -> dict:
-    """The ``hwlib run --json`` shape (the README's "Use it from Python"), without anomalies, from a snapshot."""
+    """The ``hwlib run --json`` shape (docs/python-and-layout.md), without anomalies, from a snapshot."""
     return {
         "leader": snap["leader"],
         "leader_epoch": snap["leader_epoch"],

@@ -50,21 +50,21 @@ def test_readme_front_door_commands(repo):
     assert "make test" in (repo / ".ci" / "run").read_text()
 
 
-def test_readme_generations_table_comes_from_the_code(repo):
+def test_the_generations_table_in_docs_comes_from_the_code(repo):
     from hwlib.engine.releases import generations_table
 
-    assert generations_table() in (repo / "README.md").read_text()
+    assert generations_table() in (repo / "docs" / "generations-and-releases.md").read_text()
 
 
-def test_readme_scenario_table_is_the_generated_one(repo):
-    """The README's table is ``hwlib scenarios --markdown``: every built-in, its summary, and
+def test_the_scenario_table_in_docs_is_the_generated_one(repo):
+    """docs/scenarios.md's table is ``hwlib scenarios --markdown``: every built-in, its summary, and
     exactly the anomalies it states (and the tests hold it to) per generation."""
     import hwlib
     from hwlib.scenario import SHORT_KINDS, scenario_table
 
     assert set(SHORT_KINDS) == set(hwlib.ANOMALY_KINDS)
     table = scenario_table()
-    assert table in (repo / "README.md").read_text()
+    assert table in (repo / "docs" / "scenarios.md").read_text()
     assert len(table.splitlines()) == 2 + len(hwlib.builtin_scenarios())
 
 
@@ -91,3 +91,18 @@ def test_one_version_a_license_type_hints_and_python_m(repo):
     assert done.returncode == 0 and done.stdout.startswith(f"hwlib {hwlib.__version__}, ")
     bad = subprocess.run([sys.executable, "-m", "hwlib", "run"], capture_output=True, text=True, cwd=repo)
     assert bad.returncode == 2 and "scenario" in bad.stderr
+
+
+def test_the_readme_is_a_front_door_and_every_reference_page_is_reachable(repo):
+    """The README stays short (what it is, the two commands, start here, the notebooks, the
+    commands, pointers); every page of docs/ and benchmarks/README.md is linked from it, and
+    every relative link in them leads to a file that exists."""
+    readme = (repo / "README.md").read_text()
+    assert len(readme.splitlines()) <= 250
+    pages = [repo / "README.md", repo / "benchmarks" / "README.md", *sorted((repo / "docs").glob("*.md"))]
+    for page in pages[1:]:
+        assert page.relative_to(repo).as_posix() in readme, page
+    for page in pages:
+        for target in re.findall(r"\]\(([^)#:]+)(?:#[^)]*)?\)", page.read_text()):
+            assert (page.parent / target).exists(), (page.name, target)
+    assert not (repo / "OPERATIONS.md").exists()

@@ -118,7 +118,7 @@ def _only_keys(arg: dict, allowed: tuple[str, ...], where: str) -> None:
 
 
 def parse_step(obj, index: int, replicas: tuple[str, ...] | None = None) -> Step:
-    """Parse one step in any of the scenario forms (the README's "Scenario files")."""
+    """Parse one step in any of the scenario forms (docs/scenarios.md, "Scenario files")."""
     where = f"steps[{index}]"
     if isinstance(obj, Step):
         obj = obj.to_obj()
