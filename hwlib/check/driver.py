@@ -67,16 +67,16 @@ def _search(spec: CheckSpec, protocol: str, progress: Progress | None, spark: An
             directory: CheckDir | None) -> CheckResult:
     """One rule set: taken as a resumed directory finished it, else searched (checkpointed)."""
     config = spec.config_for(protocol)
-    resume = directory is not None and spec.resume
-    result = directory.finished(protocol, config, spec.bounds, spec.faults) if resume and directory else None
-    coverage = spec.profile is not None and spec.coverage_runs is not None
+    resumed = directory if spec.resume else None
+    profile, runs = spec.profile, spec.coverage_runs
+    asked = (profile.name, runs) if profile is not None and runs is not None else None     # the coverage asked for
+    result = resumed.finished(protocol, config, spec.bounds, spec.faults) if resumed is not None else None
     if result is not None:
         measured = result.coverage
-        if measured is not None and (not coverage or spec.profile is None
-                                     or (measured.profile, measured.runs) != (spec.profile.name, spec.coverage_runs)):
+        if measured is not None and (measured.profile, measured.runs) != asked:
             result.coverage = None          # measured for other runs by the check being resumed
         return result
-    visits = Visits() if coverage else None     # holds the search's visited set
+    visits = Visits() if asked is not None else None     # holds the search's visited set
     checkpoint = None if directory is None else directory.checkpointer(protocol, spec.checkpoint_every)
 
     def level_done(search: Search) -> None:
@@ -87,11 +87,11 @@ def _search(spec: CheckSpec, protocol: str, progress: Progress | None, spark: An
 
     result = explore(config, spec.bounds, spec.faults, spec.kinds, spec.exhaustive,
                      None if progress is None else progress(protocol), level_done=level_done,
-                     restore=directory.saved_search(protocol) if resume and directory else None,
+                     restore=resumed.saved_search(protocol) if resumed is not None else None,
                      workers=spec.workers, spark=spark, memory=spec.memory)
     if visits is not None:
-        if result.complete and spec.profile is not None and spec.coverage_runs is not None:
-            result.coverage = visits.measure(spec.profile, spec.coverage_runs, spec.coverage_seed)
+        if result.complete and profile is not None and runs is not None:
+            result.coverage = visits.measure(profile, runs, spec.coverage_seed)
         visits.search = None        # its visited set is not needed any more
     if directory is not None:
         directory.done(result)

@@ -106,4 +106,4 @@ def _shared(search: Search, spec: CheckSpec, spark: Any):
         return SparkLevels(search, spec, spark)
     from .workers import Coordinator
 
-    return Coordinator(search, spec, spec.workers)
+    return Coordinator(search, spec)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 
 from ..anomalies import KINDS
 from ..engine.config import PROTOCOLS, ClusterConfig
+from ..engine.releases import rules_named
 from ..errors import ConfigError
 from ..profiles import FaultProfile
 from .model import Bounds, must_end
@@ -36,10 +37,10 @@ def parse_protocols(value: str | list[str] | tuple[str, ...]) -> tuple[str, ...]
         raise CheckError("protocols: give at least one generation or release, or all")
     for name in names:
         try:
-            ClusterConfig(replicas=("A",)).with_rules(name)
+            rules_named(name)
         except ConfigError as exc:
             raise CheckError(f"protocols: {name!r} is neither a generation ({', '.join(PROTOCOLS)}) nor a "
-                             f"release ({' '.join(str(exc).split()[-12:])}") from None
+                             f"release ({exc})") from None
     return names
 
 
@@ -49,8 +50,8 @@ class CheckSpec:
     cluster settings besides the rules (``config``) and ``unclean_leader_election`` (None: each
     rule set's own default - on before 0.11 -, a value: kept under every rule set), ``bounds``,
     ``faults`` (default ``DEFAULT_FAULTS``; or a fault ``profile``'s, every step it can draw),
-    the anomaly ``kinds`` (default ``DEFAULT_KINDS``), whether to go on after every kind was found (``exhaustive``), and
-    how: ``workers`` processes within ``memory`` GiB, the directory ``out`` (``resume`` from
+    the anomaly ``kinds`` (default ``DEFAULT_KINDS``), whether to go on after every kind was
+    found (``exhaustive``), and how: ``workers`` processes within ``memory`` GiB, the directory ``out`` (``resume`` from
     its checkpoints, saved at most every ``checkpoint_every`` s), ``coverage_runs`` of the
     profile's random runs (seeded from ``coverage_seed``) measured against each complete search.
 

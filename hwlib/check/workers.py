@@ -74,9 +74,11 @@ def watched(nodes: list, pipe) -> Iterator:
 
 
 class Coordinator:
-    """Runs the levels of ``search`` on ``workers`` processes from its current frontier on."""
+    """Runs the levels of ``search`` on as many processes as the spec's ``workers`` from its
+    current frontier on (each rebuilds the search from the spec's written form)."""
 
-    def __init__(self, search: Search, spec: CheckSpec, workers: int) -> None:
+    def __init__(self, search: Search, spec: CheckSpec) -> None:
+        workers = spec.workers
         self.search = search
         context = multiprocessing.get_context("forkserver")
         setup = (spec.to_dict(), search.reduced, search.hot_limit)

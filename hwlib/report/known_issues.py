@@ -39,8 +39,7 @@ def _kafka_7415(result: RunResult) -> bool:
     """A leader that has not cached its own epoch (it has not appended in it) answers a
     follower's OffsetsForLeaderEpoch for an epoch between its latest cached epoch and its
     current one with an undefined offset, and the follower truncates in the same step."""
-    trace = result.trace
-    assert trace is not None, "diagnose a recorded run"
+    trace = result.recorded()
     for i in range(1, len(trace)):
         before = trace.snapshots[i - 1]
         leader = before["leader"]

@@ -89,7 +89,7 @@ def explain(result, item: dict) -> str:
     elections followed, what each replica truncated, and what the checker found."""
     from ..engine.events import describe
 
-    trace = result.trace
+    trace = result.recorded()
     config = result.config
     sentences = [f"Under {name(config.rules_name)} with acks={config.acks} and min.insync.replicas="
                  f"{config.min_insync_replicas} on {len(config.replicas)} replicas, the sweep's run "

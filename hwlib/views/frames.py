@@ -16,9 +16,7 @@ def frames(result: RunResult) -> list[dict]:
     the state, the step's messages (``messages.step_messages``), the records each replica
     lost on the way (ghosts: truncated or lost in a crash, and when), the acknowledged
     records the leader no longer has, and what changed since the previous position."""
-    trace = result.trace
-    if trace is None:
-        raise ValueError("frames: the run was not recorded; run it with record=True")
+    trace = result.recorded()
     messages = step_messages(result)
     lanes = actors(result)
     ghosts: dict[str, dict[tuple, tuple[int, str]]] = {rid: {} for rid in result.config.replicas}

@@ -51,9 +51,7 @@ def _fetch(protocol, replica: dict, r: str, leader: str, offset: int, kinds: lis
 def step_messages(result: RunResult) -> list[list[dict]]:
     """Per trace position (0: before the first step, none), the messages of that step, in
     the order they were sent."""
-    trace = result.trace
-    if trace is None:
-        raise ValueError("step_messages: the run was not recorded; run it with record=True")
+    trace = result.recorded()
     protocol = GENERATIONS[result.protocol]
     out: list[list[dict]] = [[]]
     answers: dict[str, str] = {}         # follower -> the fetch response it has not received yet
