@@ -32,9 +32,9 @@ from pathlib import Path
 COMPILED = tuple(f"engine/{m}" for m in (
     "epoch_cache", "log", "replica", "controller", "kafka_errors", "channel", "metadata", "protocols", "partition",
     "replica_manager", "fetcher", "produce_request", "producer", "consumer", "cluster", "steps", "clock",
-    "logical_time", "delayed")) + (
+    "logical_time", "delayed", "state_key")) + (
     "anomalies/memory", "anomalies/replication", "anomalies/clients", "anomalies/checker", "util/canonical",
-    "util/shared", "run", "faults", "check/model", "check/fingerprints", "check/search")
+    "util/shared", "run", "faults", "check/reductions", "check/model", "check/fingerprints", "check/search")
 
 PACKAGE = Path(__file__).resolve().parent
 

@@ -3,7 +3,7 @@
 A sweep's runs are random walks: they say how often a fault loses data, and they miss states.
 Where ``hwlib check`` completes, its visited set *is* the reachable state space within the
 bounds - every state but those the search need not keep (a follower waiting for a refused
-fetch, ``model.refused``: its twin without the refusal is kept) -, so the share of it that
+fetch, ``reductions.refused``: its twin without the refusal is kept) -, so the share of it that
 random runs reach is a measure of what sampling covers. Each run is drawn as a sweep draws it
 (``faults.generate`` with ``faults.derive_seed``, the profile over the check's replicas) and
 replayed on the check's configuration; after every step its state is fingerprinted exactly as
@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from ..engine.steps import Step
 from ..faults import derive_seed, generate
 from ..profiles import FaultProfile
+from .model import fingerprint, key_context
 from .search import Search, _anomalies_here
 from .vocabulary import CheckError
 
@@ -90,6 +91,7 @@ def _walk(search: Search, steps: Iterable[Step], met: set[int]) -> tuple[int, in
     tick_ms = search.tick_ms
     cluster, checker = search.initial()
     values: dict[str, int] = {}
+    context = key_context(search.config.replicas, values, search.reduced, search.settled)
     ticks = walked = kept = 0
     inside = True
     for depth, step in enumerate(steps, 1):
@@ -108,7 +110,7 @@ def _walk(search: Search, steps: Iterable[Step], met: set[int]) -> tuple[int, in
             continue
         checker.observe(depth)
         _anomalies_here(checker, depth)
-        key = search.key(cluster, checker, ticks, values)
+        key = fingerprint(cluster, checker, context, ticks)
         if key in seen:
             met.add(key)
         kept += 1

@@ -34,7 +34,8 @@ from ..engine.config import ClusterConfig
 from ..engine.steps import Step, parse_steps
 from ..util.resident import resident_bytes
 from .fingerprints import Fingerprints
-from .model import Bounds, alphabet, fingerprint, numbered, refused, settled_epoch, settles_at_once
+from .model import Bounds, alphabet, fingerprint, key_context, numbered
+from .reductions import refused, settled_epoch, settles_at_once
 from .vocabulary import CheckError
 
 #: how many new live states an expansion makes between two reads of the process's resident memory
@@ -200,6 +201,8 @@ class Search:
         self.exhaustive = exhaustive
         self.reduced = reduced
         self.settled = settled_epoch(self.config.rules(), bounds, faults) if reduced else None
+        #: how its states' keys are taken (the reductions, or the whole state)
+        self.context = key_context(replicas, self.values, reduced, self.settled)
         #: whether a step whose outcome is known without taking it is left untaken: one that
         #: surely leaves the bounds (``Bounds.cuts``) or makes the state it leaves
         #: (``settles_at_once``, a whole fetch ``refused``); either makes no new state, only a
@@ -209,7 +212,7 @@ class Search:
         self.untaken = 0
         #: whether a fetch request that is refused is left untaken, as the state it makes - a
         #: follower waiting for the refusal - need not be kept: its twin without the refusal is
-        #: met a level before (reduction 8, ``model.refused``)
+        #: met a level before (reduction 8, ``reductions.refused``)
         self.refusals_answered = reduced
         self.result = CheckResult(self.config.rules_name, self.config, bounds, faults)
         self.seen = Fingerprints()
@@ -253,11 +256,10 @@ class Search:
         _drop(root, checker)
         return max(size, 1.0)
 
-    def key(self, cluster: Cluster, checker: AnomalyChecker, ticks: int, values: dict[str, int] | None = None) -> int:
+    def key(self, cluster: Cluster, checker: AnomalyChecker, ticks: int) -> int:
         """A state's fingerprint as this search takes it (``model.fingerprint``, with its
-        reductions); ``values`` numbers the record values (default: the search's m1, m2, ...)."""
-        return fingerprint(cluster, checker, self.values if values is None else values, ticks, self.reduced,
-                           self.settled)
+        reductions)."""
+        return fingerprint(cluster, checker, self.context, ticks)
 
     def start(self) -> None:
         root, checker = self.initial()

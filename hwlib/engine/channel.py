@@ -19,7 +19,7 @@ survives it). A fenced broker that comes back catches up in one delta too.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from .controller import Controller, LeaderAndIsr, membership_events
 from .kafka_errors import NOT_LEADER_OR_FOLLOWER
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from .delayed import DelayedOperations
     from .replica import Replica
     from .replica_manager import ReplicaManager
+    from .state_key import KeyContext
 
 
 class ControllerChannel:
@@ -49,6 +50,17 @@ class ControllerChannel:
         self.queues: dict[str, list[LeaderAndIsr]] = (
             {r.id: [] for r in replicas} if source is None
             else {broker: list(queue) for broker, queue in source.queues.items()})   # requests never change
+
+    UNKEYED: ClassVar[dict[str, str]] = {
+        "kraft": "constant: the rules' controller (KRaft or ZooKeeper)",
+        "replicas": "wiring: the brokers it delivers to", "by_id": "wiring: the brokers by name",
+        "events": "observes: the run's events"}
+
+    def key(self, ctx: KeyContext) -> tuple:
+        """Its state (see ``state_key``): the changes waiting for each broker, oldest first."""
+        queues = self.queues
+        return tuple([tuple([q.key(ctx) for q in queues[r.id]]) if ctx.queue_read(r) else ()
+                      for r in self.replicas])
 
     def send_leader_and_isr(self, old_leader: str | None) -> None:
         """The controller sends its new (leader, epoch, ISR) to every broker, the new leader

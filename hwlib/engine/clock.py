@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from ..errors import ScenarioError
 from .replica import LEADER
@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from .logical_time import Time
     from .partition import Partition
     from .replica import Replica
+    from .state_key import KeyContext
 
 
 #: identical refused ISR writes a long tick writes out one by one; beyond, once with a count
@@ -44,6 +45,17 @@ class Clock:
         self.checkpoint_interval = config.replica_high_watermark_checkpoint_interval_ms
         self.next_isr_check: int = self.lag // 2 if source is None else source.next_isr_check
         self.next_checkpoint: int = self.checkpoint_interval if source is None else source.next_checkpoint
+
+    UNKEYED: ClassVar[dict[str, str]] = {
+        "replicas": "wiring: the brokers whose periodic tasks it runs", "events": "observes: the run's events",
+        "lag": "constant: replica.lag.time.max.ms (config)",
+        "session_timeout": "constant: the session timeout (config)",
+        "checkpoint_interval": "constant: replica.high.watermark.checkpoint.interval.ms (config)"}
+
+    def key(self, ctx: KeyContext) -> tuple:
+        """Its state (see ``state_key``): how long until the next ISR check and HW checkpoint."""
+        now = ctx.now
+        return (self.next_isr_check - now, self.next_checkpoint - now)
 
     def tick(self, ms: int, jump: bool = True) -> None:
         """Advance logical time by ``ms``, running what falls due in time order.

@@ -15,7 +15,7 @@ Every step is total: a step that cannot act (a fetch from an offline replica, sa
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TYPE_CHECKING, ClassVar, cast
 
 from ..errors import ScenarioError
 from .channel import ControllerChannel
@@ -36,6 +36,9 @@ from .protocols import Protocol
 from .replica import FETCHING, FOLLOWER, LEADER, OFFLINE, InFlight, Replica
 from .replica_manager import ReplicaManager
 from .steps import STEP_KINDS, Step
+
+if TYPE_CHECKING:
+    from .state_key import KeyContext
 
 __all__ = ["Cluster", "ProduceRequest"]
 
@@ -121,6 +124,18 @@ class Cluster:
     def clone(self) -> Cluster:
         """A complete, independent copy (see ``__init__``)."""
         return Cluster(self.config, self)
+
+    UNKEYED: ClassVar[dict[str, str]] = {
+        "by_id": "wiring: the replicas by name", "events": "observes: what the last steps did"}
+
+    def key(self, ctx: KeyContext) -> tuple:
+        """The state: what decides the partition's future - each part's own key (``state_key``),
+        composed in a fixed order; what only observes it (events, polls, counters) is left out,
+        and ``ctx`` may leave out more (the model checker's reductions)."""
+        ctx.prepare(self)
+        return (tuple([r.key(ctx) for r in self.replicas]), self.controller.key(ctx), self.channel.key(ctx),
+                self.metadata.key(ctx), self.producer.key(ctx), self.delayed.key(ctx), self.consumer.key(ctx),
+                self.clock.key(ctx))
 
     def release(self) -> None:
         """Break the reference cycles of a cluster that is done with (the purgatory refers to
@@ -462,6 +477,11 @@ class Cluster:
         replica.leader_id = None
         replica.leader_epoch = -1
         replica.partition_epoch = -1
+        # a new process has no partition state: no cached ISR and no start offset of a leader
+        # epoch until a LeaderAndIsr makes it leader (a new Partition's inSyncReplicaIds is
+        # Set.empty and its leaderEpochStartOffsetOpt None, 0.10.2 to 3.x)
+        replica.isr = ()
+        replica.leader_epoch_start = 0
         replica.awaiting_leader = True
         replica.isolated = False   # a new process: a new ZooKeeper session and controller channel
         self.channel.drop(replica_id)

@@ -8,7 +8,7 @@ consumer after a crash resumes from the last commit.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from .events import skip
 from .kafka_errors import FENCED_LEADER_EPOCH, NETWORK_EXCEPTION, NOT_LEADER_OR_FOLLOWER, UNKNOWN_LEADER_EPOCH
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .logical_time import Time
     from .metadata import ClientMetadata
     from .protocols import Protocol
+    from .state_key import KeyContext
 
 
 class Consumer:
@@ -45,6 +46,16 @@ class Consumer:
             self.last_commit_ms = source.last_commit_ms
             self.session = source.session
             self.polls = list(source.polls)
+
+    UNKEYED: ClassVar[dict[str, str]] = {
+        "brokers": "wiring: the brokers it reads from", "events": "observes: the run's events",
+        "polls": "observes: what each poll returned (the checks read it as it happens; what they "
+                 "remember is the checker's own key)"}
+
+    def key(self, ctx: KeyContext) -> tuple:
+        """Its state (see ``state_key``): position, committed offset, how long since the last
+        commit, session."""
+        return (self.position, self.committed_offset, ctx.age(self.last_commit_ms, ctx.auto_commit), self.session)
 
     def consume(self, broker: str | None = None) -> list[tuple[int, int, str]]:
         """The consumer polls the broker it believes leads (or ``broker``) from its position up

@@ -20,6 +20,11 @@ eligible until it is back in the ISR.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from .state_key import KeyContext
+
 
 class LeaderAndIsr:
     """One partition's state in a LeaderAndIsr request (under KRaft, a PartitionChangeRecord):
@@ -33,6 +38,12 @@ class LeaderAndIsr:
         self.leader = leader
         self.isr = isr
         self.partition_epoch = partition_epoch
+
+    UNKEYED: ClassVar[dict[str, str]] = {}
+
+    def key(self, ctx: KeyContext) -> tuple:
+        """Its state (see ``state_key``): leader epoch, leader, ISR, partition epoch."""
+        return (self.epoch, ctx.rid(self.leader), ctx.ids(self.isr), ctx.partition_epoch(self.partition_epoch))
 
     def __repr__(self) -> str:
         return (f"LeaderAndIsr(epoch={self.epoch}, leader={self.leader!r}, isr={self.isr!r}, "
@@ -95,6 +106,24 @@ class Controller:
     def copy(self) -> Controller:
         return Controller(self.assignment, self.unclean, self.elr_enabled, self.min_isr, self.shrink_bumps_epoch,
                           self)
+
+    UNKEYED: ClassVar[dict[str, str]] = {
+        "assignment": "constant: the partition's replicas (config)",
+        "unclean": "constant: unclean.leader.election.enable (config)",
+        "elr_enabled": "constant: the rules' Eligible Leader Replicas (KIP-966)",
+        "min_isr": "constant: min.insync.replicas (config)",
+        "shrink_bumps_epoch": "constant: the rules' epoch bump on an ISR shrink (KAFKA-15021)",
+        "shutting_down": "transient: set and cleared within one controlled shutdown step (Cluster.shutdown)"}
+
+    def key(self, ctx: KeyContext) -> tuple:
+        """Its state (see ``state_key``): leader, leader epoch, ISR, ELR, the brokers it counts
+        dead, the last known leader, the brokers not eligible, the registrations (broker
+        epochs) and the partition epoch."""
+        index = ctx.index
+        return (ctx.rid(self.leader), self.leader_epoch, ctx.ids(self.isr), ctx.ids(self.elr),
+                tuple(sorted([index[m] for m in self.dead])), ctx.rid(self.last_known_leader),
+                tuple(sorted([index[m] for m in self.ineligible])), ctx.broker_epochs(self),
+                ctx.partition_epoch(self.partition_epoch))
 
     def leader_and_isr(self) -> LeaderAndIsr:
         """The current (leader epoch, leader, ISR) as a LeaderAndIsr request carries it."""

@@ -11,7 +11,7 @@ manager -> partition -> here), declared here and broken by ``release``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from .kafka_errors import NOT_ENOUGH_REPLICAS_AFTER_APPEND, REQUEST_TIMED_OUT
 from .produce_request import ProduceRequest
@@ -20,6 +20,7 @@ from .replica import InFlight, Replica
 if TYPE_CHECKING:
     from .config import ClusterConfig
     from .logical_time import Time
+    from .state_key import KeyContext
 
 
 class ProduceClient(Protocol):
@@ -45,6 +46,17 @@ class DelayedOperations:
         self.produces: list[ProduceRequest] = []
         #: who is answered when a delayed produce completes (set once the producer exists)
         self.client: ProduceClient | None = None
+
+    UNKEYED: ClassVar[dict[str, str]] = {
+        "fetch_wait_ms": "constant: replica.fetch.wait.max.ms (config)",
+        "request_timeout_ms": "constant: request.timeout.ms (config)",
+        "min_insync_replicas": "constant: min.insync.replicas (config)",
+        "events": "observes: the run's events"}
+
+    def key(self, ctx: KeyContext) -> tuple:
+        """Its state (see ``state_key``): which produce requests wait for their leader's HW, by
+        their place in send order (the parked fetches are each leader's ``purgatory``)."""
+        return tuple([p.order for p in self.produces])
 
     def release(self) -> None:
         """Break the declared cycle (the producer answers and sends again through here)."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 from ..util.shared import CopyOnWrite
 
 UNDEFINED_EPOCH = -1
@@ -52,8 +54,11 @@ class LeaderEpochCache(CopyOnWrite):
     def entries(self) -> list[tuple[int, int]]:
         return list(zip(self._epochs, self._starts, strict=True))
 
+    UNKEYED: ClassVar[dict[str, str]] = {
+        "version": "observes: counts the writes, so observers can tell cheaply whether the cache changed"}
+
     def key(self) -> tuple[tuple[int, int], ...]:
-        """``entries`` as a tuple (the model checker's state key holds it), computed once per write."""
+        """Its state: ``entries`` as a tuple (see ``state_key``), computed once per write."""
         key = self.memo
         if key is None:
             key = self.memo = tuple(zip(self._epochs, self._starts, strict=True))

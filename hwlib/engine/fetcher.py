@@ -8,7 +8,7 @@ OFFSET_OUT_OF_RANGE, or a refusal.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from .kafka_errors import DIVERGING, OFFSET_OUT_OF_RANGE, REFUSED
 from .replica import FETCHING, LEADER, TRUNCATING, InFlight, Replica
@@ -23,6 +23,12 @@ class ReplicaFetcher:
     """Each follower's fetcher: whether it can send, and what it does with the response. The
     request itself travels through the cluster (the network hop) to the broker it believes
     leads; ``brokers`` says only whether that broker is up, as a connection would."""
+
+    #: it holds no state of its own: rules, the parts it calls and the configuration
+    UNKEYED: ClassVar[dict[str, str]] = {
+        "brokers": "wiring: the brokers by name", "events": "observes: the run's events",
+        "flush_interval": "constant: log.flush.interval.messages (config)",
+        "unclean": "constant: unclean.leader.election.enable (config)"}
 
     def __init__(self, config: ClusterConfig, protocol: Protocol, events: list, brokers: dict[str, Replica],
                  delayed: DelayedOperations) -> None:

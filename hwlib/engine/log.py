@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, ClassVar
+
 from ..util.shared import CopyOnWrite
 from .epoch_cache import LeaderEpochCache
+
+if TYPE_CHECKING:
+    from .state_key import KeyContext
 
 
 class ReplicaLog(CopyOnWrite):
@@ -45,6 +50,21 @@ class ReplicaLog(CopyOnWrite):
     def copy(self) -> ReplicaLog:
         """An independent copy (it shares the record lists until one of the two writes)."""
         return ReplicaLog(self)
+
+    UNKEYED: ClassVar[dict[str, str]] = {
+        "rewritten_from": "observes: where a truncation rewrote the log since the checks last looked "
+                          "(AnomalyChecker.observe reads and resets it after every step)"}
+
+    def key(self, ctx: KeyContext) -> tuple:
+        """Its state (see ``state_key``): the records (values by number, epochs, sequence
+        numbers), the flushed offset and the epoch cache. The records' part is kept in
+        ``memo`` until the log writes them (a copy shares it)."""
+        memo = self.memo
+        values = ctx.values
+        if memo is None or memo[0] is not values:
+            memo = self.memo = (values, (tuple([values[v] for v in self.values]), tuple(self.epochs),
+                                         tuple(self.seqs)))
+        return (memo[1], self.flushed, self.cache.key())
 
     def _own(self) -> None:
         self.epochs = list(self.epochs)

@@ -12,12 +12,13 @@ leads.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from .kafka_errors import STALE_METADATA
 
 if TYPE_CHECKING:
     from .controller import Controller
+    from .state_key import KeyContext
 
 CLIENTS = ("producer", "consumer")
 
@@ -34,6 +35,15 @@ class ClientMetadata:
         self.known: dict[str, tuple[str | None, int]] = (
             {client: (controller.leader, controller.leader_epoch) for client in CLIENTS} if source is None
             else dict(source.known))
+
+    UNKEYED: ClassVar[dict[str, str]] = {
+        "stale": "constant: client_metadata (config)", "events": "observes: the run's events"}
+
+    def key(self, ctx: KeyContext) -> tuple:
+        """Its state (see ``state_key``): the leader and leader epoch each client last learned."""
+        if not ctx.known_leaders_read(self):
+            return ()
+        return tuple([(ctx.rid(leader), epoch) for leader, epoch in self.known.values()])
 
     def view(self, client: str) -> tuple[str | None, int]:
         """The (leader, leader epoch) ``client`` sends its next request with."""

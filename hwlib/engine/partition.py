@@ -8,7 +8,7 @@ modelled release; each takes the broker's replica it acts on.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from .controller import Controller, LeaderAndIsr, membership_events
 from .kafka_errors import NOT_LEADER_OR_FOLLOWER, OUT_OF_ORDER_SEQUENCE_NUMBER
@@ -36,6 +36,12 @@ class Partition:
 
     #: the declared cycle ``publisher`` -> channel -> replica manager -> here, broken by ``release``
     __deletable__ = ("publisher",)
+
+    #: it holds no state of its own: rules, the parts it calls and the configuration
+    UNKEYED: ClassVar[dict[str, str]] = {
+        "replicas": "wiring: the brokers' replicas", "events": "observes: the run's events",
+        "lag": "constant: replica.lag.time.max.ms (config)",
+        "flush_interval": "constant: log.flush.interval.messages (config)"}
 
     def __init__(self, config: ClusterConfig, protocol: Generation, events: list, time: Time, controller: Controller,
                  replicas: list[Replica], delayed: DelayedOperations) -> None:

@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, ClassVar
+
+from .state_key import CODES
+
+if TYPE_CHECKING:
+    from .state_key import KeyContext
+
+#: a request awaiting its acknowledgement in a leader's purgatory (``DelayedOperations.produces``)
+PENDING = "pending"
+
 
 class ProduceRequest:
     """One record the producer sends, over all its attempts. ``status``: ``queued`` (waiting
@@ -19,7 +29,7 @@ class ProduceRequest:
         self.acks = acks
         self.leader: str | None = None
         self.epoch = -1
-        self.status = "pending"
+        self.status = PENDING
         self.deadline = 0
         self.order = order
         self.seq = seq
@@ -39,6 +49,21 @@ class ProduceRequest:
         new.attempts = self.attempts
         new.error = self.error
         return new
+
+    UNKEYED: ClassVar[dict[str, str]] = {
+        "error": "observes: the last error answered, for the trace (status holds a final one)"}
+
+    def key(self, ctx: KeyContext) -> tuple:
+        """Its state (see ``state_key``): value, acks, offset, the leader and epoch it was
+        appended by, status, the deadline it waits for, sequence number, attempts, whether its
+        first acknowledgement is lost, the broker its first attempt goes to, its place in send
+        order."""
+        values = ctx.values
+        if ctx.finished(self):
+            return (values[self.value],)
+        return (values[self.value], CODES[self.acks], self.offset, ctx.rid(self.leader), self.epoch,
+                CODES[self.status], ctx.deadline(self.deadline, self.status == PENDING), self.seq, self.attempts,
+                int(self.lose_ack), ctx.rid(self.to), self.order)
 
     def as_dict(self) -> dict:
         out = {"value": self.value, "offset": self.offset, "acks": self.acks,

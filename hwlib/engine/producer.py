@@ -8,7 +8,7 @@ record. acks=all requests wait at the leader until its HW passes the record (the
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from .events import skip
 from .kafka_errors import NETWORK_EXCEPTION, NOT_LEADER_OR_FOLLOWER, REQUEST_TIMED_OUT, RETRIABLE
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .metadata import ClientMetadata
     from .replica import Replica
     from .replica_manager import ReplicaManager
+    from .state_key import KeyContext
 
 
 #: the ``skip`` reason of a retry with nothing to resend
@@ -53,6 +54,18 @@ class Producer:
             self.acked = list(source.acked)
             self.next_seq = source.next_seq
             self.error_counts = dict(source.error_counts)
+
+    UNKEYED: ClassVar[dict[str, str]] = {
+        "brokers": "wiring: the brokers it connects to", "events": "observes: the run's events",
+        "error_counts": "observes: how many answers carried each error (the sweep's counters)"}
+
+    def key(self, ctx: KeyContext) -> tuple:
+        """Its state (see ``state_key``): every request in send order, those waiting for a
+        retry and for an in-flight slot (by their place in send order), the values
+        acknowledged, the next sequence number."""
+        values = ctx.values
+        return (tuple([p.key(ctx) for p in self.produces]), tuple([p.order for p in self.retrying]),
+                tuple([p.order for p in self.queued]), tuple([values[v] for v in self.acked]), self.next_seq)
 
     def produce(self, value: str, acks: str | None = None, lose_ack: bool = False,
                 to: str | None = None) -> ProduceRequest:

@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from .log import ReplicaLog
+from .state_key import CODES, answer_key
+
+if TYPE_CHECKING:
+    from .state_key import KeyContext
 
 LEADER = "leader"
 FOLLOWER = "follower"
@@ -25,12 +29,23 @@ class RemoteReplica:
 
     __slots__ = ("leo", "last_caught_up_ms", "last_fetch_leader_leo", "last_fetch_ms")
 
+    UNKEYED: ClassVar[dict[str, str]] = {}
+
     def __init__(self, leo: int, last_caught_up_ms: int, last_fetch_leader_leo: int,
                  last_fetch_ms: int) -> None:
         self.leo = leo
         self.last_caught_up_ms = last_caught_up_ms
         self.last_fetch_leader_leo = last_fetch_leader_leo
         self.last_fetch_ms = last_fetch_ms
+
+    def key(self, ctx: KeyContext, follower: int) -> tuple:
+        """Its state (see ``state_key``), led by the follower's index: LEO, caught-up time and
+        the last fetch (the leader's LEO then, and its time)."""
+        lag = ctx.lag
+        if ctx.last_fetch_read(self):
+            return (follower, self.leo, ctx.age(self.last_caught_up_ms, lag), self.last_fetch_leader_leo,
+                    ctx.age(self.last_fetch_ms, lag))
+        return (follower, self.leo, ctx.age(self.last_caught_up_ms, lag), -1, -1)
 
 
 class InFlight:
@@ -84,10 +99,22 @@ class InFlight:
         self.leader_leo = -1
         self.answer = None
 
+    #: the follower is the replica that holds it (its place in ``Cluster.key``)
+    UNKEYED: ClassVar[dict[str, str]] = {"follower": "wiring: the replica whose request it is, which holds it"}
+
     def copy(self, follower: Replica, leader: Replica) -> InFlight:
         """The same request between the copies of its two replicas (the record lists are
         never changed once set, so they are shared)."""
         return InFlight(self.kind, follower, leader, self.fetch_offset, self)
+
+    def key(self, ctx: KeyContext) -> tuple:
+        """Its state (see ``state_key``): kind, the broker it went to, what it asked and, once
+        answered, the answer (records, HW, error, the leader's LEO, an epoch answer)."""
+        values = ctx.values
+        return (CODES[self.kind], ctx.index[self.leader.id], self.fetch_offset, ctx.asked_epoch(self),
+                int(self.parked), ctx.deadline(self.deadline, self.parked), tuple([values[v] for v in self.values]),
+                tuple(self.epochs), tuple(self.seqs), self.hw, CODES[self.error], self.leader_leo,
+                answer_key(self.answer))
 
 
 class Replica:
@@ -165,6 +192,31 @@ class Replica:
     def copy(self) -> Replica:
         """A copy of this replica (see ``_copy_of``)."""
         return Replica(self.id, self.index, None, self)
+
+    UNKEYED: ClassVar[dict[str, str]] = {
+        "id": "constant: the broker's name (its place in Cluster.key)",
+        "index": "constant: its place in the assignment (its place in Cluster.key)"}
+
+    def key(self, ctx: KeyContext) -> tuple:
+        """Its state (see ``state_key``): running or not, role, the leader and epoch it knows,
+        fetch state, HW and checkpoint, log, cached ISR, isolation, awaiting a leader, unclean
+        shutdown, the start of its epoch as leader, the crash clock, the leader's view of its
+        followers, its request in flight, its purgatory, its AlterIsr in flight, its partition
+        epoch."""
+        log = self.log.key(ctx)
+        crashed = ctx.crash_clock(self)
+        if ctx.forgets_offline(self):
+            return (0, self.hw_checkpoint, log, ctx.unclean_flag(self), crashed)
+        index = ctx.index
+        remotes = tuple(sorted([m.key(ctx, index[f]) for f, m in self.remotes.items()]))
+        request = self.in_flight
+        alter_isr = self.alter_isr
+        return (int(self.online), CODES[self.role], ctx.rid(self.leader_id), self.leader_epoch,
+                CODES[self.fetch_state], self.hw, self.hw_checkpoint, log, ctx.ids(self.isr), ctx.cut_off(self),
+                int(self.awaiting_leader), ctx.unclean_flag(self), ctx.join_floor(self.leader_epoch_start), crashed,
+                remotes, () if request is None else request.key(ctx),
+                tuple([index[q.follower.id] for q in self.purgatory]),
+                () if alter_isr is None else ctx.alter_isr(alter_isr), ctx.own_partition_epoch(self))
 
     @property
     def leo(self) -> int:

@@ -10,7 +10,7 @@ broker's side of a produce (``appendRecords``), an acks=all request waiting in p
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from .controller import LeaderAndIsr
 from .kafka_errors import (
@@ -33,6 +33,10 @@ if TYPE_CHECKING:
 
 
 class ReplicaManager:
+    #: it holds no state of its own: rules, the parts it calls and the configuration
+    UNKEYED: ClassVar[dict[str, str]] = {
+        "events": "observes: the run's events", "min_insync_replicas": "constant: min.insync.replicas (config)"}
+
     def __init__(self, config: ClusterConfig, protocol: Protocol, events: list, partition: Partition,
                  fetcher: ReplicaFetcher, delayed: DelayedOperations) -> None:
         self.protocol = protocol

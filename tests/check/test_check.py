@@ -168,7 +168,7 @@ EQUIVALENT = [("leader-moves", "hw", 1, None), ("leader-moves", "kip101", 1, Non
 
 @pytest.mark.parametrize(("profile", "protocol", "records", "depth"), EQUIVALENT)
 def test_the_reduced_fingerprint_finds_what_the_whole_state_finds(profile, protocol, records, depth):
-    """``check.model.state_key``'s reductions drop only what nothing can read: the same verdicts, the
+    """``check.reductions`` drop only what nothing can read: the same verdicts, the
     same shortest depths, counterexamples that replay, completeness alike - with fewer states."""
     from hwlib.profiles import load_profile
 
@@ -219,12 +219,14 @@ def _run_to_end(search, level_done=None):
 
 
 def _searched(cfg: ClusterConfig, bounds: Bounds, faults: tuple[str, ...], settled: bool):
-    """A search run to its end with reduction 7 of ``state_key`` (a settled isolation) on or off."""
+    """A search run to its end with reduction 7 (a settled isolation) on or off."""
+    from hwlib.check.model import key_context
     from hwlib.check.search import Search
 
     search = Search(cfg, bounds, faults, KINDS, exhaustive=True)
     if not settled:
         search.settled = None
+        search.context = key_context(search.config.replicas, search.values, reduced=True, settled=None)
     return _run_to_end(search)
 
 
@@ -256,7 +258,7 @@ def test_a_settled_isolation_merges_states_and_changes_no_verdict_depth_or_count
 def test_the_steps_foreseen_and_left_untaken_change_nothing_but_the_work(protocol, faults, replicas, depth):
     """A search that takes every step (``Search.foresee`` off) against one that leaves untaken
     the steps it knows surely leave the leader-epoch bound (``Bounds.cuts``) or make the state
-    they leave (``check.model.settles_at_once``): the same result - state and transition
+    they leave (``check.reductions.settles_at_once``): the same result - state and transition
     counts, depth, violations with their schedules and details."""
     from hwlib.check.search import Search
 
@@ -299,7 +301,7 @@ def _levels_without_refusals(cfg: ClusterConfig, bounds: Bounds, faults: tuple[s
     ("kip966", ("elect", "isolate", "power_loss", "tick"), 2, 9)])
 def test_a_search_that_answers_refusals_at_once_keeps_every_other_state_at_its_depth(protocol, faults, replicas,
                                                                                      depth):
-    """Reduction 8 (a refused fetch request left untaken: ``check.model.refused``) against the
+    """Reduction 8 (a refused fetch request left untaken: ``check.reductions.refused``) against the
     search that takes it: the same violations with the same schedules and details, and the
     states it keeps are exactly the other search's states in which no follower waits for a
     refusal, each at the same depth - none is lost, none is met later."""
@@ -379,7 +381,7 @@ def test_the_run_end_checks_judge_a_state_alone(protocol, faults, depth, setting
                     if made is None:
                         continue
                     cluster, watch, records, ticks = made
-                    key = fingerprint(cluster, watch, search.values, ticks)
+                    key = fingerprint(cluster, watch, search.context, ticks)
                     mark = len(watch.anomalies)
                     watch.finish(level)
                     kinds = tuple(a.kind for a in watch.anomalies[mark:])

@@ -1,7 +1,7 @@
 """The steps the search knows the outcome of without taking them: each one, taken anyway, does what was foreseen.
 
 ``Search.transition`` leaves a step untaken (only counting it) where ``Bounds.cuts`` says it
-surely leaves the leader-epoch bound, or ``check.model.settles_at_once`` says it is an unnoticed
+surely leaves the leader-epoch bound, or ``check.reductions.settles_at_once`` says it is an unnoticed
 isolation that makes the very state it leaves. Here every such step met along random schedules
 (every fault) is taken on a clone: it must leave the bound, or make the fingerprint it left
 and report nothing. ``test_check.py`` runs whole searches with the steps taken and untaken.
@@ -13,7 +13,8 @@ import pytest
 
 from hwlib import PROTOCOLS, AnomalyChecker, Cluster, ClusterConfig, Step
 from hwlib.check import Bounds, alphabet
-from hwlib.check.model import fingerprint, settles_at_once
+from hwlib.check.model import fingerprint, key_context
+from hwlib.check.reductions import settles_at_once
 
 from .test_reductions import FAULTS, SETTLING, SETTLING_GENERATIONS, VALUES, schedule
 
@@ -68,7 +69,7 @@ def test_an_isolation_foreseen_to_settle_at_once_makes_the_state_it_leaves(proto
     foreseen = 0
     for cluster, checker, i in _states(protocol, range(40), 60, SETTLING):
         settled = cluster.controller.leader_epoch
-        before = fingerprint(cluster, checker, VALUES, 0, settled=settled)
+        before = fingerprint(cluster, checker, key_context(cluster.config.replicas, VALUES, settled=settled), 0)
         for r in cluster.replicas:
             step = Step("isolate", replica=r.id, detected=False)
             if cluster.skip_reason(step) is not None or not settles_at_once(cluster, step, settled):
@@ -79,7 +80,7 @@ def test_an_isolation_foreseen_to_settle_at_once_makes_the_state_it_leaves(proto
             taken.apply(step)
             watch.observe(i + 1)
             assert taken.by_id[r.id].isolated
-            assert fingerprint(taken, watch, VALUES, 0, settled=settled) == before
+            assert fingerprint(taken, watch, key_context(taken.config.replicas, VALUES, settled=settled), 0) == before
             assert watch.anomalies == []
     assert foreseen > 100
 

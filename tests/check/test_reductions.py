@@ -1,6 +1,6 @@
 """The state key's reductions, one by one: what a reduction leaves out, changed at will, never changes the future.
 
-``check.model.state_key`` leaves out of the fingerprint what no later step and no check can
+``check.reductions`` leaves out of the fingerprint what no later step and no check can
 read. The searches in ``test_check.py`` hold the reduced search to the whole one; here each
 reduction's argument is tested directly: in states met along random schedules (every fault,
 time passing), the dropped values are scrambled in a clone, and the clone and the original then
@@ -15,7 +15,19 @@ import pytest
 
 from hwlib import PROTOCOLS, Cluster, ClusterConfig, Step
 from hwlib.check import Bounds, state_key
-from hwlib.check.model import _isolation_settled, settled_epoch
+from hwlib.check.reductions import (
+    age_past_cap,
+    asked_epoch_unread,
+    crash_noticed,
+    deadline_unwaited,
+    finished_request,
+    isolation_settled,
+    metadata_unread,
+    offline,
+    settled_epoch,
+    unclean_flag_read,
+)
+from hwlib.engine.controller import LeaderAndIsr
 from hwlib.engine.protocols import GENERATIONS, get_protocol
 from hwlib.engine.replica import LEADER
 
@@ -63,14 +75,16 @@ def scramble_member_epochs(cluster: Cluster, rng: random.Random) -> int:
     return changed
 
 
-def _run_alike(protocol: str, scramble, seeds: range, n: int = 70, ahead: int = 25) -> int:
-    """Scrambles a clone at every step of each seed's schedule and runs both ``ahead`` steps
-    on; returns how many states had something to scramble."""
-    config = ClusterConfig(replicas=("A", "B", "C"), protocol=protocol, acks="all", retries=1)
+def _run_alike(protocol: str, scramble, seeds: range, n: int = 70, ahead: int = 25,
+               faults: tuple[str, ...] = FAULTS, **settings) -> int:
+    """Scrambles a clone at every step of each seed's schedule (of ``faults``, under
+    ``settings``) and runs both ``ahead`` steps on; returns how many states had something to
+    scramble."""
+    config = ClusterConfig(replicas=("A", "B", "C"), protocol=protocol, **{"acks": "all", "retries": 1, **settings})
     scrambled = 0
     for seed in seeds:
         rng = random.Random(seed)
-        steps = schedule(seed, n)
+        steps = schedule(seed, n, faults)
         cluster = Cluster(config)
         for i, step in enumerate(steps):
             cluster.apply(step)
@@ -115,8 +129,197 @@ def test_the_scrambles_do_change_the_whole_state(scramble):
     assert met > 5
 
 
+# ------------------------------------------------ reductions 1-4 and 9-13, one scramble each
+CLIENT_FAULTS = FAULTS + ("lost_ack", "consume", "consumer_crash", "stale_produce", "controlled_shutdown",
+                          "replace_disk")
+
+
+def scramble_finished_requests(cluster: Cluster, rng: random.Random) -> int:
+    """Reduction 1: a finished produce request gets another offset, leader, epoch, deadline,
+    attempts, acks, sequence number, lost-ack flag, first broker and finished status."""
+    changed = 0
+    for p in cluster.producer.produces:
+        if finished_request(p):
+            p.offset, p.leader, p.epoch = rng.randrange(-1, 9), rng.choice(["A", "B", "C", None]), rng.randrange(9)
+            p.deadline, p.attempts, p.acks = rng.randrange(99_999), rng.randrange(1, 5), rng.choice(["0", "1", "all"])
+            p.seq, p.lose_ack, p.to = rng.randrange(-1, 9), rng.random() < 0.5, rng.choice(["A", "B", None])
+            p.status = rng.choice(["acked", "no-answer", "NOT_ENOUGH_REPLICAS", "REQUEST_TIMED_OUT"])
+            changed += 1
+    return changed
+
+
+def scramble_offline(cluster: Cluster, rng: random.Random) -> int:
+    """Reduction 2: an offline replica gets another role, leader, leader epoch, fetch state, HW
+    (no higher than its LEO), cached ISR, isolation, awaiting flag, start of its epoch and
+    partition epoch, and its queued changes are dropped (its request in flight, purgatory,
+    AlterIsr and view of followers are gone since it stopped)."""
+    changed = 0
+    for r in cluster.replicas:
+        if offline(r):
+            r.role, r.leader_id = rng.choice(["leader", "follower", "offline"]), rng.choice(["A", "B", "C", None])
+            r.leader_epoch, r.fetch_state = rng.randrange(-1, 9), rng.choice(["fetching", "truncating"])
+            r.hw, r.isr = rng.randrange(0, r.leo + 1), tuple(rng.sample(["A", "B", "C"], rng.randrange(4)))
+            r.isolated, r.awaiting_leader = rng.random() < 0.5, rng.random() < 0.5
+            r.leader_epoch_start, r.partition_epoch = rng.randrange(9), rng.randrange(-1, 99)
+            r.remotes = {}
+            cluster.channel.queues[r.id] = []
+            changed += 1
+    return changed
+
+
+def scramble_unread_flag_and_floor(cluster: Cluster, rng: random.Random) -> int:
+    """Reduction 3: without Eligible Leader Replicas the unclean-shutdown flag is flipped;
+    where the ISR join floor is 0 (before kip320) the start of each leader's epoch is moved."""
+    changed = 0
+    for r in cluster.replicas:
+        if not unclean_flag_read(cluster.controller.elr_enabled):
+            r.unclean_shutdown = not r.unclean_shutdown
+            changed += 1
+        if not cluster.protocol.isr_join_needs_epoch_start:
+            r.leader_epoch_start = rng.randrange(99)
+            changed += 1
+    return changed
+
+
+def scramble_asked_epoch(cluster: Cluster, rng: random.Random) -> int:
+    """Reduction 4: a request in flight asked about another epoch."""
+    changed = 0
+    for r in cluster.replicas:
+        if r.in_flight is not None and asked_epoch_unread(r.in_flight):
+            r.in_flight.asked_epoch = rng.randrange(-1, 9)
+            changed += 1
+    return changed
+
+
+def scramble_old_ages(cluster: Cluster, rng: random.Random) -> int:
+    """Reduction 9: every time whose age is past its rule's cap is moved further back by one
+    amount (so two times of one follower keep their order): a follower's caught-up time and
+    last fetch, an unnoticed crash, the last commit."""
+    now, config, back = cluster.now, cluster.config, rng.randrange(1, 90_000)
+    lag, changed = config.replica_lag_time_max_ms, 0
+    for r in cluster.replicas:
+        for rid, m in list(r.remotes.items()):
+            caught, fetched = m.last_caught_up_ms, m.last_fetch_ms
+            old_caught, old_fetch = age_past_cap(now - caught, lag) > lag, age_past_cap(now - fetched, lag) > lag
+            if old_caught or old_fetch:
+                replace_view(r, rid, last_caught_up_ms=caught - back if old_caught else caught,
+                             last_fetch_ms=fetched - back if old_fetch else fetched)
+                changed += 1
+        if r.crashed_at_ms is not None and now - r.crashed_at_ms > config.session_timeout_ms:
+            r.crashed_at_ms -= back
+            changed += 1
+    consumer = cluster.consumer
+    if now - consumer.last_commit_ms > config.auto_commit_interval_ms:
+        consumer.last_commit_ms -= back
+        changed += 1
+    return changed
+
+
+def scramble_unwaited_deadlines(cluster: Cluster, rng: random.Random) -> int:
+    """Reduction 10: the deadline of a fetch not parked, and of a produce request not pending."""
+    changed = 0
+    for r in cluster.replicas:
+        if r.in_flight is not None and deadline_unwaited(r.in_flight.parked):
+            r.in_flight.deadline = rng.randrange(99_999)
+            changed += 1
+    for p in cluster.producer.produces:
+        if deadline_unwaited(p.status == "pending"):
+            p.deadline = rng.randrange(99_999)
+            changed += 1
+    return changed
+
+
+def scramble_noticed_crash(cluster: Cluster, rng: random.Random) -> int:
+    """Reduction 11: a crash the controller noticed happened at another time."""
+    changed = 0
+    for r in cluster.replicas:
+        if r.crashed_at_ms is not None and crash_noticed(r, cluster.controller.dead):
+            r.crashed_at_ms = cluster.now - rng.randrange(0, 99_999)
+            changed += 1
+    return changed
+
+
+def rename_counters(cluster: Cluster, rng: random.Random) -> int:
+    """Reduction 12 (and 5's registrations): an order-preserving renaming of every partition
+    epoch - the controller's, each running replica's, each queued change's, each AlterIsr's - and
+    of every registration (the controller's broker epochs, each AlterIsr's member epochs); under
+    ZooKeeper-era rules the partition epochs are set at random instead (never read). An offline
+    replica's partition epoch is set at random (a restart forgets it)."""
+    a, b = rng.randrange(2, 5), rng.randrange(0, 50)
+    kraft = cluster.protocol.kraft
+
+    def epoch(value: int) -> int:
+        return a * value + b if kraft else rng.randrange(-1, 99)
+
+    ctl = cluster.controller
+    ctl.partition_epoch = epoch(ctl.partition_epoch)
+    ctl.broker_epochs = {r: a * e + b for r, e in ctl.broker_epochs.items()}
+    queues = cluster.channel.queues
+    for r in cluster.replicas:
+        r.partition_epoch = epoch(r.partition_epoch) if r.online else rng.randrange(-1, 99)
+        queues[r.id] = [LeaderAndIsr(q.epoch, q.leader, q.isr, epoch(q.partition_epoch)) for q in queues[r.id]]
+        if r.alter_isr is not None:
+            new_isr, leader_epoch, partition_epoch, members, reason = r.alter_isr
+            r.alter_isr = (new_isr, leader_epoch, epoch(partition_epoch), tuple(a * e + b for e in members), reason)
+    return 1
+
+
+def scramble_current_metadata(cluster: Cluster, rng: random.Random) -> int:
+    """Reduction 13: with current client metadata, what each client learned is set at random."""
+    metadata = cluster.metadata
+    if not metadata_unread(metadata):
+        return 0
+    metadata.known = {client: (rng.choice(["A", "B", "C", None]), rng.randrange(9)) for client in metadata.known}
+    return 1
+
+
+SCRAMBLES = {"finished-request": (scramble_finished_requests, CLIENT_FAULTS, {"client_metadata": "stale"}),
+             "offline": (scramble_offline, CLIENT_FAULTS, {}),
+             "unread-flag-and-floor": (scramble_unread_flag_and_floor, CLIENT_FAULTS, {}),
+             "asked-epoch": (scramble_asked_epoch, FAULTS, {}),
+             "old-ages": (scramble_old_ages, CLIENT_FAULTS, {"enable_auto_commit": True}),
+             "unwaited-deadlines": (scramble_unwaited_deadlines, CLIENT_FAULTS, {}),
+             "noticed-crash": (scramble_noticed_crash, CLIENT_FAULTS, {}),
+             "counters": (rename_counters, CLIENT_FAULTS, {}),
+             "current-metadata": (scramble_current_metadata, CLIENT_FAULTS, {})}
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+@pytest.mark.parametrize("reduction", sorted(SCRAMBLES))
+def test_what_a_reduction_leaves_out_never_acts(reduction, protocol):
+    """What each reduction leaves out, scrambled in a copy of states met along random
+    schedules (every fault, the clients' too), changes neither the events nor the reduced key of
+    any later step."""
+    scramble, faults, settings = SCRAMBLES[reduction]
+    met = _run_alike(protocol, scramble, range(6), n=60, ahead=20, faults=faults, **settings)
+    assert met == 0 if (reduction, protocol) in NEVER_MET else met > 3
+
+
+#: where a reduction has nothing to leave out: under kip966 the unclean-shutdown flag is read
+#: (Eligible Leader Replicas) and the start of the leader's epoch too (from kip320)
+NEVER_MET = {("unread-flag-and-floor", "kip966")}
+
+
+def test_finished_is_the_producer_no_longer_acting_on_a_request():
+    """Reduction 1's predicate reads a request's status: pending exactly while it waits in a
+    leader's purgatory, retrying while in the producer's retry list, queued while in its queue."""
+    for protocol in ("kip101", "kip320", "kip966"):
+        for settings in ({"client_metadata": "stale"}, {"max_in_flight_requests_per_connection": 1},
+                         {"enable_idempotence": True}):
+            config = ClusterConfig(replicas=("A", "B", "C"), protocol=protocol, acks="all", retries=2, **settings)
+            for seed in range(15):
+                cluster = Cluster(config)
+                for step in schedule(seed, 60, CLIENT_FAULTS):
+                    cluster.apply(step)
+                    producer, waiting = cluster.producer, cluster.delayed.produces
+                    for p in producer.produces:
+                        assert (p.status == "pending") == any(p is w for w in waiting)
+                        assert (p.status == "retrying") == any(p is w for w in producer.retrying)
+                        assert (p.status == "queued") == any(p is w for w in producer.queued)
+
+
 # ------------------------------------------------ reduction 7: an unnoticed isolation, settled
-#: faults under which an isolation can settle (``check.model.settled_epoch``): no ticks, no failover
+#: faults under which an isolation can settle (``check.reductions.settled_epoch``): no ticks, no failover
 SETTLING = tuple(f for f in FAULTS if f not in ("tick", "controller_failover"))
 #: where an isolation can settle: every generation whose ISR shrink writes a new leader epoch
 SETTLING_GENERATIONS = [p for p in PROTOCOLS if get_protocol(p).isr_shrink_bumps_leader_epoch]
@@ -146,7 +349,7 @@ def _flipped_alike(protocol: str, seeds: range, n: int = 60, ahead: int = 30) ->
             cluster.apply(step)
             bound = cluster.controller.leader_epoch
             for r in cluster.replicas:
-                if not (r.online and r.isolated and _isolation_settled(cluster, r)):
+                if not (r.online and r.isolated and isolation_settled(cluster, r)):
                     continue
                 flipped += 1
                 waiting += bool(cluster.channel.queues[r.id])
@@ -214,7 +417,7 @@ def test_an_isolation_settles_only_where_what_reaches_the_broker_within_the_epoc
     settled = cluster.controller.leader_epoch
     copy = cluster.clone()
     copy.by_id["C"].isolated = False
-    assert _isolation_settled(cluster, cluster.by_id["C"])
+    assert isolation_settled(cluster, cluster.by_id["C"])
     assert state_key(copy, VALUES, settled=settled) == state_key(cluster, VALUES, settled=settled)
     for c in (cluster, copy):
         c.apply(Step("controller_failover"))
