@@ -1,4 +1,5 @@
-"""Command line: hwlib run, scenarios, protocols, releases, notebooks, compare, shrink, sweep, profiles, report, check.
+"""Command line: hwlib run, scenarios, protocols, releases, notebooks, compare, shrink, sweep, profiles, report, check,
+explain.
 
 Bad input prints one line naming the field and what is allowed, and exits 2."""
 
@@ -184,6 +185,31 @@ def build_parser() -> argparse.ArgumentParser:
                      help="exit 1 when any kind is violated in any generation (for CI); 0 otherwise")
     chk.add_argument("--json", action="store_true", help="one JSON object per generation")
     chk.add_argument("--quiet", action="store_true", help="no progress on stderr")
+    exp = sub.add_parser("explain", help="explain an incident's broker logs: the shortest schedule of the model that "
+                                         "gives every line, or the line it cannot")
+    exp.add_argument("logs", nargs="+", metavar="LOG", help="server.log, state-change.log, controller.log excerpts, "
+                                                           "as pasted (any layout, prefixes, CSV or JSON exports)")
+    exp.add_argument("--partition", metavar="TOPIC-N", help="the partition to explain (default: every one named)")
+    exp_rules = exp.add_mutually_exclusive_group()
+    exp_rules.add_argument("--release", type=_release, help="the release the brokers ran, VERSION[-zk|-kraft] "
+                                                            "(default: inferred from the lines' texts)")
+    exp_rules.add_argument("--protocol", type=_protocol, help=f"a generation's rules: {', '.join(PROTOCOLS)}")
+    exp.add_argument("--broker", action="append", default=[], metavar="FILE=ID",
+                     help="the broker that wrote a file, where its lines do not say; repeatable")
+    exp.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
+                     help="a setting the logs cannot show, fixed instead of searched: acks, min.insync.replicas, "
+                          "unclean.leader.election.enable; repeatable")
+    exp.add_argument("--max-records", type=_positive, default=3, help="records the model produces, at most (3)")
+    exp.add_argument("--max-epoch", type=_positive, default=4, help="the leader epoch's bound (4)")
+    exp.add_argument("--max-silent", type=int, default=6, help="steps no line shows, in a row, at most (6)")
+    exp.add_argument("--depth", type=_positive, default=30, help="steps in an explanation, at most (30)")
+    exp.add_argument("--time-limit", type=float, default=60.0, metavar="S", help="seconds to search, at most (60)")
+    exp.add_argument("--replicas", type=int, help="replicas in the model (default: the brokers the lines name)")
+    exp.add_argument("--skew", type=float, default=0.0, metavar="MS",
+                     help="lines of different files stamped less than this apart may come in either order (0)")
+    exp.add_argument("--out", metavar="DIR", help="write answer.json and explanation.yaml (or prefix.yaml) here")
+    exp.add_argument("--json", action="store_true", help="print one JSON object")
+    exp.add_argument("--quiet", action="store_true", help="no progress on stderr")
     rpt = sub.add_parser("report", help="run the fault-sweep report notebook and render it to offline HTML")
     rpt.add_argument("--param", action="append", default=[], metavar="NAME=VALUE",
                      help="a notebook parameter (value read as YAML), e.g. runs=100; repeatable")
@@ -435,7 +461,8 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     handlers = {"run": _run, "scenarios": _scenarios, "shrink": _shrink, "protocols": _generations,
                 "releases": _releases_table, "notebooks": _notebooks,
-                "sweep": _sweep, "report": _report, "check": _check, "profiles": _profiles, "compare": _compare}
+                "sweep": _sweep, "report": _report, "check": _check, "profiles": _profiles, "compare": _compare,
+                "explain": _explain}
     try:
         return handlers[args.command](args)
     except MissingExtraError as exc:    # "hwlib sweep: needs pyspark: pip install 'hwlib[spark]'"
@@ -452,6 +479,38 @@ def main(argv: list[str] | None = None) -> int:
         print(f"hwlib: error: {exc.filename}: {exc.strerror}", file=sys.stderr)
         return 2
     return 0
+
+
+def _explain(args) -> int:
+    """``hwlib explain``: the answer per partition (text or JSON), files with --out; the exit
+    status says the verdict: 0 explained, 3 not explainable, 4 outside the model, 5 inconclusive."""
+    from .explain import ExplainSpec, explain, parse_brokers, parse_config, run_dict, write_out
+    from .explain.read import check_input
+    from .util.files import check_directory
+    from .views.text import explain_text
+
+    spec = ExplainSpec(tuple(args.logs), partition=args.partition, release=args.release, protocol=args.protocol,
+                       brokers=parse_brokers(args.broker), config=parse_config(args.config),
+                       max_records=args.max_records, max_epoch=args.max_epoch, max_silent=args.max_silent,
+                       depth=args.depth, time_limit=args.time_limit, replicas=args.replicas, skew_ms=args.skew)
+    for path in spec.logs:
+        check_input(path)                      # every file readable before anything runs
+    if args.out is not None:
+        check_directory(args.out, "out")
+
+    def say(text: str) -> None:
+        if not args.quiet:
+            print(f"hwlib explain: {text}", file=sys.stderr, flush=True)
+
+    run = explain(spec, progress=say)
+    if args.out is not None:
+        written = write_out(run, args.out)
+        say("wrote " + ", ".join(str(p) for p in written))
+    if args.json:
+        print(json.dumps(run_dict(run), indent=1, default=str))
+    else:
+        print(explain_text(run))
+    return run.exit_code
 
 
 def _report(args) -> int:

@@ -17,9 +17,9 @@ PACKAGE = Path(__file__).resolve().parent.parent / "hwlib"
 LAYERS = {"errors": 0, "version": 0, "compiled": 0, "build_engine": 0, "util": 0,
           "engine": 1, "anomalies": 2,
           "run": 3, "trace": 3, "scenario": 3, "profiles": 3, "faults": 3, "shrink": 3,
-          "check": 4, "sweep": 4, "report": 5, "views": 5, "cli": 6, "__main__": 7, "": 7}
-FACADES = ("hwlib", "hwlib.engine", "hwlib.anomalies", "hwlib.check", "hwlib.sweep", "hwlib.report", "hwlib.views",
-           "hwlib.util")
+          "check": 4, "sweep": 4, "explain": 4, "report": 5, "views": 5, "cli": 6, "__main__": 7, "": 7}
+FACADES = ("hwlib", "hwlib.engine", "hwlib.anomalies", "hwlib.check", "hwlib.sweep", "hwlib.explain", "hwlib.report",
+           "hwlib.views", "hwlib.util")
 
 
 def modules() -> dict[str, Path]:

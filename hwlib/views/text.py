@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..check import CheckResult, Verdict, coverage_text, matrix_markdown
+from ..explain import ExplainRun, answer_dict
 from ..profiles import FaultProfile
 from ..run import RunResult
 from ..scenario import Scenario
@@ -152,3 +153,57 @@ def profiles_text(profiles: Mapping[str, FaultProfile], actions: Mapping[str, st
     width = max(map(len, actions)) + 1
     lines.extend(f"  {action:<{width}} {text}" for action, text in actions.items())
     return "\n".join(lines)
+
+
+def explain_text(run: ExplainRun) -> str:
+    """``hwlib explain``: per partition the verdict sentence, the maps, release and settings, the
+    explanation's steps with the lines each matched, the anomalies, every input line with its
+    status, and the search."""
+    out: list[str] = []
+    for answer in run.answers:
+        data = answer_dict(answer)
+        out.append(f"{answer.partition}: {answer.verdict.upper()}")
+        out.append(f"  {answer.sentence}")
+        if data["release_range"]:
+            out.append(f"  release: the lines' texts are written by Kafka {data['release_range'][0]} to "
+                       f"{data['release_range'][1]}" + (f"; explained under {answer.rules_label}"
+                                                         if answer.rules_label and answer.verdict == "explained"
+                                                         else ""))
+        if data["config"] is not None and answer.verdict == "explained":
+            cfg = data["config"]
+            out.append(f"  settings inferred: acks={cfg['acks']}, min.insync.replicas={cfg['min_insync_replicas']}, "
+                       f"unclean.leader.election.enable={str(cfg['unclean_leader_election']).lower()}; brokers "
+                       + ", ".join(f"{real} -> {model}" for real, model in data["broker_map"].items()))
+        if answer.steps:
+            title = "explanation" if answer.verdict == "explained" else "prefix (matches every line before)"
+            out.append(f"  {title}, {len(answer.steps)} steps:")
+            for item in data["steps"]:
+                quoted = "" if not item["lines"] else "   <- " + " | ".join(item["lines"])
+                out.append(f"    {item['step']:>3}. {_step_words(item['do'])}{quoted}")
+        for entry in answer.anomalies + answer.expected_effects:
+            necessary = {True: "necessary", False: "not necessary", None: "necessity not decided"}[entry["necessary"]]
+            out.append(f"  anomaly {entry['kind']} at step {entry['step']} ({necessary}): {entry['detail']}")
+        if answer.failed_at:
+            failed = answer.failed_at
+            out.append(f"  failed at {failed['file']}:{failed['line']}: {failed['text']}")
+        out.append("  lines:")
+        for line in data["lines"]:
+            where = f"{line['file']}:{line['line']}"
+            status = line["status"] + (f" (step {line['step']})" if "step" in line else "")
+            reason = f" - {line['reason']}" if line.get("reason") and line["status"] != "matched" else ""
+            out.append(f"    {where:<24} {status:<22} {line['text'][:140]}{reason}")
+        search = data["search"]
+        if search:
+            out.append(f"  search: {search.get('searches', 0)} searches, {search.get('states', 0):,} states, "
+                       f"{search.get('seconds', 0)} s, {'complete' if search.get('complete') else 'not complete'} "
+                       f"within {search.get('bounds')}")
+    for status, count in run.omitted.items():
+        out.append(f"({count:,} more lines {status}, not listed)")
+    return "\n".join(out)
+
+
+def _step_words(obj: object) -> str:
+    if isinstance(obj, dict):
+        (kind, value), = obj.items()
+        return f"{kind} {value}"
+    return str(obj)

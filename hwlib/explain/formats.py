@@ -1,0 +1,432 @@
+"""The log messages hwlib reads and writes: each one's text, level, logger and releases, from Kafka's logging calls.
+
+A ``Format`` is one message as one range of releases writes it: its template - the log-ident
+prefix and the text, with ``{field}`` for each value -, level, logger (as log4j's ``%c``
+prints it), the first and last release whose code has that exact text, where it was read, and
+the observation kind it carries (``observations.KINDS``; None: the line is recognised but
+states nothing the model has - ``informational``). The same table recognises a pasted line
+(``Format.parse``: a regular expression built from the template, anchored, each field a bounded
+class with no nested repetition) and renders the model's observations as a release's lines
+(``Format.render``: the log writer's test material).
+
+Fields: ``tp`` a partition as ``t-0`` (``TopicPartition``, 0.10.1 on; the fetcher's own format
+strings until 0.11.0.2 use ``tpb``, ``[t,0]``); ``log`` the log's directory name (``t-0``);
+``topic`` a topic alone; ``dir`` a log directory; ``writer`` the broker that wrote the line;
+``fetcher`` a fetcher thread's id; offsets and epochs by their observation names (``offset``,
+``leo``, ``hw``, ``leader_leo``, ``epoch``); ``leader`` a broker id; ``prev_epoch``,
+``prev_offset``, ``entries``, ``count`` and ``rest`` are read past. Release ranges are inclusive
+and name Apache Kafka tags (``release_key``): a patch release can change a message (1.0.2, 2.0.1,
+3.3.2 did).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+
+Version = tuple[int, ...]
+
+#: each field's pattern (no nested repetition: a field is one bounded character class)
+FIELDS = {
+    "ids": r"[0-9,]{0,200}",
+    "old": r"[0-9,]{0,200}",
+    "new": r"[0-9,]{0,200}",
+    "isr": r"[0-9,]{0,200}",
+    "isr_list": r"[0-9, ]{0,200}",
+    "list": r"[^\]]{0,400}",
+    "state": r"[A-Za-z]{1,40}",
+    "to_state": r"[A-Za-z]{1,40}",
+    "topic_id": r"[^ ]{1,100}",
+    "under": r"(?:\(under-min-isr\))?",
+    "prev_leader": r"[^ ]{1,30}",
+    "tp": r"[A-Za-z0-9._\-]{1,249}-\d{1,9}",
+    "tpb": r"\[[A-Za-z0-9._\-]{1,249},\d{1,9}\]",
+    "log": r"[A-Za-z0-9._\-]{1,249}-\d{1,9}",
+    "topic": r"[A-Za-z0-9._\-]{1,249}",
+    "dir": r"[^\]]{0,4096}",
+    "rest": r"[^\n]{0,4096}",
+    "rest2": r"[A-Z_]{1,40}",
+    "segment": r"[0-9 :\-]{1,60}",
+}
+#: fields holding a number (offsets, epochs, broker ids, counts)
+NUMBER = r"-?\d{1,19}"
+#: fields that name a broker
+BROKER_FIELDS = ("writer", "leader", "fetcher")
+#: fields that hold a set of brokers, and how a line separates them
+BROKER_SETS = {"old": ",", "new": ",", "isr": ",", "isr_list": ", "}
+#: fields that name the partition
+PARTITION_FIELDS = ("tp", "tpb", "log", "topic")
+
+
+def version(text: str) -> Version:
+    return tuple(int(p) for p in text.split("."))
+
+
+@dataclass(frozen=True)
+class Format:
+    """One message of one range of releases (see the module docstring)."""
+
+    id: str
+    kind: str | None
+    first: str
+    last: str
+    level: str
+    logger: str
+    template: str
+    read_at: str
+    #: whether the log writer renders the kind with it (False: a line Kafka writes only in a
+    #: case the observation does not say, e.g. a truncation below the HW)
+    written: bool = True
+
+    @functools.cached_property
+    def pattern(self) -> re.Pattern[str]:
+        parts = re.split(r"(\{[a-z_]+\})", self.template)
+        out = []
+        seen: set[str] = set()
+        for part in parts:
+            if part.startswith("{") and part.endswith("}"):
+                name = part[1:-1]
+                body = FIELDS.get(name, NUMBER)
+                out.append(f"(?P<{name}>{body})" if name not in seen else f"(?P={name})")
+                seen.add(name)
+            else:
+                out.append(re.escape(part))
+        return re.compile("".join(out))
+
+    @functools.cached_property
+    def anchor(self) -> str:
+        """The longest literal piece of the template: a line without it cannot match."""
+        pieces = re.split(r"\{[a-z_]+\}", self.template)
+        return max(pieces, key=len)
+
+    @property
+    def releases(self) -> tuple[Version, Version]:
+        return version(self.first), version(self.last)
+
+    def parse(self, message: str) -> dict[str, str] | None:
+        """The fields of ``message`` if it is this format's text (the whole message), else None."""
+        if self.anchor not in message:
+            return None
+        match = self.pattern.fullmatch(message)
+        return None if match is None else match.groupdict()
+
+    def render(self, **fields: object) -> str:
+        return self.template.format(**{k: v for k, v in fields.items()})
+
+    def fields(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(re.findall(r"\{([a-z_]+)\}", self.template)))
+
+
+def partition_of(fields: dict[str, str]) -> str | None:
+    """The partition a line names, as ``topic-N``; a topic alone as ``topic`` (None: none)."""
+    if fields.get("tp"):
+        return fields["tp"]
+    if fields.get("log"):
+        return fields["log"]
+    if fields.get("tpb"):
+        topic, number = fields["tpb"][1:-1].rsplit(",", 1)
+        return f"{topic}-{number}"
+    if fields.get("topic"):
+        return fields["topic"]
+    return None
+
+
+# ------------------------------------------------------------------------------ idents
+#: the fetcher thread's prefix: 0.9.0.0 - 0.10.2.2, 0.11.0.x, from 1.0.0
+FETCHER_OLD = "[ReplicaFetcherThread-{fetcher}-{leader}], "
+FETCHER_011 = "[ReplicaFetcherThread-{fetcher}-{leader}]: "
+FETCHER = "[ReplicaFetcher replicaId={writer}, leaderId={leader}, fetcherId={fetcher}] "
+RFT = "kafka.server.ReplicaFetcherThread"
+LOG_IDENT = "[Log partition={tp}, dir={dir}] "
+UNIFIED_IDENT = "[UnifiedLog partition={tp}, dir={dir}] "
+
+
+def _fetcher(first: str, last: str) -> list[tuple[str, str, str]]:
+    """The fetcher prefix in each sub-range of ``first`` .. ``last``."""
+    spans = (("0.9.0.0", "0.10.2.2", FETCHER_OLD), ("0.11.0.0", "0.11.0.3", FETCHER_011), ("1.0.0", "9.9.9", FETCHER))
+    out = []
+    for lo, hi, ident in spans:
+        start, end = max(version(lo), version(first)), min(version(hi), version(last))
+        if start <= end:
+            out.append((".".join(map(str, start)), ".".join(map(str, end)), ident))
+    return out
+
+
+def _f(id: str, kind: str | None, first: str, last: str, level: str, logger: str, template: str,
+       read_at: str, written: bool = True) -> Format:
+    return Format(id, kind, first, last, level, logger, template, read_at, written)
+
+
+def _fetcher_rows(id: str, kind: str | None, first: str, last: str, level: str, text: str,
+                  read_at: str) -> list[Format]:
+    return [_f(id, kind, lo, hi, level, RFT, ident + text, read_at) for lo, hi, ident in _fetcher(first, last)]
+
+
+# -------------------------------------------------------------------- the follower's side
+# Read at each tag from core/src/main/scala/kafka/{log/Log,log/UnifiedLog,server/ReplicaFetcherThread,
+# server/AbstractFetcherThread,server/epoch/LeaderEpochFileCache}.scala
+FOLLOWER: list[Format] = [
+    # Log.truncateTo: 0.9 - 0.10.2 print it before any check (also for a target at or past the
+    # log end), from 0.11 only when records are dropped
+    _f("log_truncating", "truncate_to", "0.9.0.0", "0.10.2.2", "INFO", "kafka.log.Log",
+       "Truncating log {log} to offset {offset}.", "0.9.0.0 Log.truncateTo"),
+    _f("log_truncating", "truncate", "0.11.0.0", "1.0.1", "INFO", "kafka.log.Log",
+       "Truncating log {log} to offset {offset}.", "0.11.0.0 Log.truncateTo"),
+    _f("log_truncating", "truncate", "1.0.2", "3.0.2", "INFO", "kafka.log.Log",
+       LOG_IDENT + "Truncating to offset {offset}", "1.0.2 Log.truncateTo"),
+    _f("log_truncating", "truncate", "3.1.0", "3.9.1", "INFO", "kafka.log.UnifiedLog",
+       UNIFIED_IDENT + "Truncating to offset {offset}", "3.1.0 UnifiedLog.truncateTo"),
+    _f("log_truncate_noop", "truncate_noop", "0.9.0.0", "1.0.1", "INFO", "kafka.log.Log",
+       "Truncating {log} to {offset} has no effect as the largest offset in the log is {largest}.",
+       "0.9.0.0 Log.truncateTo"),
+    _f("log_truncate_noop", "truncate_noop", "1.0.2", "3.0.2", "INFO", "kafka.log.Log",
+       LOG_IDENT + "Truncating to {offset} has no effect as the largest offset in the log is {largest}",
+       "1.0.2 Log.truncateTo"),
+    _f("log_truncate_noop", "truncate_noop", "3.1.0", "3.9.1", "INFO", "kafka.log.UnifiedLog",
+       UNIFIED_IDENT + "Truncating to {offset} has no effect as the largest offset in the log is {largest}",
+       "3.1.0 UnifiedLog.truncateTo"),
+    # the fatal "truncation not allowed" (ReplicaFetcherThread.handleOffsetOutOfRange), gone in 2.0.1 (KAFKA-7414)
+    *_fetcher_rows("oor_fatal_exit", "halt", "0.9.0.0", "0.10.0.0", "FATAL",
+                   "Halting because log truncation is not allowed for topic {topic}, Current leader {leader}'s "
+                   "latest offset {leader_leo} is less than replica {writer}'s latest offset {leo}",
+                   "0.9.0.0 ReplicaFetcherThread.handleOffsetOutOfRange"),
+    *_fetcher_rows("oor_fatal_exit", "halt", "0.10.0.1", "0.10.0.1", "FATAL",
+                   "Exiting because log truncation is not allowed for topic {topic}, Current leader {leader}'s "
+                   "latest offset {leader_leo} is less than replica {writer}'s latest offset {leo}",
+                   "0.10.0.1 ReplicaFetcherThread.handleOffsetOutOfRange"),
+    *_fetcher_rows("oor_fatal_exit", "halt", "0.10.1.0", "0.10.2.2", "FATAL",
+                   "Exiting because log truncation is not allowed for partition {tp}, Current leader {leader}'s "
+                   "latest offset {leader_leo} is less than replica {writer}'s latest offset {leo}",
+                   "0.10.1.0 ReplicaFetcherThread.handleOffsetOutOfRange"),
+    *_fetcher_rows("oor_fatal_exit", "halt", "0.11.0.0", "0.11.0.3", "FATAL",
+                   "Exiting because log truncation is not allowed for partition {tp}, current leader {leader}'s "
+                   "latest offset {leader_leo} is less than replica {writer}'s latest offset {leo}",
+                   "0.11.0.0 ReplicaFetcherThread.handleOffsetOutOfRange"),
+    _f("oor_fatal_exit", "halt", "1.0.0", "1.0.2", "FATAL", RFT,
+       FETCHER + "Exiting because log truncation is not allowed for partition {tp}, current leader's latest offset "
+       "{leader_leo} is less than replica's latest offset {leo}", "1.0.0 ReplicaFetcherThread.handleOffsetOutOfRange"),
+    _f("oor_fatal_exit", "halt", "1.1.0", "2.0.0", "ERROR", RFT,
+       FETCHER + "Exiting because log truncation is not allowed for partition {tp}, current leader's latest offset "
+       "{leader_leo} is less than replica's latest offset {leo}",
+       "1.1.0 ReplicaFetcherThread.handleOffsetOutOfRange (fatal() logs at ERROR from 1.1.0)"),
+    # out of range: the follower truncates to the leader's log end (unclean election, or 2.0.1+)
+    *_fetcher_rows("oor_reset_to_leader_leo", "out_of_range", "0.9.0.0", "0.10.0.1", "WARN",
+                   "Replica {writer} for partition {tpb} reset its fetch offset from {offset} to current leader "
+                   "{leader}'s latest offset {leader_leo}", "0.9.0.0 ReplicaFetcherThread.handleOffsetOutOfRange"),
+    *_fetcher_rows("oor_reset_to_leader_leo", "out_of_range", "0.10.1.0", "0.11.0.3", "WARN",
+                   "Replica {writer} for partition {tp} reset its fetch offset from {offset} to current leader "
+                   "{leader}'s latest offset {leader_leo}", "0.10.1.0 ReplicaFetcherThread.handleOffsetOutOfRange"),
+    _f("oor_reset_to_leader_leo", "out_of_range", "1.0.0", "9.9.9", "WARN", RFT,
+       FETCHER + "Reset fetch offset for partition {tp} from {offset} to current leader's latest offset {leader_leo}",
+       "1.0.0 ReplicaFetcherThread.handleOffsetOutOfRange; 2.1.0 AbstractFetcherThread.fetchOffsetAndTruncate"),
+    # the fetcher's truncation decisions
+    _f("trunc_epoch_no_truncation_needed", "epoch_answer", "0.11.0.0", "0.11.0.3", "INFO", RFT,
+       FETCHER_011 + "Based on follower's leader epoch, leader replied with an offset {offset} >= the follower's "
+       "log end offset {leo} in {tp}. No truncation needed.", "0.11.0.0 ReplicaFetcherThread.maybeTruncate"),
+    _f("trunc_epoch_no_truncation_needed", "epoch_answer", "1.0.0", "1.1.1", "INFO", RFT,
+       FETCHER + "Based on follower's leader epoch, leader replied with an offset {offset} >= the follower's "
+       "log end offset {leo} in {tp}. No truncation needed.", "1.0.0 ReplicaFetcherThread.maybeTruncate"),
+    _f("trunc_to_local_hw", "truncate_to", "2.1.1", "3.0.2", "INFO", RFT,
+       FETCHER + "Truncating partition {tp} to local high watermark {offset}",
+       "2.1.1 AbstractFetcherThread.truncateToHighWatermark"),
+    _f("trunc_to_local_hw", "truncate_to", "3.1.0", "9.9.9", "INFO", RFT,
+       FETCHER + "Truncating partition {tp} with TruncationState(offset={offset}, completed=true) due to local high "
+       "watermark {hw}", "3.1.0 AbstractFetcherThread.truncateToHighWatermark"),
+    _f("trunc_due_to_leader_epoch", "truncate_to", "3.1.0", "9.9.9", "INFO", RFT,
+       FETCHER + "Truncating partition {tp} with TruncationState(offset={offset}, completed=true) due to leader epoch "
+       "and offset EpochEndOffset(errorCode=0, partition={count}, leaderEpoch={epoch}, endOffset={leader_leo})",
+       "3.1.0 AbstractFetcherThread.maybeTruncateToEpochEndOffsets", written=False),
+    _f("trunc_below_hw", "truncate_to", "2.0.0", "9.9.9", "WARN", RFT,
+       FETCHER + "Truncating {tp} to offset {offset} below high watermark {hw}",
+       "2.0.0 ReplicaFetcherThread.maybeTruncate; 2.4.0 ReplicaFetcherThread.truncate", written=False),
+    # refused fetches (2.1+, KIP-320)
+    _f("fetch_fenced_older_epoch", "fenced", "2.1.0", "9.9.9", "INFO", RFT,
+       FETCHER + "Partition {tp} has an older epoch ({epoch}) than the current leader. Will await the new "
+       "LeaderAndIsr state before resuming fetching.", "2.1.0 AbstractFetcherThread.onPartitionFenced"),
+    _f("fetch_not_leader", "not_leader", "1.1.0", "2.0.1", "INFO", RFT,
+       FETCHER + "Remote broker is not the leader for partition {tp}, which could indicate that the partition is "
+       "being moved", "1.1.0 AbstractFetcherThread.processFetchRequest"),
+    _f("fetch_not_leader", "not_leader", "2.1.0", "9.9.9", "DEBUG", RFT,
+       FETCHER + "Remote broker is not the leader for partition {tp}, which could indicate that the partition is "
+       "being moved", "2.1.0 AbstractFetcherThread.processFetchRequest"),
+    _f("fetch_unknown_leader_epoch", "unknown_epoch", "2.1.0", "9.9.9", "DEBUG", RFT,
+       FETCHER + "Remote broker has a smaller leader epoch for partition {tp} than this replica's current leader "
+       "epoch of {epoch}.", "2.1.0 AbstractFetcherThread.processFetchRequest"),
+    # the follower's HW (TRACE)
+    *_fetcher_rows("follower_hw_set", "hw", "0.9.0.0", "0.10.1.1", "TRACE",
+                   "Follower {writer} set replica high watermark for partition {tpb} to {hw}",
+                   "0.9.0.0 ReplicaFetcherThread.processPartitionData"),
+    *_fetcher_rows("follower_hw_set", "hw", "0.10.2.0", "0.11.0.3", "TRACE",
+                   "Follower {writer} set replica high watermark for partition {tp} to {hw}",
+                   "0.10.2.0 ReplicaFetcherThread.processPartitionData"),
+    _f("follower_hw_set", "hw", "1.0.0", "3.3.1", "TRACE", RFT,
+       FETCHER + "Follower set replica high watermark for partition {tp} to {hw}",
+       "1.0.0 ReplicaFetcherThread.processPartitionData"),
+    _f("follower_hw_set", "hw", "3.3.2", "9.9.9", "TRACE", RFT,
+       FETCHER + "Follower received high watermark {leader_hw} from the leader and updated replica high watermark to "
+       "{hw} for partition {tp}", "3.3.2 ReplicaFetcherThread.processPartitionData (KAFKA-14334)"),
+    # the leader-epoch cache: INFO up to 2.0.0, DEBUG from 2.0.1 (KAFKA-7415)
+    _f("lec_updated", "epoch_entry", "0.11.0.0", "1.0.2", "INFO", "kafka.server.epoch.LeaderEpochFileCache",
+       "Updated PartitionLeaderEpoch. New: {{epoch:{epoch}, offset:{offset}}}, Current: {{epoch:{prev_epoch}, "
+       "offset{prev_offset}}} for Partition: {tp}. Cache now contains {entries} entries.",
+       "0.11.0.0 LeaderEpochFileCache.assign (\"offset\" without its colon until 1.1.0)"),
+    _f("lec_updated", "epoch_entry", "1.1.0", "2.0.0", "INFO", "kafka.server.epoch.LeaderEpochFileCache",
+       "Updated PartitionLeaderEpoch. New: {{epoch:{epoch}, offset:{offset}}}, Current: {{epoch:{prev_epoch}, "
+       "offset:{prev_offset}}} for Partition: {tp}. Cache now contains {entries} entries.",
+       "1.1.0 LeaderEpochFileCache.assign"),
+    _f("lec_appended", "epoch_entry", "2.0.1", "3.4.1", "DEBUG", "kafka.server.epoch.LeaderEpochFileCache",
+       "[LeaderEpochCache {tp}] Appended new epoch entry EpochEntry(epoch={epoch}, startOffset={offset}). Cache now "
+       "contains {entries} entries.", "2.0.1 LeaderEpochFileCache.truncateAndAppend; 2.7.0 assign"),
+    _f("lec_appended", "epoch_entry", "3.5.0", "9.9.9", "DEBUG",
+       "org.apache.kafka.storage.internals.epoch.LeaderEpochFileCache",
+       "[LeaderEpochCache {tp}] Appended new epoch entry EpochEntry(epoch={epoch}, startOffset={offset}). Cache now "
+       "contains {entries} entries.", "3.5.0 LeaderEpochFileCache.assign (Java)"),
+]
+
+# ------------------------------------------------------ the leader's side and the controller
+# Read at each tag from core/src/main/scala/kafka/{cluster/Partition,controller/PartitionStateMachine,
+# server/KafkaServer,server/BrokerServer}.scala
+PARTITION_OLD = "Partition {tpb} on broker {writer}: "
+PARTITION = "[Partition {tp} broker={writer}] "
+PART = "kafka.cluster.Partition"
+SCL = "state.change.logger"
+BROKER_SC = "[Broker id={writer}] "
+LEADER: list[Format] = [
+    # Partition.makeLeader: "from offset" is the new leader's log end (its epoch's start offset)
+    _f("partition_leader_starts", "leader", "0.11.0.0", "0.11.0.3", "INFO", PART,
+       PARTITION_OLD + "{tp} starts at Leader Epoch {epoch} from offset {leo}. Previous Leader Epoch was: {prev_epoch}",
+       "0.11.0.0 Partition.makeLeader"),
+    _f("partition_leader_starts", "leader", "1.0.0", "2.4.0", "INFO", PART,
+       PARTITION + "{tp} starts at Leader Epoch {epoch} from offset {leo}. Previous Leader Epoch was: {prev_epoch}",
+       "1.0.0 Partition.makeLeader"),
+    _f("partition_leader_starts", "leader", "2.4.1", "2.5.1", "INFO", PART,
+       PARTITION + "{tp} starts at leader epoch {epoch} from offset {leo} with high watermark {hw}. Previous leader "
+       "epoch was {prev_epoch}.", "2.4.1 Partition.makeLeader"),
+    _f("partition_leader_starts", "leader", "2.6.0", "3.2.3", "INFO", SCL,
+       BROKER_SC + "Leader {tp} starts at leader epoch {epoch} from offset {leo} with high watermark {hw} ISR [{isr}] "
+       "addingReplicas [{list}] removingReplicas [{list}]. Previous leader epoch was {prev_epoch}.",
+       "2.6.0 Partition.makeLeader (state-change.log)"),
+    _f("partition_leader_starts", "leader", "3.3.0", "3.4.1", "INFO", SCL,
+       BROKER_SC + "Leader {tp} with topic id {topic_id} starts at leader epoch {epoch} from offset {leo} with "
+       "partition epoch {partition_epoch}, high watermark {hw}, ISR [{isr}], adding replicas [{list}] and removing "
+       "replicas [{list}]. Previous leader epoch was {prev_epoch}.", "3.3.0 Partition.makeLeader"),
+    _f("partition_leader_starts", "leader", "3.5.0", "3.5.2", "INFO", SCL,
+       BROKER_SC + "Leader {tp} with topic id {topic_id} starts at leader epoch {epoch} from offset {leo} with "
+       "partition epoch {partition_epoch}, high watermark {hw}, ISR [{isr}], adding replicas [{list}] and removing "
+       "replicas [{list}] {under}. Previous leader epoch was {prev_epoch}.", "3.5.0 Partition.makeLeader"),
+    _f("partition_leader_starts", "leader", "3.6.0", "9.9.9", "INFO", SCL,
+       BROKER_SC + "Leader {tp} with topic id {topic_id} starts at leader epoch {epoch} from offset {leo} with "
+       "partition epoch {partition_epoch}, high watermark {hw}, ISR [{isr}], adding replicas [{list}] and removing "
+       "replicas [{list}] {under}. Previous leader {prev_leader} and previous leader epoch was {prev_epoch}.",
+       "3.6.0 Partition.makeLeader"),
+    # Partition.makeFollower (state-change.log from 2.6.0): "from offset" is the follower's own log end
+    _f("partition_follower_starts", "follower", "2.6.0", "3.2.3", "INFO", SCL,
+       BROKER_SC + "Follower {tp} starts at leader epoch {epoch} from offset {leo} with high watermark {hw}. Previous "
+       "leader epoch was {prev_epoch}.", "2.6.0 Partition.makeFollower"),
+    _f("partition_follower_starts", "follower", "3.3.0", "3.5.2", "INFO", SCL,
+       BROKER_SC + "Follower {tp} starts at leader epoch {epoch} from offset {leo} with partition epoch "
+       "{partition_epoch} and high watermark {hw}. Current leader is {leader}. Previous leader epoch was {prev_epoch}.",
+       "3.3.0 Partition.makeFollower"),
+    _f("partition_follower_starts", "follower", "3.6.0", "9.9.9", "INFO", SCL,
+       BROKER_SC + "Follower {tp} starts at leader epoch {epoch} from offset {leo} with partition epoch "
+       "{partition_epoch} and high watermark {hw}. Current leader is {leader}. Previous leader {prev_leader} and "
+       "previous leader epoch was {prev_epoch}.", "3.6.0 Partition.makeFollower"),
+    # the leader's ISR changes (Partition.maybeShrinkIsr / maybeExpandIsr); from 2.7 a shrink is
+    # a proposal (AlterIsr), and from 2.8 an expansion shows only as "ISR updated to"
+    _f("partition_shrink_isr", "isr_shrink", "0.9.0.0", "0.10.2.2", "INFO", PART,
+       PARTITION_OLD + "Shrinking ISR for partition {tpb} from {old} to {new}", "0.9.0.0 Partition.maybeShrinkIsr"),
+    _f("partition_shrink_isr", "isr_shrink", "0.11.0.0", "0.11.0.3", "INFO", PART,
+       PARTITION_OLD + "Shrinking ISR from {old} to {new}", "0.11.0.0 Partition.maybeShrinkIsr"),
+    _f("partition_shrink_isr", "isr_shrink", "1.0.0", "2.1.1", "INFO", PART,
+       PARTITION + "Shrinking ISR from {old} to {new}", "1.0.0 Partition.maybeShrinkIsr"),
+    _f("partition_shrink_isr", "isr_shrink", "2.2.0", "9.9.9", "INFO", PART,
+       PARTITION + "Shrinking ISR from {old} to {new}. Leader: (highWatermark: {hw}, endOffset: {leo}). Out of sync "
+       "replicas: {rest}.", "2.2.0 Partition.maybeShrinkIsr (2.7+: the AlterIsr proposal)"),
+    _f("partition_expand_isr", "isr_expand", "0.9.0.0", "0.10.2.2", "INFO", PART,
+       PARTITION_OLD + "Expanding ISR for partition {tpb} from {old} to {new}", "0.9.0.0 Partition.maybeExpandIsr"),
+    _f("partition_expand_isr", "isr_expand", "0.11.0.0", "0.11.0.3", "INFO", PART,
+       PARTITION_OLD + "Expanding ISR from {old} to {new}", "0.11.0.0 Partition.maybeExpandIsr"),
+    _f("partition_expand_isr", "isr_expand", "1.0.0", "2.7.2", "INFO", PART,
+       PARTITION + "Expanding ISR from {old} to {new}", "1.0.0 Partition.maybeExpandIsr; 2.7 expandIsrWithZk"),
+    _f("partition_isr_updated", "isr_updated", "2.7.0", "2.7.2", "INFO", PART,
+       PARTITION + "ISR updated from AlterIsr to {isr} and version updated to [{partition_epoch}]",
+       "2.7.0 Partition.handleAlterIsrResponse"),
+    _f("partition_isr_updated", "isr_updated", "2.8.0", "3.0.2", "INFO", PART,
+       PARTITION + "ISR updated to {isr} and version updated to [{partition_epoch}]",
+       "2.8.0 Partition.handleAlterIsrResponse"),
+    _f("partition_isr_updated", "isr_updated", "3.1.0", "3.4.1", "INFO", PART,
+       PARTITION + "ISR updated to {isr} and version updated to {partition_epoch}",
+       "3.1.0 Partition.handleAlterIsrUpdate; 3.3.0 handleAlterPartitionUpdate"),
+    _f("partition_isr_updated", "isr_updated", "3.5.0", "9.9.9", "INFO", PART,
+       PARTITION + "ISR updated to {isr} {under} and version updated to {partition_epoch}",
+       "3.5.0 Partition.handleAlterPartitionUpdate"),
+    # the leader's HW (DEBUG; the offset printed as LogOffsetMetadata until 2.3)
+    _f("partition_hw_updated", "leader_hw", "0.9.0.0", "0.10.2.2", "DEBUG", PART,
+       PARTITION_OLD + "High watermark for partition {tpb} updated to {hw} [{segment}]",
+       "0.9.0.0 Partition.maybeIncrementLeaderHW"),
+    _f("partition_hw_updated", "leader_hw", "0.11.0.0", "0.11.0.3", "DEBUG", PART,
+       PARTITION_OLD + "High watermark updated to {hw} [{segment}]", "0.11.0.0 Partition.maybeIncrementLeaderHW"),
+    _f("partition_hw_updated", "leader_hw", "1.0.0", "1.1.1", "DEBUG", PART,
+       PARTITION + "High watermark updated to {hw} [{segment}]", "1.0.0 Partition.maybeIncrementLeaderHW"),
+    _f("partition_hw_updated", "leader_hw", "2.0.0", "2.3.1", "DEBUG", PART,
+       PARTITION + "High watermark updated to (offset={hw} segment=[{segment}])",
+       "2.0.0 Partition.maybeIncrementLeaderHW"),
+    _f("partition_hw_updated", "leader_hw", "2.4.0", "9.9.9", "DEBUG", PART,
+       PARTITION + "High watermark updated from {old_hw} to {hw}", "2.4.0 Partition.maybeIncrementLeaderHW"),
+    # a zombie leader's ISR write refused (ZooKeeper's conditional update)
+    _f("partition_cached_zkversion", "isr_refused", "0.9.0.0", "0.11.0.3", "INFO", PART,
+       PARTITION_OLD + "Cached zkVersion [{partition_epoch}] not equal to that in zookeeper, skip updating ISR",
+       "0.9.0.0 Partition.updateIsr"),
+    _f("partition_cached_zkversion", "isr_refused", "1.0.0", "2.3.1", "INFO", PART,
+       PARTITION + "Cached zkVersion [{partition_epoch}] not equal to that in zookeeper, skip updating ISR",
+       "1.0.0 Partition.updateIsr"),
+    _f("partition_cached_zkversion", "isr_refused", "2.4.0", "2.7.2", "INFO", PART,
+       PARTITION + "Cached zkVersion {partition_epoch} not equal to that in zookeeper, skip updating ISR",
+       "2.4.0 Partition.maybeUpdateIsrAndVersion"),
+    # the controller's election (PartitionStateMachine; TRACE in state-change.log until 2.5, INFO from 2.6)
+    _f("psm_changed_with_leader", "elected", "1.1.0", "2.5.1", "TRACE", SCL,
+       "[Controller id={controller} epoch={controller_epoch}] Changed partition {tp} from {state} to {to_state} with "
+       "state LeaderAndIsr(leader={leader}, leaderEpoch={epoch}, isr=List({isr_list}), zkVersion={partition_epoch})",
+       "1.1.0 PartitionStateMachine.doHandleStateChanges"),
+    _f("psm_changed_with_leader", "elected", "2.6.0", "3.1.2", "INFO", SCL,
+       "[Controller id={controller} epoch={controller_epoch}] Changed partition {tp} from {state} to {to_state} with "
+       "state LeaderAndIsr(leader={leader}, leaderEpoch={epoch}, isr=List({isr_list}), zkVersion={partition_epoch})",
+       "2.6.0 PartitionStateMachine.doHandleStateChanges"),
+    _f("psm_changed_with_leader", "elected", "3.2.0", "3.2.3", "INFO", SCL,
+       "[Controller id={controller} epoch={controller_epoch}] Changed partition {tp} from {state} to {to_state} with "
+       "state LeaderAndIsr(leader={leader}, leaderEpoch={epoch}, isr=List({isr_list}), leaderRecoveryState={rest2}, "
+       "zkVersion={partition_epoch})", "3.2.0 PartitionStateMachine.doHandleStateChanges"),
+    _f("psm_changed_with_leader", "elected", "3.3.0", "3.4.1", "INFO", SCL,
+       "[Controller id={controller} epoch={controller_epoch}] Changed partition {tp} from {state} to {to_state} with "
+       "state LeaderAndIsr(leader={leader}, leaderEpoch={epoch}, isr=List({isr_list}), leaderRecoveryState={rest2}, "
+       "partitionEpoch={partition_epoch})", "3.3.0 PartitionStateMachine.doHandleStateChanges"),
+    # the broker process (KafkaServer / BrokerServer / KafkaRaftServer)
+    _f("server_started", "started", "0.9.0.0", "0.11.0.3", "INFO", "kafka.server.KafkaServer",
+       "[Kafka Server {writer}], started", "0.9.0.0 KafkaServer.startup"),
+    _f("server_started", "started", "1.0.0", "9.9.9", "INFO", "kafka.server.KafkaServer",
+       "[KafkaServer id={writer}] started", "1.0.0 KafkaServer.startup"),
+    _f("server_started", "started", "3.3.0", "9.9.9", "INFO", "kafka.server.KafkaRaftServer",
+       "[KafkaRaftServer nodeId={writer}] Kafka Server started", "3.3.0 KafkaRaftServer.startup"),
+    _f("server_shut_down", "stopped", "0.9.0.0", "0.11.0.3", "INFO", "kafka.server.KafkaServer",
+       "[Kafka Server {writer}], shut down completed", "0.9.0.0 KafkaServer.shutdown"),
+    _f("server_shut_down", "stopped", "1.0.0", "9.9.9", "INFO", "kafka.server.KafkaServer",
+       "[KafkaServer id={writer}] shut down completed", "1.0.0 KafkaServer.shutdown"),
+    _f("server_shut_down", "stopped", "2.8.0", "9.9.9", "INFO", "kafka.server.BrokerServer",
+       "[BrokerServer id={writer}] shut down completed", "2.8.0 BrokerServer.shutdown"),
+    # recognised, but nothing the model has: said as informational
+    _f("server_starting", None, "0.9.0.0", "9.9.9", "INFO", "kafka.server.KafkaServer", "starting",
+       "0.9.0.0 KafkaServer.startup (before its log ident is set)"),
+    _f("server_shutting_down", None, "0.9.0.0", "0.11.0.3", "INFO", "kafka.server.KafkaServer",
+       "[Kafka Server {writer}], shutting down", "0.9.0.0 KafkaServer.shutdown"),
+    _f("server_shutting_down", None, "1.0.0", "9.9.9", "INFO", "kafka.server.KafkaServer",
+       "[KafkaServer id={writer}] shutting down", "1.0.0 KafkaServer.shutdown"),
+]
+
+#: every format, in the order they are tried
+FORMATS: list[Format] = FOLLOWER + LEADER
+
+
+def formats_for(release: Version) -> list[Format]:
+    """The formats a release writes."""
+    return [f for f in FORMATS if f.releases[0] <= release <= f.releases[1]]

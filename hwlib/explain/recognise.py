@@ -1,0 +1,112 @@
+"""Recognising what a log record says: its format (``formats``), partition, writer and observation, or why it is none.
+
+``recognise(record)`` tries the formats whose longest literal piece the message holds and
+returns a ``Line``: the record, its status so far - ``recognised`` (an observation about one
+partition), ``informational`` (a known message that states nothing the model has, an elision),
+``unrecognised`` (no format matched; ``reason`` says what was wrong with the bytes if anything)
+- the format, the partition it names (``topic-N``; a topic alone for the oldest fatal exit),
+the broker that wrote it where the line itself says (``replicaId=``, ``[Broker id=N]``,
+``broker=N``, ``[KafkaServer id=N]``, ``on broker N``) and its observation in Kafka's values.
+Files and container names are attributed afterwards (``Attribution``): a file, or a container
+prefix, whose lines name one writer only is that broker's log; ``--broker FILE=ID`` says it
+outright.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from .formats import BROKER_SETS, FORMATS, PARTITION_FIELDS, Format, partition_of
+from .observations import KINDS, Observation, observation
+from .read import Record
+
+#: a broker id a line's own words give (any message, recognised or not)
+WRITER = re.compile(r"replicaId=(\d{1,10})|\[Broker id=(\d{1,10})\]|broker=(\d{1,10})\]|"
+                    r"\[KafkaServer id=(\d{1,10})\]|on broker (\d{1,10}):|\[BrokerServer id=(\d{1,10})\]")
+#: a partition a line names (``t-0`` or ``[t,0]``), for lines no format recognises
+PARTITION = re.compile(r"(?<![\w.\-])([A-Za-z0-9._\-]{1,249})-(\d{1,9})(?![\w\-])"
+                       r"|\[([A-Za-z0-9._\-]{1,249}),(\d{1,9})\]")
+
+#: statuses a line can end with (``matched`` is the search's)
+STATUSES = ("matched", "informational", "other-partition", "unattributed", "unrecognised", "outside-model")
+
+#: values a format carries in another form than the observation's (``largest``: the largest
+#: offset in the log, the log end minus one)
+DERIVED = {"largest": ("leo", 1)}
+#: fields that carry an observation's value under another name
+RENAMED = {"isr_list": "isr"}
+
+
+@dataclass
+class Line:
+    """One record as recognised; ``status`` and ``reason`` say what became of it."""
+
+    record: Record
+    status: str
+    reason: str = ""
+    format: Format | None = None
+    partition: str | None = None
+    writer: str | None = None
+    observation: Observation | None = None
+    #: the step of the explanation it matched (1-based), once matched
+    step: int | None = None
+    #: the other records merged into this one (the same line repeated)
+    repeats: list[Record] = field(default_factory=list)
+
+
+def own_writer(message: str) -> str | None:
+    found = WRITER.search(message)
+    if found is None:
+        return None
+    return next(g for g in found.groups() if g is not None)
+
+
+def recognise(record: Record) -> Line:
+    """The record's format, partition, writer and observation (see the module docstring)."""
+    if record.elision:
+        return Line(record, "informational", "an elision: lines were left out here")
+    if record.problem is not None and record.problem.startswith("binary"):
+        return Line(record, "unrecognised", f"{record.problem}: not a log line")
+    message = record.message
+    writer = own_writer(message)
+    for fmt in FORMATS:
+        fields = fmt.parse(message)
+        if fields is None:
+            continue
+        partition = partition_of(fields)
+        who = fields.get("writer") or writer
+        if fmt.kind is None:
+            return Line(record, "informational", fmt.id, fmt, partition, who)
+        return Line(record, "recognised", "", fmt, partition, who, to_observation(fmt, fields, who))
+    reason = record.problem or "no message hwlib knows"
+    found = PARTITION.search(message)
+    partition = None
+    if found is not None:
+        partition = f"{found[1]}-{found[2]}" if found[1] is not None else f"{found[3]}-{found[4]}"
+    return Line(record, "unrecognised", reason, None, partition, writer)
+
+
+def to_observation(fmt: Format, fields: dict[str, str], writer: str | None) -> Observation:
+    """The observation a recognised line carries, in Kafka's values."""
+    kind = fmt.kind
+    assert kind is not None
+    sorts = KINDS[kind][1]
+    values: dict[str, object] = {}
+    for name, text in fields.items():
+        if name in PARTITION_FIELDS or text is None:
+            continue
+        if name in DERIVED:
+            target, plus = DERIVED[name]
+            if target in sorts:
+                values[target] = int(text) + plus
+            continue
+        if name in BROKER_SETS:
+            target = RENAMED.get(name, name)
+            if target in sorts:
+                values[target] = tuple(part.strip() for part in text.split(",") if part.strip())
+            continue
+        if name not in sorts:
+            continue
+        values[name] = text if sorts[name] == "broker" else int(text)
+    return observation(kind, writer, **values)

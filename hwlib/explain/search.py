@@ -1,0 +1,372 @@
+"""The explanation search: over (engine state, how far each log's lines are matched, the value maps).
+
+An explanation is a schedule of the model's steps and an increasing map from the logs'
+observations to its steps under which each observation holds on its step (``observations``):
+several observations may hold on one step, a step no line shows is *silent* (open world: a
+missing line is not evidence), and at most ``max_silent`` silent steps come in a row. The
+observations are ordered per *chain* (a file, or all files whose lines carry timestamps); a
+chain's next observation may be matched once every observation of another chain stamped
+before it is (``order``). Breadth first, the first node that has matched every observation
+ends a shortest explanation.
+
+It searches as ``hwlib check`` does - the alphabet of steps (``check.model.alphabet``), the
+engine's guards, the leader-epoch bound (``Bounds.beyond``), fingerprints with the checker's
+reductions (``check.reductions.Reductions``; a fingerprint stands for every future of a state: of
+two nodes with the same fingerprint and maps, the one that matched no more lines in any chain is
+dominated and dropped - a future that matches the rest of its lines matches the other's) - but
+takes every step it can: a refused fetch is left untaken by the check and may be exactly what
+a line shows. ``forbid`` names an anomaly kind a schedule may not show (the second search that
+tells whether the explanation's anomalies are necessary).
+"""
+
+from __future__ import annotations
+
+import gc
+import heapq
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from ..anomalies import AnomalyChecker
+from ..check.model import Bounds, alphabet, numbered
+from ..check.reductions import Reductions
+from ..engine.cluster import Cluster
+from ..engine.config import ClusterConfig
+from ..engine.steps import Step
+from .observations import Maps, Observation, StepView, matches, observe_step
+
+#: one way a step's observations match the lines that come next: (progress, maps, the lines matched)
+Way = tuple[tuple[int, ...], Maps, tuple[int, ...]]
+
+#: the model's observations kept from the steps of the node that got furthest (what it "can only" do)
+FRONTIER_KEPT = 400
+
+
+@dataclass(frozen=True)
+class Target:
+    """The observations to explain, in order: each one's chain, and what must be matched
+    before it (``order``: per chain, how many of its observations)."""
+
+    observations: tuple[Observation, ...]
+    chains: tuple[tuple[int, ...], ...]
+    #: per observation (by index): the matched count each chain needs first
+    order: tuple[tuple[int, ...], ...]
+
+    @classmethod
+    def of(cls, observations: Sequence[Observation], chain_of: Sequence[int],
+           stamps: Sequence[float | None], skew_ms: float = 0.0) -> Target:
+        """``observations`` in their chains' order (``chain_of``: each one's chain; within a
+        chain in the order given); ``stamps`` their timestamps: an observation stamped more
+        than ``skew_ms`` before another of another chain must be matched first."""
+        count = max(chain_of, default=-1) + 1
+        chains: list[list[int]] = [[] for _ in range(count)]
+        for i, c in enumerate(chain_of):
+            chains[c].append(i)
+        order = []
+        for i, stamp in enumerate(stamps):
+            need: list[int] = []
+            for c, members in enumerate(chains):
+                if c == chain_of[i] or stamp is None:
+                    need.append(0)
+                    continue
+                before = stamp - skew_ms
+                need.append(sum(1 for j in members if (other := stamps[j]) is not None and other < before))
+            order.append(tuple(need))
+        return cls(tuple(observations), tuple(tuple(m) for m in chains), tuple(order))
+
+    def next_ones(self, cursors: tuple[int, ...]) -> list[tuple[int, int]]:
+        """The observations that may be matched next: (chain, observation index)."""
+        out = []
+        for c, members in enumerate(self.chains):
+            at = cursors[c]
+            if at >= len(members):
+                continue
+            index = members[at]
+            need = self.order[index]
+            if all(cursors[o] >= need[o] for o in range(len(cursors)) if o != c):
+                out.append((c, index))
+        return out
+
+    def done(self, cursors: tuple[int, ...]) -> bool:
+        return all(at == len(members) for at, members in zip(cursors, self.chains, strict=True))
+
+    def matched(self, cursors: tuple[int, ...]) -> int:
+        return sum(cursors)
+
+
+@dataclass
+class Node:
+    """A state of the search: the cluster (with its checker when anomalies are forbidden), the
+    progress per chain, the maps, the silent steps in a row, records and ticks so far, and how
+    it was reached (parent node, step index, the observations matched there)."""
+
+    cluster: Cluster
+    checker: AnomalyChecker | None
+    cursors: tuple[int, ...]
+    maps: Maps
+    silent: int
+    records: int
+    ticks: int
+    parent: Node | None = None
+    step: int = -1
+    matched: tuple[int, ...] = ()
+
+    def schedule(self, steps: Sequence[Step]) -> list[tuple[Step, tuple[int, ...]]]:
+        """The steps from the initial state to here, each with the observations it matched."""
+        out = []
+        node: Node | None = self
+        while node is not None and node.parent is not None:
+            out.append((steps[node.step], node.matched))
+            node = node.parent
+        out.reverse()
+        records = 0
+        numbered_out = []
+        for step, seen in out:
+            if step.kind == "produce":
+                records += 1
+                step = numbered(step, records)
+            numbered_out.append((step, seen))
+        return numbered_out
+
+
+@dataclass
+class Outcome:
+    """How a search ended: the goal node (None: not explained), the node that matched the most
+    observations (where it got stuck), whether it searched everything within its bounds
+    (``complete``) or stopped at its depth or time limit, its counts and time."""
+
+    goal: Node | None
+    best: Node | None
+    complete: bool
+    states: int = 0
+    transitions: int = 0
+    depth: int = 0
+    seconds: float = 0.0
+    stopped: str = ""
+    #: what the steps from the best nodes showed (the model's observations), for "can only ..."
+    frontier: list[Observation] = field(default_factory=list)
+
+
+class ExplainSearch:
+    """One search: a configuration (its rules), the bounds, the faults the alphabet draws
+    from, the target, how many silent steps may come in a row, and (optionally) an anomaly kind
+    no step may show."""
+
+    def __init__(self, config: ClusterConfig, bounds: Bounds, faults: tuple[str, ...], target: Target,
+                 max_silent: int, forbid: str | None = None, deadline: float | None = None) -> None:
+        self.config = config
+        self.bounds = bounds
+        self.target = target
+        self.max_silent = max_silent
+        self.forbid = forbid
+        self.deadline = deadline
+        self.faults = faults
+        replicas = tuple(config.replicas)
+        self.steps = alphabet(replicas, faults, bounds.tick_length(config))
+        self.values = {f"m{i}": i for i in range(1, bounds.max_records + 1)}
+        self.context = Reductions(replicas, self.values)
+
+    def key(self, node: Node) -> tuple:
+        """What two nodes must share for one to stand for the other, progress aside: the state's
+        fingerprint (and the checks' memory where an anomaly is forbidden), the maps, the ticks."""
+        checker = node.checker
+        memory = checker.verdict_key(self.values) if checker is not None else ()
+        return (hash(node.cluster.key(self.context)), memory, node.maps, node.ticks)
+
+    def run(self, progress: Callable[[int, int, int], None] | None = None, greedy: bool = False) -> Outcome:
+        """Breadth first (the first explanation is a shortest one), or - ``greedy`` - the node
+        that matched the most lines first, the shallowest among them (an explanation, found
+        sooner where the lines leave a trail, not always a shortest one)."""
+        started = time.perf_counter()
+        collecting = gc.isenabled()
+        gc.disable()
+        try:
+            return self._greedy(started) if greedy else self._run(started, progress)
+        finally:
+            if collecting:
+                gc.enable()
+
+    def _admit(self, seen: dict[tuple, list[tuple[int, ...]]], child: Node) -> bool:
+        """Whether ``child`` is new: no node met with the same key matched as much in every
+        chain (it is then dominated: dropped); else it is noted, and the nodes it dominates
+        forgotten."""
+        key = self.key(child)
+        met = seen.get(key)
+        if met is None:
+            seen[key] = [child.cursors]
+            return True
+        cursors = child.cursors
+        if any(all(a >= b for a, b in zip(other, cursors, strict=True)) for other in met):
+            return False
+        met[:] = [o for o in met if not all(b >= a for a, b in zip(o, cursors, strict=True))]
+        met.append(cursors)
+        return True
+
+    def _greedy(self, started: float) -> Outcome:
+        target, bounds = self.target, self.bounds
+        root = self._root()
+        outcome = Outcome(None, root, False)
+        if target.done(root.cursors):
+            outcome.goal, outcome.complete = root, True
+            return outcome
+        seen: dict[tuple, list[tuple[int, ...]]] = {self.key(root): [root.cursors]}
+        heap: list[tuple[int, int, int, Node]] = [(0, 0, 0, root)]
+        order = 1
+        limit = bounds.depth
+        while heap:
+            if self.deadline is not None and time.perf_counter() > self.deadline:
+                outcome.stopped = "time limit reached"
+                break
+            _, depth, _, node = heapq.heappop(heap)
+            if limit is not None and depth >= limit:
+                continue
+            for child in self.children(node, depth + 1, outcome):
+                if not self._admit(seen, child):
+                    continue
+                if target.done(child.cursors):
+                    outcome.goal = child
+                    break
+                matched = target.matched(child.cursors)
+                if matched > target.matched(outcome.best.cursors):     # type: ignore[union-attr]
+                    outcome.best = child
+                heapq.heappush(heap, (-matched, depth + 1, order, child))
+                order += 1
+            outcome.depth = max(outcome.depth, depth + 1)
+            if outcome.goal is not None:
+                break
+        else:
+            outcome.complete = outcome.goal is None
+        outcome.seconds = time.perf_counter() - started
+        outcome.states = len(seen)
+        return outcome
+
+    def _root(self) -> Node:
+        root_cluster = Cluster(self.config)
+        checker = None
+        if self.forbid is not None:
+            checker = AnomalyChecker(root_cluster)
+            checker.observe(0)
+            del checker.anomalies[:]
+        return Node(root_cluster, checker, tuple(0 for _ in self.target.chains), Maps(), 0, 0, 0)
+
+    def _run(self, started: float, progress: Callable[[int, int, int], None] | None) -> Outcome:
+        target, bounds = self.target, self.bounds
+        root = self._root()
+        cursors = root.cursors
+        outcome = Outcome(None, root, False)
+        if target.done(cursors):
+            outcome.goal, outcome.complete = root, True
+            return outcome
+        #: per key, the progress vectors met (a node whose progress another met at the same key
+        #: covers, chain by chain, can do nothing that one cannot: it is dominated)
+        seen: dict[tuple, list[tuple[int, ...]]] = {self.key(root): [cursors]}
+        frontier = [root]
+        depth = 0
+        limit = bounds.depth
+        while frontier:
+            if limit is not None and depth >= limit:
+                outcome.stopped = f"depth bound {limit} reached"
+                break
+            if self.deadline is not None and time.perf_counter() > self.deadline:
+                outcome.stopped = "time limit reached"
+                break
+            depth += 1
+            following: list[Node] = []
+            for node in frontier:
+                for child in self.children(node, depth, outcome):
+                    if not self._admit(seen, child):
+                        continue
+                    if target.done(child.cursors):
+                        outcome.goal = child
+                        break
+                    if target.matched(child.cursors) > target.matched(outcome.best.cursors):  # type: ignore[union-attr]
+                        outcome.best = child
+                    following.append(child)
+                if outcome.goal is not None:
+                    break
+                if self.deadline is not None and time.perf_counter() > self.deadline:
+                    break
+            outcome.depth = depth
+            outcome.states = len(seen)
+            if progress is not None:
+                progress(depth, len(seen), target.matched(outcome.best.cursors) if outcome.best else 0)
+            if outcome.goal is not None:
+                break
+            frontier = following
+        else:
+            outcome.complete = True
+        if outcome.goal is None and not frontier and not outcome.stopped:
+            outcome.complete = True
+        outcome.seconds = time.perf_counter() - started
+        outcome.states = len(seen)
+        return outcome
+
+    def children(self, node: Node, depth: int, outcome: Outcome) -> list[Node]:
+        """Every node one step of the alphabet leads to from ``node`` within the bounds, once
+        per way of matching the observations it shows (matching none: a silent step, if
+        another may come)."""
+        bounds = self.bounds
+        parent = node.cluster
+        view = StepView.of(parent)
+        out: list[Node] = []
+        for index, step in enumerate(self.steps):
+            records, ticks = node.records, node.ticks
+            if step.kind == "produce":
+                if records >= bounds.max_records:
+                    continue
+                records += 1
+                step = numbered(step, records)
+            elif step.kind == "tick":
+                if ticks >= bounds.max_ticks:
+                    continue
+                ticks += 1
+            elif parent.skip_reason(step) is not None:
+                continue
+            cluster = parent.clone()
+            watch = AnomalyChecker(cluster, node.checker) if node.checker is not None else None
+            cluster.apply(step)
+            outcome.transitions += 1
+            if bounds.beyond(cluster):
+                continue
+            if watch is not None:
+                watch.observe(depth)
+                if any(a.kind == self.forbid for a in watch.anomalies):
+                    continue
+                del watch.anomalies[:]
+            made = observe_step(view, cluster, cluster.events)
+            del cluster.events[:]
+            ways = self.advance(node.cursors, node.maps, made)
+            if node is outcome.best and len(outcome.frontier) < FRONTIER_KEPT:
+                outcome.frontier.extend(made)
+            for cursors, maps, seen_here in ways:
+                silent = 0 if seen_here else node.silent + 1
+                if silent <= self.max_silent:
+                    out.append(Node(cluster, watch, cursors, maps, silent, records, ticks, node, index, seen_here))
+        return out
+
+    def advance(self, cursors: tuple[int, ...], maps: Maps, made: list[Observation]
+                ) -> list[tuple[tuple[int, ...], Maps, tuple[int, ...]]]:
+        """Every way the observations that may come next match what a step ``made``, one after
+        another: (progress, maps, the observations matched) - matching none among them."""
+        out: list[Way] = [(cursors, maps, ())]
+        target = self.target
+        if not made:
+            return out
+        kinds = {m.kind for m in made}
+        if not any(target.observations[i].kind in kinds for _, i in target.next_ones(cursors)):
+            return out
+        todo: list[Way] = [(cursors, maps, ())]
+        while todo:
+            at, bound, seen_here = todo.pop()
+            for chain, index in target.next_ones(at):
+                wanted = target.observations[index]
+                for model in made:
+                    for extended in matches(wanted, model, bound):
+                        moved = at[:chain] + (at[chain] + 1,) + at[chain + 1:]
+                        item = (moved, extended, seen_here + (index,))
+                        if all(item[:2] != other[:2] for other in out):
+                            out.append(item)
+                            todo.append(item)
+                if len(out) > 256:          # a step showing the same thing to many lines: enough ways
+                    return out
+        return out
