@@ -39,7 +39,9 @@ BROKER_LEVEL = ("started", "stopped")
 #: lines kept per file and status beyond the partition's own (the rest are counted)
 KEEP_OTHERS = 200
 #: seconds the second search that decides whether an anomaly is necessary may take, each
-NECESSITY_S = 10.0
+NECESSITY_S = 5.0
+#: ... and at most this share of the time left
+NECESSITY_SHARE = 0.25
 
 
 @dataclass
@@ -183,9 +185,9 @@ def release_range(lines: list[Line]) -> tuple[tuple[int, ...], tuple[int, ...]] 
     low: tuple[int, ...] = (0,)
     high: tuple[int, ...] = (99,)
     for line in lines:
-        if line.format is None:
+        if line.releases is None:
             continue
-        first, last = line.format.releases
+        first, last = line.releases
         low, high = max(low, first), min(high, last)
     return (low, high) if low <= high else None
 
@@ -321,6 +323,13 @@ def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, deadl
         bounds = Bounds(replicas=replicas, max_records=records, max_epoch=epochs,
                         max_ticks=1 if "tick" in tier else 0, depth=spec.depth)
         search = ExplainSearch(config, bounds, tier, target, spec.max_silent, deadline=deadline)
+        impossible = unmakeable(config, target)
+        if impossible is not None:
+            if best is None or impossible > _progress(best[0]):
+                stuck = Outcome(None, None, True)
+                stuck.impossible = impossible
+                best = (stuck, config, label, search)
+            continue
         outcome = search.run(greedy=True)
         for name, amount in (("states", outcome.states), ("transitions", outcome.transitions),
                              ("seconds", outcome.seconds), ("searches", 1)):
@@ -421,8 +430,9 @@ def widening(spec: ExplainSpec, observed: list[tuple[Observation, list[Line]]]) 
     return out
 
 
-#: the share of the time left that the search for a shorter explanation may take
+#: the share of the time left that the search for a shorter explanation may take, and at most seconds
 SHORTEN_SHARE = 0.5
+SHORTEN_S = 10.0
 
 
 def shorten(found: tuple[Outcome, ClusterConfig, str, ExplainSearch], deadline: float
@@ -434,7 +444,7 @@ def shorten(found: tuple[Outcome, ClusterConfig, str, ExplainSearch], deadline: 
     assert outcome.goal is not None
     length = len(outcome.goal.schedule(search.steps))
     now = time.perf_counter()
-    budget = now + max(0.0, deadline - now) * SHORTEN_SHARE
+    budget = now + min(SHORTEN_S, max(0.0, deadline - now) * SHORTEN_SHARE)
     bounds = Bounds(replicas=search.bounds.replicas, max_records=search.bounds.max_records,
                     max_epoch=search.bounds.max_epoch, max_ticks=search.bounds.max_ticks, depth=length)
     breadth = ExplainSearch(config, bounds, search.faults, search.target, search.max_silent, deadline=budget)
@@ -446,6 +456,8 @@ def shorten(found: tuple[Outcome, ClusterConfig, str, ExplainSearch], deadline: 
 
 
 def _progress(outcome: Outcome) -> int:
+    if outcome.impossible is not None:
+        return outcome.impossible
     best = outcome.best
     return 0 if best is None else sum(best.cursors)
 
@@ -475,12 +487,14 @@ def _explained(answer: Answer, found: tuple[Outcome, ClusterConfig, str, Explain
             answer.expected_effects.append(entry)
         else:
             answer.anomalies.append(entry)
-    for entry in answer.anomalies + answer.expected_effects:
+    for entry in answer.anomalies:
         if time.perf_counter() > deadline:
             break
+        now = time.perf_counter()
+        budget = now + min(NECESSITY_S, max(0.0, deadline - now) * NECESSITY_SHARE)
         forbid = ExplainSearch(config, search.bounds, search.faults, search.target, search.max_silent,
-                               forbid=str(entry["kind"]), deadline=min(deadline, time.perf_counter() + NECESSITY_S))
-        other = forbid.run()
+                               forbid=str(entry["kind"]), deadline=budget)
+        other = forbid.run(greedy=True)
         if other.goal is not None:
             entry["necessary"] = False
         elif other.complete:
@@ -498,6 +512,29 @@ def _explained(answer: Answer, found: tuple[Outcome, ClusterConfig, str, Explain
                                                                             for a in answer.anomalies)
                           else (f"; anomalies: {losses}" if losses else "; no anomaly")))
     return answer
+
+
+#: kinds of line only some rule sets can make at all (a candidate without the rule is refused
+#: before any search: it cannot make the line, in any state)
+CAN_MAKE = {
+    "fenced": lambda rules: rules.fences_requests,
+    "unknown_epoch": lambda rules: rules.fences_requests,
+    "halt": lambda rules: rules.out_of_range_exits_broker,
+    "epoch_entry": lambda rules: rules.uses_leader_epochs,
+    "epoch_answer": lambda rules: rules.uses_leader_epochs,
+}
+
+
+def unmakeable(config: ClusterConfig, target: Target) -> int | None:
+    """The first observation (by index, in order) the config's rules can never make, or None."""
+    rules = config.rules()
+    for index, seen in enumerate(target.observations):
+        can = CAN_MAKE.get(seen.kind)
+        if can is not None and not can(rules):
+            return index
+        if seen.kind == "halt" and config.unclean_leader_election:
+            return index
+    return None
 
 
 #: what each kind of line needs of the model, and the releases whose logs show it
@@ -519,19 +556,27 @@ def _unexplained(answer: Answer, best: tuple[Outcome, ClusterConfig, str, Explai
         return answer
     outcome, config, label, search = best
     node = outcome.best
-    assert node is not None
-    waiting = target.next_ones(node.cursors)
-    index = min(i for _, i in waiting) if waiting else 0
+    if outcome.impossible is not None:
+        index = outcome.impossible
+    else:
+        assert node is not None
+        waiting = target.next_ones(node.cursors)
+        index = min(i for _, i in waiting) if waiting else 0
     wanted, lines = answer.observed[index]
     first = lines[0]
     kind_text = KINDS[wanted.kind][0]
     needs = NEEDS.get(wanted.kind, f"{kind_text}: {wanted.describe()}")
     same = [o for o in outcome.frontier if o.kind == wanted.kind]
     can = sorted({o.describe() for o in (same or outcome.frontier)})[:6]
+    if outcome.impossible is not None:
+        can = [f"never make it: Kafka {label}'s rules have no such line"
+               + (" with unclean.leader.election.enable=true" if wanted.kind == "halt" else "")]
     answer.verdict = "not-explainable" if complete else "inconclusive"
-    answer.config, answer.rules_label, answer.maps = config, label, node.maps
-    answer.prefix = [step for step, _ in node.schedule(search.steps)]
-    answer.steps = node.schedule(search.steps)
+    answer.config, answer.rules_label = config, label
+    if node is not None:
+        answer.maps = node.maps
+        answer.prefix = [step for step, _ in node.schedule(search.steps)]
+        answer.steps = node.schedule(search.steps)
     for number, (_, matched) in enumerate(answer.steps, 1):
         for index in matched:
             for line in answer.observed[index][1]:

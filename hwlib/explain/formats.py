@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import re
+import string
 from dataclasses import dataclass
 
 Version = tuple[int, ...]
@@ -80,25 +81,26 @@ class Format:
     written: bool = True
 
     @functools.cached_property
+    def pieces(self) -> list[tuple[str, str | None]]:
+        """The template as (literal text, field name or None), as ``str.format`` reads it."""
+        return [(literal, name) for literal, name, _, _ in string.Formatter().parse(self.template)]
+
+    @functools.cached_property
     def pattern(self) -> re.Pattern[str]:
-        parts = re.split(r"(\{[a-z_]+\})", self.template)
         out = []
         seen: set[str] = set()
-        for part in parts:
-            if part.startswith("{") and part.endswith("}"):
-                name = part[1:-1]
+        for literal, name in self.pieces:
+            out.append(re.escape(literal))
+            if name is not None:
                 body = FIELDS.get(name, NUMBER)
                 out.append(f"(?P<{name}>{body})" if name not in seen else f"(?P={name})")
                 seen.add(name)
-            else:
-                out.append(re.escape(part))
         return re.compile("".join(out))
 
     @functools.cached_property
     def anchor(self) -> str:
         """The longest literal piece of the template: a line without it cannot match."""
-        pieces = re.split(r"\{[a-z_]+\}", self.template)
-        return max(pieces, key=len)
+        return max((literal for literal, _ in self.pieces), key=len)
 
     @property
     def releases(self) -> tuple[Version, Version]:
@@ -115,7 +117,7 @@ class Format:
         return self.template.format(**{k: v for k, v in fields.items()})
 
     def fields(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(re.findall(r"\{([a-z_]+)\}", self.template)))
+        return tuple(dict.fromkeys(name for _, name in self.pieces if name is not None))
 
 
 def partition_of(fields: dict[str, str]) -> str | None:

@@ -189,6 +189,7 @@ def raw_lines(stream: io.BufferedIOBase, progress: Callable[[int], None] | None 
                 more = stream.readline(1 << 20)
                 size += len(more)
                 if not more or more.endswith(b"\n"):
+                    size -= more.endswith(b"\n")         # the line's own bytes, without its end
                     break
             problem = f"line too long ({size:,} bytes; the first {MAX_LINE:,} are read)"
             chunk = chunk[:MAX_LINE]

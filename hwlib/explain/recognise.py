@@ -53,6 +53,8 @@ class Line:
     step: int | None = None
     #: the other records merged into this one (the same line repeated)
     repeats: list[Record] = field(default_factory=list)
+    #: the releases whose code writes this text at this level (first, last)
+    releases: tuple[tuple[int, ...], tuple[int, ...]] | None = None
 
 
 def own_writer(message: str) -> str | None:
@@ -70,20 +72,29 @@ def recognise(record: Record) -> Line:
         return Line(record, "unrecognised", f"{record.problem}: not a log line")
     message = record.message
     writer = own_writer(message)
+    found: list[tuple[Format, dict[str, str]]] = []
     for fmt in FORMATS:
         fields = fmt.parse(message)
-        if fields is None:
-            continue
+        if fields is not None and (record.level is None or fmt.level == record.level or not found):
+            found.append((fmt, fields))
+    if found:
+        # the same text at the record's level where it says one; the line's releases are every
+        # range that writes that text so
+        same = [item for item in found if record.level is None or item[0].level == record.level] or found[:1]
+        fmt, fields = same[0]
+        first = min(f.releases[0] for f, _ in same if f.template == fmt.template)
+        last = max(f.releases[1] for f, _ in same if f.template == fmt.template)
         partition = partition_of(fields)
         who = fields.get("writer") or writer
         if fmt.kind is None:
-            return Line(record, "informational", fmt.id, fmt, partition, who)
-        return Line(record, "recognised", "", fmt, partition, who, to_observation(fmt, fields, who))
+            return Line(record, "informational", fmt.id, fmt, partition, who, releases=(first, last))
+        return Line(record, "recognised", "", fmt, partition, who, to_observation(fmt, fields, who),
+                    releases=(first, last))
     reason = record.problem or "no message hwlib knows"
-    found = PARTITION.search(message)
+    named = PARTITION.search(message)
     partition = None
-    if found is not None:
-        partition = f"{found[1]}-{found[2]}" if found[1] is not None else f"{found[3]}-{found[4]}"
+    if named is not None:
+        partition = f"{named[1]}-{named[2]}" if named[1] is not None else f"{named[3]}-{named[4]}"
     return Line(record, "unrecognised", reason, None, partition, writer)
 
 

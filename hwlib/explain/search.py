@@ -145,6 +145,8 @@ class Outcome:
     stopped: str = ""
     #: what the steps from the best nodes showed (the model's observations), for "can only ..."
     frontier: list[Observation] = field(default_factory=list)
+    #: the first line (by index) the rules can never make, when that decided it without a search
+    impossible: int | None = None
 
 
 class ExplainSearch:

@@ -1,0 +1,248 @@
+"""hwlib explain on the log writer's logs: four situations, round trips, contradictions, invariance, the command line.
+
+There is no real broker here: every log is a run of the model rendered as one release's
+lines by ``write_logs``, from the same format table the reader uses.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+import hwlib
+from hwlib import ClusterConfig, run_steps
+from hwlib.engine.steps import parse_steps
+from hwlib.explain import ExplainError, ExplainSpec, Renaming, explain, run_dict, scenario_of, write_logs
+from hwlib.explain.observations import StepView, observe_step
+from hwlib.explain.read import read_records
+from hwlib.explain.recognise import recognise
+
+#: the four situations (issue 44's must-show list): (release, replicas, settings, schedule, the line kind it shows)
+SITUATIONS = {
+    # before 2.0.1 a follower whose fetch is past a (power-lost) leader's log end exits (KAFKA-7414)
+    "follower-exit-on-shorter-leader": (
+        "0.10.2", ("A", "B"), {"unclean_leader_election": False, "acks": "1"},
+        [{"produce": "m1"}, {"flush": "A"}, {"produce": "m2"}, {"fetch": "B"}, {"fetch": "B"},
+         {"crash": {"replica": "A", "lose_unflushed": True, "detected": False}}, {"restart": "A"}, {"fetch": "B"}],
+        "halt"),
+    # KIP-320 (2.1+): a follower that missed a leader change fetches in an old epoch and is fenced
+    "fetch-fenced-by-leader-epoch": (
+        "2.1.0", ("A", "B", "C"), {"acks": "all"},
+        [{"produce": "m1"}, {"fetch": "B"}, {"fetch": "C"}, {"isolate": {"replica": "B", "detected": True}},
+         {"elect": "C"}, {"fetch": "B"}],
+        "fenced"),
+    # a follower takes the new leader's lower HW (the response with HW 1 never reached C)
+    "follower-hw-backwards": (
+        "2.0.1", ("A", "B", "C"), {"acks": "1"},
+        [{"produce": "m1"}, {"fetch": "B"}, {"fetch": "C"}, {"fetch": "B"}, {"fetch_request": "C"}, {"fetch": "B"},
+         {"elect": "C"}, {"fetch": "B"}, {"fetch": "B"}],
+        "hw"),
+    # a restarted follower with an empty log truncates to its HW, 0: "has no effect"
+    "noop-truncation-on-empty-log": (
+        "1.0.2", ("A", "B"), {"acks": "1"}, [{"crash": "B"}, {"restart": "B"}, {"fetch": "B"}], "truncate_noop"),
+}
+
+
+def _write(tmp_path, config: ClusterConfig, steps, release: str, naming: Renaming | None = None) -> list[str]:
+    paths = []
+    for name, text in write_logs(config, steps, release, naming).items():
+        path = tmp_path / name
+        path.write_text(text)
+        paths.append(str(path))
+    return sorted(paths)
+
+
+def _situation(name: str):
+    release, replicas, settings, schedule, kind = SITUATIONS[name]
+    return ClusterConfig(replicas=replicas, release=release, **settings), parse_steps(schedule), release, kind
+
+
+def _lines_of(config: ClusterConfig, steps) -> list[tuple]:
+    """Every observation the model makes along ``steps`` (kind, broker, values)."""
+    from hwlib import Cluster
+
+    cluster = Cluster(config)
+    del cluster.events[:]
+    out = []
+    for step in steps:
+        view = StepView.of(cluster)
+        cluster.apply(step)
+        out += observe_step(view, cluster, cluster.events)
+        del cluster.events[:]
+    return out
+
+
+@pytest.mark.parametrize("name", sorted(SITUATIONS))
+def test_each_situation_is_explained_and_its_explanation_replays_to_the_same_lines(tmp_path, name):
+    config, steps, release, kind = _situation(name)
+    paths = _write(tmp_path, config, steps, release)
+    text = "".join(open(p).read() for p in paths)
+    lines = [recognise(r) for p in paths for r in read_records(p)]
+    assert any(line.observation is not None and line.observation.kind == kind for line in lines), text
+    run = explain(ExplainSpec(tuple(paths), time_limit=25))
+    (answer,) = run.answers
+    assert answer.verdict == "explained", answer.sentence
+    assert len(answer.steps) <= len(steps)
+    assert all(line.status in ("matched", "informational") for line in answer.lines)
+    # the scenario hwlib run replays makes every observation the lines state, under the maps
+    scenario = scenario_of(answer)
+    made = _lines_of(scenario.config, scenario.steps)
+    kinds = {m.kind for m in made}
+    assert {o.kind for o, _ in answer.observed} <= kinds
+    assert run.exit_code == 0
+
+
+def test_a_fenced_fetch_needs_kip320_and_is_not_explained_by_older_rules(tmp_path):
+    """The same lines under 2.0.1's rules (kip279: no leader epoch in a fetch): the fenced line
+    cannot be made, and the answer names it and what it needs."""
+    config, steps, release, _ = _situation("fetch-fenced-by-leader-epoch")
+    paths = _write(tmp_path, config, steps, release)
+    run = explain(ExplainSpec(tuple(paths), release="2.0.1", time_limit=60))
+    (answer,) = run.answers
+    assert answer.verdict == "not-explainable", answer.sentence
+    assert answer.failed_at["category"] == "fenced"
+    assert "FENCED_LEADER_EPOCH" in answer.failed_at["needs"] and "2.1" in answer.failed_at["needs"]
+    assert run.exit_code == 3
+
+
+def test_a_line_edited_to_contradict_the_model_is_where_the_answer_stops(tmp_path):
+    """The exit names the leader's log end as 1 and the follower's as 2; edited to say the
+    follower's log ends below the leader's (which no out-of-range fetch can do), the line is
+    not explainable - or, if explained, by a schedule that really makes it."""
+    config, steps, release, _ = _situation("follower-exit-on-shorter-leader")
+    paths = _write(tmp_path, config, steps, release)
+    follower = next(p for p in paths if p.endswith("broker-2.log"))
+    text = open(follower).read()
+    assert "latest offset 1 is less than replica 2's latest offset 2" in text
+    open(follower, "w").write(text.replace("replica 2's latest offset 2", "replica 2's latest offset 0"))
+    faults = ("elect", "crash", "power_loss_unseen", "flush")
+    run = explain(ExplainSpec(tuple(paths), release="0.10.2", max_records=2, max_epoch=1, time_limit=120,
+                              config=(("unclean_leader_election", False), ("acks", "1"), ("min_insync_replicas", 1)),
+                              fault_tiers=(faults,)))
+    (answer,) = run.answers
+    assert answer.verdict == "not-explainable", answer.sentence
+    assert answer.search["complete"]
+    assert answer.failed_at is not None and answer.failed_at["file"] == "broker-2.log"
+    assert "latest offset 0" in answer.failed_at["text"]
+
+
+@pytest.mark.parametrize("variant", ["renamed", "shifted", "compose-prefix", "json-export", "other-partitions"])
+def test_renaming_shifting_relayout_and_interleaving_change_no_answer(tmp_path, variant):
+    config, steps, release, _ = _situation("noop-truncation-on-empty-log")
+    (tmp_path / "base").mkdir()
+    base = explain(ExplainSpec(tuple(_write(tmp_path / "base", config, steps, release)), time_limit=60)).answers[0]
+    folder = tmp_path / variant
+    folder.mkdir()
+    naming = Renaming()
+    if variant == "renamed":
+        naming = Renaming(brokers={"A": "1001", "B": "1002"}, topic="payments.v2_events", partition=11)
+    elif variant == "shifted":
+        naming = Renaming(offset_base=6_656_337, offset_step=1000, epoch_base=40, epoch_step=3,
+                          start_ms=1_500_000_000_000, step_ms=37)
+    paths = _write(folder, config, steps, release, naming)
+    if variant == "compose-prefix":
+        for p in paths:
+            text = open(p).read()
+            open(p, "w").write("".join(f"kafka-{p[-5]}  | {line}\n" for line in text.splitlines()))
+    elif variant == "json-export":
+        for p in paths:
+            text = open(p).read()
+            open(p, "w").write("".join(json.dumps({"message": line, "host": "k"}) + "\n" for line in text.splitlines()))
+    elif variant == "other-partitions":
+        noise = write_logs(config, steps, release, Renaming(topic="other", partition=3))
+        for p in paths:
+            text = open(p).read().splitlines()
+            extra = noise.get(p.rsplit("/", 1)[1], "").splitlines()
+            mixed = [x for pair in zip(text, extra + [""] * len(text), strict=False) for x in pair if x]
+            open(p, "w").write("\n".join(mixed) + "\n")
+    partition = f"{naming.topic}-{naming.partition}"
+    answer = explain(ExplainSpec(tuple(paths), partition=partition, time_limit=60)).answers[0]
+    assert answer.verdict == base.verdict == "explained"
+    assert [s for s, _ in answer.steps] == [s for s, _ in base.steps]
+    assert answer.rules_label == base.rules_label
+
+
+@pytest.mark.parametrize(("name", "release"), [("hw-update-two-records", "0.10.2"),
+                                               ("hw-update-one-record", "3.7-kraft"),
+                                               ("consumer-reprocess-after-crash", "2.8-zk")])
+def test_a_built_in_scenario_s_logs_come_back_as_an_explanation_no_longer_than_it(tmp_path, name, release):
+    """Round trip: a built-in scenario under a release -> its logs -> explained, in no more
+    steps; whatever the explanation shows that the lines force (necessary) the scenario shows."""
+    scenario = hwlib.load_scenario(name)
+    config = scenario.config.replace(release=release, protocol="")
+    paths = _write(tmp_path, config, scenario.steps, release)
+    answer = explain(ExplainSpec(tuple(paths), release=release, replicas=len(config.replicas),
+                                 time_limit=120)).answers[0]
+    assert answer.verdict == "explained", answer.sentence
+    assert len(answer.steps) <= len(scenario.steps)
+    original = {a.kind for a in run_steps(config, scenario.steps).anomalies}
+    forced = {a["kind"] for a in answer.anomalies + answer.expected_effects if a["necessary"]}
+    assert forced <= original
+
+
+def test_json_has_every_key_and_out_writes_a_replayable_scenario(tmp_path):
+    config, steps, release, _ = _situation("noop-truncation-on-empty-log")
+    paths = _write(tmp_path, config, steps, release)
+    out = tmp_path / "answer"
+    result = subprocess.run([sys.executable, "-m", "hwlib", "explain", *paths, "--json", "--quiet", "--out", str(out)],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    for key in ("verdict", "partition", "release", "protocol", "config", "offset_map", "epoch_map", "lines", "steps",
+                "scenario", "anomalies", "expected_effects", "failed_at", "search"):
+        assert key in data
+    assert data["verdict"] == "explained" and data["partition"] == "orders-0"
+    assert {line["status"] for line in data["lines"]} <= {"matched", "informational"}
+    replay = subprocess.run([sys.executable, "-m", "hwlib", "run", str(out / "explanation.yaml")],
+                            capture_output=True, text=True, timeout=120)
+    assert replay.returncode == 0, replay.stderr
+    # a second run replaces what hwlib wrote; a file of someone else's stops it, untouched
+    assert subprocess.run([sys.executable, "-m", "hwlib", "explain", *paths, "--quiet", "--out", str(out)],
+                          capture_output=True, text=True, timeout=300).returncode == 0
+    (out / "answer.json").write_text("mine\n")
+    again = subprocess.run([sys.executable, "-m", "hwlib", "explain", *paths, "--quiet", "--out", str(out)],
+                           capture_output=True, text=True, timeout=300)
+    assert again.returncode == 2 and again.stderr.count("\n") == 1 and "did not write it" in again.stderr
+    assert (out / "answer.json").read_text() == "mine\n"
+
+
+@pytest.mark.parametrize(("args", "field"), [
+    (["{dir}"], "LOG"), (["{missing}"], "LOG"), (["{log}", "--partition", "orders"], "partition"),
+    (["{log}", "--config", "acks=2"], "config.acks"), (["{log}", "--config", "colour=red"], "config"),
+    (["{log}", "--broker", "x"], "broker"), (["{log}", "--release", "1.9"], "release"),
+    (["{log}", "--max-silent", "-1"], "max-silent"), (["{log}", "--out", "{log}"], "out")])
+def test_bad_input_is_one_line_naming_the_field_and_exit_2(tmp_path, args, field):
+    log = tmp_path / "server.log"
+    log.write_text("[2019-03-05 10:15:32,123] INFO [KafkaServer id=1] started (kafka.server.KafkaServer)\n")
+    values = {"dir": str(tmp_path), "missing": str(tmp_path / "nope.log"), "log": str(log)}
+    argv = [a.format(**values) for a in args]
+    result = subprocess.run([sys.executable, "-m", "hwlib", "explain", *argv, "--quiet"], capture_output=True,
+                            text=True, timeout=120)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert result.stderr.count("\n") == 1 and "Traceback" not in result.stderr
+    assert field in result.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["server.log"]
+
+
+def test_the_spec_refuses_what_it_cannot_search():
+    with pytest.raises(ExplainError):
+        ExplainSpec(())
+    with pytest.raises(ExplainError):
+        ExplainSpec(("x.log",), release="2.0.0", protocol="kip101")
+    with pytest.raises(ExplainError):
+        ExplainSpec(("x.log",), replicas=9)
+
+
+def test_lines_that_state_nothing_are_listed_with_their_reason_never_dropped(tmp_path):
+    log = tmp_path / "server.log"
+    log.write_text("[2019-03-05 10:15:32,123] INFO Kafka version: 2.0.0 (org.apache.kafka.common.utils.AppInfoParser)\n"
+                   "...\n"
+                   "\x00\x01\x02\x03\x04\x05\x06 garbage\n")
+    run = explain(ExplainSpec((str(log),), time_limit=10))
+    data = run_dict(run)
+    assert data["verdict"] == "nothing" and run.exit_code == 0
+    assert [line["status"] for line in data["lines"]] == ["unrecognised", "informational", "unrecognised"]
+    assert all(line.get("reason") for line in data["lines"])
