@@ -67,7 +67,7 @@ def answer_dict(answer: Answer) -> dict:
         "epoch_map": [[real, model] for real, model in answer.maps.epochs],
         "broker_map": {real: model for real, model in answer.maps.brokers},
         "lines": [line_dict(line) for line in answer.lines],
-        "steps": [{"step": n, "do": step.to_obj(), "lines": _quoted(answer, matched)}
+        "steps": [{"step": n, "do": step.to_obj(), "words": step.describe(), "lines": _quoted(answer, matched)}
                   for n, (step, matched) in enumerate(answer.steps, 1)],
         "scenario": None if config is None or answer.verdict != "explained" else scenario_of(answer).to_dict(),
         "anomalies": answer.anomalies,

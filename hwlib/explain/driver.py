@@ -1,63 +1,38 @@
-"""``explain(spec)``: read the logs, recognise, attribute, project onto each partition, search the rules, answer.
+"""``explain(spec)``: the five stages run for each partition, and the answer - the explanation, or the line it stops at.
 
-Five stages. Read (``read``: any layout, streamed) and recognise (``recognise``: the format
-table) every line; attribute each file to the broker that wrote it where its lines say so (or
-``--broker``); project onto one partition (a broker-level line - a process that started or
-shut down - belongs to every partition); turn the partition's lines into the observations to
-explain, in their order (a file is a chain, timestamps order the chains); search
-(``search.ExplainSearch``) each candidate release's rules - the releases whose code writes every
-recognised line's text, newest first, one search per distinct rule set - under the settings the
-logs cannot show (acks, min.insync.replicas, unclean.leader.election.enable: the release's
-defaults first), with more kinds of fault only when fewer explain nothing. The first
-explanation found is the answer; it is replayed, and each anomaly it shows is marked
-``necessary`` when a second search that forbids it finds no explanation within the same bounds.
+Read (``read``: any layout, streamed) and recognise (``recognise``: the format table) every
+line; attribute each file to its broker and project onto one partition, the lines becoming
+observations in their order (``project``); search (``search.ExplainSearch``) the candidates in
+order (``candidates``: each distinct rule set of the releases whose code writes the lines, the
+settings the logs cannot show, faults and bounds widening). The first explanation found is
+made a shortest one (breadth first within its length), replayed, and each anomaly it shows
+is marked ``necessary`` when a second search that forbids it finds no explanation within the
+same bounds. Not explained: the line the furthest search stopped at, what it needs, and what
+the model could do there.
 """
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
-from ..anomalies.checker import EFFECTS
+from ..anomalies.checker import EFFECTS, SEVERITY
 from ..check.model import Bounds
-from ..engine.config import ClusterConfig, replica_names
-from ..engine.releases import KRAFT, RELEASES, ZK, Release, release
+from ..engine.config import ClusterConfig
+from ..engine.releases import Release
 from ..engine.steps import Step
 from ..run import run_steps
-from .formats import version
+from .candidates import NEEDS, attempts, candidate_rules, release_range, unmakeable
 from .observations import KINDS, Maps, Observation
-from .read import read_records
-from .recognise import Line, recognise
+from .project import observed_of, partition_lines, partitions_of, read_lines, target_of
+from .recognise import Line
 from .search import ExplainSearch, Outcome, Target
 from .spec import ExplainSpec
 
-#: observation kinds that concern a broker, not a partition (they hold for every partition it has)
-BROKER_LEVEL = ("started", "stopped")
-#: lines kept per file and status beyond the partition's own (the rest are counted)
-KEEP_OTHERS = 200
-#: seconds the second search that decides whether an anomaly is necessary may take, each
-NECESSITY_S = 5.0
-#: ... and at most this share of the time left
-NECESSITY_SHARE = 0.25
-
-
-@dataclass
-class Rules:
-    """A candidate rule set: the release rows that share it (newest first) and a config naming the first."""
-
-    rows: list[Release]
-
-    @property
-    def key(self) -> str:
-        return self.rows[0].key
-
-    @property
-    def label(self) -> str:
-        names = [r.label for r in self.rows]
-        return names[0] if len(names) == 1 else f"{names[-1]} to {names[0]}"
+#: the nodes the second search that decides whether an anomaly is necessary may meet, each (a
+#: budget of states, not seconds: the same answer on any machine)
+NECESSITY_STATES = 60_000
 
 
 @dataclass
@@ -107,166 +82,6 @@ class ExplainRun:
         return 0
 
 
-# ------------------------------------------------------------------------------- reading
-def read_lines(spec: ExplainSpec, progress: Callable[[str], None] | None = None) -> tuple[list[Line], dict[str, int]]:
-    """Every line of the logs recognised, the files attributed; lines of other partitions beyond
-    ``KEEP_OTHERS`` per file are counted, not kept."""
-    named = dict(spec.brokers)
-    lines: list[Line] = []
-    omitted: dict[str, int] = {}
-    names = [Path(p).name for p in spec.logs]
-    for path in spec.logs:
-        label = Path(path).name if names.count(Path(path).name) == 1 else str(path)
-        writers: set[str] = set()
-        sources: dict[str, set[str]] = {}
-        kept_other = 0
-        file_lines: list[Line] = []
-        for record in read_records(path, label, _Meter(label, progress)):
-            line = recognise(record)
-            if line.writer is not None:
-                writers.add(line.writer)
-                if record.source is not None:
-                    sources.setdefault(record.source, set()).add(line.writer)
-            if spec.partition is not None and line.partition is not None and not _about(line.partition,
-                                                                                      spec.partition):
-                line.status, line.reason = "other-partition", f"about {line.partition}"
-                kept_other += 1
-                if kept_other > KEEP_OTHERS:
-                    omitted["other-partition"] = omitted.get("other-partition", 0) + 1
-                    continue
-            file_lines.append(line)
-        own = named.get(path) or named.get(label) or (next(iter(writers)) if len(writers) == 1 else None)
-        for line in file_lines:
-            if line.observation is None or line.observation.broker is not None:
-                continue
-            who = own
-            source = line.record.source
-            if who is None and source is not None and len(sources.get(source, ())) == 1:
-                who = next(iter(sources[source]))
-            if who is not None:
-                line.writer = who
-                line.observation = Observation(line.observation.kind, who, line.observation.values)
-        lines += file_lines
-    return lines, omitted
-
-
-class _Meter:
-    """Called with the bytes read as a file is read: says how far it got every 64 MB."""
-
-    STEP = 1 << 26
-
-    def __init__(self, label: str, progress: Callable[[str], None] | None) -> None:
-        self.label, self.progress, self.read = label, progress, 0
-
-    def __call__(self, size: int) -> None:
-        before, self.read = self.read, self.read + size
-        if self.progress is not None and self.read // self.STEP > before // self.STEP:
-            self.progress(f"{self.label}: {self.read / (1 << 20):,.0f} MB read")
-
-
-def _about(named: str, partition: str) -> bool:
-    """Whether a line naming ``named`` (a partition, or a topic alone) is about ``partition``."""
-    return named == partition or named == partition.rsplit("-", 1)[0]
-
-
-def partitions_of(lines: list[Line]) -> list[str]:
-    """The partitions the recognised lines are about, in the order first met."""
-    out: list[str] = []
-    for line in lines:
-        if line.observation is not None and line.partition is not None and line.partition[-1:].isdigit() \
-                and "-" in line.partition and line.partition not in out:
-            out.append(line.partition)
-    return out
-
-
-# ---------------------------------------------------------------------------- candidates
-def release_range(lines: list[Line]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-    """The releases whose code writes every recognised line's text (None: they disagree)."""
-    low: tuple[int, ...] = (0,)
-    high: tuple[int, ...] = (99,)
-    for line in lines:
-        if line.releases is None:
-            continue
-        first, last = line.releases
-        low, high = max(low, first), min(high, last)
-    return (low, high) if low <= high else None
-
-
-def candidate_rules(spec: ExplainSpec, span: tuple[tuple[int, ...], tuple[int, ...]] | None,
-                    kraft_seen: bool) -> list[Rules]:
-    """The rule sets to try: ``--release``'s, else every release row within ``span``, newest
-    first (ZooKeeper before KRaft unless a line is KRaft's), one per distinct rule set."""
-    if spec.release is not None:
-        return [Rules([release(spec.release)])]
-    if spec.protocol is not None:
-        return []
-    low, high = span if span is not None else ((0,), (99,))
-    rows = [r for r in RELEASES if any(low <= version(p if p.count(".") > 1 or p.startswith("0") else p + ".0")
-                                       <= high for p in r.patches)]
-    order = (KRAFT, ZK) if kraft_seen else (ZK, KRAFT)
-    rows.sort(key=lambda r: (r.version, -order.index(r.mode)), reverse=True)
-    groups: dict[tuple, Rules] = {}
-    for row in rows:
-        rules = row.rules()
-        key = (type(rules).__name__, tuple(sorted(vars(rules).items())) if hasattr(rules, "__dict__") else (),
-               tuple(sorted(row.flags().items())), row.mode)
-        groups.setdefault(key, Rules([])).rows.append(row)
-    return list(groups.values())
-
-
-def configs(spec: ExplainSpec, row: Release | None, protocol: str | None, replicas: int) -> list[ClusterConfig]:
-    """The settings to try, the release's defaults first: unclean.leader.election.enable, then
-    min.insync.replicas and acks, each as the user fixed it or over its values."""
-    unclean_default = row.unclean_default if row is not None else False
-    acks_default = "all" if row is not None and row.version >= (3, 0, 0) else "1"
-    fixed_unclean = spec.fixed("unclean_leader_election")
-    fixed_min = spec.fixed("min_insync_replicas")
-    fixed_acks = spec.fixed("acks")
-    uncleans = [bool(fixed_unclean)] if fixed_unclean is not None else [unclean_default, not unclean_default]
-    mins = [int(str(fixed_min))] if fixed_min is not None else list(range(1, replicas + 1))
-    acks = [str(fixed_acks)] if fixed_acks is not None else \
-        [acks_default] + [a for a in ("all", "1") if a != acks_default]
-    out = []
-    for unclean, min_isr, ack in itertools.product(uncleans, mins, acks):
-        if min_isr > replicas:
-            continue
-        out.append(ClusterConfig(replicas=replica_names(replicas), retries=1, protocol=protocol or "",
-                                 release=None if row is None else row.key, unclean_leader_election=unclean,
-                                 min_insync_replicas=min_isr, acks=ack))
-    return out
-
-
-# --------------------------------------------------------------------------------- answer
-def _observed(lines: list[Line]) -> list[tuple[Observation, list[Line]]]:
-    """The observations to explain, in file order per file: repeated identical lines (the same
-    file, one after another) are one observation, seen at least once."""
-    out: list[tuple[Observation, list[Line]]] = []
-    last: dict[str, tuple[str, int]] = {}
-    for line in lines:
-        if line.observation is None:
-            continue
-        key = line.record.file
-        previous = last.get(key)
-        if previous is not None and previous[0] == line.record.message:
-            out[previous[1]][1].append(line)
-            continue
-        last[key] = (line.record.message, len(out))
-        out.append((line.observation, [line]))
-    return out
-
-
-def target_of(observed: list[tuple[Observation, list[Line]]], skew_ms: float) -> Target:
-    files: list[str] = []
-    chain_of, stamps = [], []
-    for _, lines in observed:
-        record = lines[0].record
-        if record.file not in files:
-            files.append(record.file)
-        chain_of.append(files.index(record.file))
-        stamps.append(record.timestamp)
-    return Target.of([o for o, _ in observed], chain_of, stamps, skew_ms)
-
-
 def explain(spec: ExplainSpec, progress: Callable[[str], None] | None = None) -> ExplainRun:
     """The answer for each partition (the spec's partition, else every partition the logs name)."""
     started = time.perf_counter()
@@ -283,16 +98,8 @@ def explain(spec: ExplainSpec, progress: Callable[[str], None] | None = None) ->
 
 def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, deadline: float,
                      progress: Callable[[str], None] | None) -> Answer:
-    own: list[Line] = []
-    for line in lines:
-        if line.status == "other-partition":
-            continue
-        if line.partition is not None and not _about(line.partition, partition):
-            continue
-        if line.partition is None and line.observation is not None and line.observation.kind not in BROKER_LEVEL:
-            continue
-        own.append(line)
-    observed = _observed(own)
+    own = partition_lines(lines, partition)
+    observed = observed_of(own)
     brokers = sorted({o.broker for o, _ in observed if o.broker is not None}, key=lambda b: (len(b), b))
     replicas = spec.replicas or max(2, min(5, len(brokers) or 2))
     span = release_range(own)
@@ -346,8 +153,8 @@ def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, deadl
             shortest = shorten(found, deadline)
             if shortest is not None:
                 found = shortest
-            totals["shortest"] = "proven" if shortest is not None and shortest[0].complete else (
-                "proven" if shortest is not None else "not proven (the time ran out)")
+            totals["shortest"] = "proven" if shortest is not None else \
+                f"not proven (the breadth-first search met its budget of {SHORTEN_STATES:,} states)"
             break
         if best is None or _progress(outcome) > _progress(best[0]):
             best = (outcome, config, label, search)
@@ -360,94 +167,22 @@ def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, deadl
     return _unexplained(answer, best, target, complete_everywhere)
 
 
-#: the faults a kind of line implies: the model cannot make it without one of them
-IMPLIED = {"started": ("crash",), "stopped": ("controlled_shutdown",), "isr_shrink": ("tick",),
-           "isr_refused": ("isolate", "isolate_unseen", "tick"), "fenced": ("isolate", "isolate_unseen", "deliver"),
-           "unknown_epoch": ("isolate", "isolate_unseen", "deliver"),
-           "not_leader": ("isolate", "isolate_unseen", "deliver"),
-           "halt": ("crash", "quick_restart", "power_loss", "power_loss_unseen", "flush"),
-           "out_of_range": ("crash", "quick_restart")}
-#: the settings a kind of line implies: a follower exits rather than truncate only with unclean
-#: leader election disabled (ReplicaFetcherThread.handleOffsetOutOfRange, 0.9 to 2.0.0)
-IMPLIED_SETTINGS = {"halt": ("unclean_leader_election", False)}
-#: what each later tier adds
-MORE = (("quick_restart", "tick", "isolate", "isolate_unseen", "deliver", "controlled_shutdown"),
-        ("power_loss", "power_loss_unseen", "flush", "controller_failover", "replace_disk"))
-
-
-def fault_tiers(spec: ExplainSpec, observed: list[tuple[Observation, list[Line]]]) -> list[tuple[str, ...]]:
-    """The faults to search, tier by tier: leader moves and crashes, with what the lines' kinds
-    imply (``IMPLIED``: a shrinking ISR needs time to pass, a zombie's refused ISR write an
-    isolation ...); then the common ones; then every fault. Each tier holds the one before."""
-    if spec.fault_tiers is not None:
-        return list(spec.fault_tiers)
-    first = ["elect", "crash"]
-    for seen, _ in observed:
-        first += [f for f in IMPLIED.get(seen.kind, ()) if f not in first]
-    tiers = [tuple(first)]
-    for extra in MORE:
-        widened = tuple(dict.fromkeys(tiers[-1] + extra))
-        if widened != tiers[-1]:
-            tiers.append(widened)
-    return tiers
-
-
-def attempts(spec: ExplainSpec, plans: list[tuple[Release | None, str | None, str]],
-             observed: list[tuple[Observation, list[Line]]], replicas: int):
-    """The searches to run, in order: every rule set under its release's default settings, the
-    smallest bounds and fewest kinds of fault first; then the other settings likewise."""
-    tiers = fault_tiers(spec, observed)
-    implied = [IMPLIED_SETTINGS[seen.kind] for seen, _ in observed if seen.kind in IMPLIED_SETTINGS]
-    for phase in (0, 1):
-        for records, epochs in widening(spec, observed):
-            for tier in tiers:
-                for row, protocol, label in plans:
-                    tried = [c for c in configs(spec, row, protocol, replicas)
-                             if all(getattr(c, name) == value for name, value in implied)]
-                    for config in (tried[:1] if phase == 0 else tried[1:]):
-                        yield tier, records, epochs, label, config
-
-
-def widening(spec: ExplainSpec, observed: list[tuple[Observation, list[Line]]]) -> list[tuple[int, int]]:
-    """The (records, leader epoch) bounds to search, smallest first: the model needs a distinct
-    value for each distinct offset and epoch the lines name (the maps are strictly increasing),
-    so no smaller bound can explain them; each try widens both by one, up to the spec's."""
-    offsets: set[int] = set()
-    epochs: set[int] = set()
-    for seen, _ in observed:
-        sorts = KINDS[seen.kind][1]
-        for name, value in seen.values:
-            if sorts[name] == "offset" and isinstance(value, int) and value > 0:
-                offsets.add(value)
-            elif sorts[name] == "epoch" and isinstance(value, int) and value > 0:
-                epochs.add(value)
-    records = min(spec.max_records, max(1, len(offsets)))
-    epoch = min(spec.max_epoch, max(1, len(epochs)))
-    out = [(records, epoch)]
-    while records < spec.max_records or epoch < spec.max_epoch:
-        records, epoch = min(spec.max_records, records + 1), min(spec.max_epoch, epoch + 1)
-        out.append((records, epoch))
-    return out
-
-
-#: the share of the time left that the search for a shorter explanation may take, and at most seconds
-SHORTEN_SHARE = 0.5
-SHORTEN_S = 10.0
+#: the nodes the search for a shorter explanation may meet (a budget of states, not seconds)
+SHORTEN_STATES = 150_000
 
 
 def shorten(found: tuple[Outcome, ClusterConfig, str, ExplainSearch], deadline: float
             ) -> tuple[Outcome, ClusterConfig, str, ExplainSearch] | None:
     """A shortest explanation under the same rules, settings and bounds: breadth first, no
     deeper than the one found (whose first goal is a shortest one); None if it could not
-    finish within its share of the time left (the one found stands, not known to be shortest)."""
+    finish within its budget of states (the one found stands, not known to be shortest)."""
     outcome, config, label, search = found
     assert outcome.goal is not None
     length = len(outcome.goal.schedule(search.steps))
-    now = time.perf_counter()
-    budget = now + min(SHORTEN_S, max(0.0, deadline - now) * SHORTEN_SHARE)
     bounds = Bounds(replicas=search.bounds.replicas, max_records=search.bounds.max_records,
                     max_epoch=search.bounds.max_epoch, max_ticks=search.bounds.max_ticks, depth=length)
-    breadth = ExplainSearch(config, bounds, search.faults, search.target, search.max_silent, deadline=budget)
+    breadth = ExplainSearch(config, bounds, search.faults, search.target, search.max_silent, deadline=deadline,
+                            max_states=SHORTEN_STATES)
     result = breadth.run()
     if result.goal is not None:
         result.complete = True                 # breadth first: the first goal is a shortest one
@@ -464,6 +199,9 @@ def _progress(outcome: Outcome) -> int:
 
 def _explained(answer: Answer, found: tuple[Outcome, ClusterConfig, str, ExplainSearch], spec: ExplainSpec,
                deadline: float) -> Answer:
+    """The answer of an explanation found: its schedule, the lines each step matched, the
+    anomalies of its replay (each marked necessary when a search that forbids it, within the
+    same bounds, finds no explanation), and the sentence."""
     outcome, config, label, search = found
     goal = outcome.goal
     assert goal is not None
@@ -487,13 +225,14 @@ def _explained(answer: Answer, found: tuple[Outcome, ClusterConfig, str, Explain
             answer.expected_effects.append(entry)
         else:
             answer.anomalies.append(entry)
+    answer.anomalies.sort(key=lambda entry: SEVERITY.index(str(entry["kind"])))
+    bounds = Bounds(replicas=search.bounds.replicas, max_records=search.bounds.max_records,
+                    max_epoch=search.bounds.max_epoch, max_ticks=search.bounds.max_ticks, depth=spec.depth)
     for entry in answer.anomalies:
         if time.perf_counter() > deadline:
             break
-        now = time.perf_counter()
-        budget = now + min(NECESSITY_S, max(0.0, deadline - now) * NECESSITY_SHARE)
-        forbid = ExplainSearch(config, search.bounds, search.faults, search.target, search.max_silent,
-                               forbid=str(entry["kind"]), deadline=budget)
+        forbid = ExplainSearch(config, bounds, search.faults, search.target, search.max_silent,
+                               forbid=str(entry["kind"]), deadline=deadline, max_states=NECESSITY_STATES)
         other = forbid.run(greedy=True)
         if other.goal is not None:
             entry["necessary"] = False
@@ -503,49 +242,16 @@ def _explained(answer: Answer, found: tuple[Outcome, ClusterConfig, str, Explain
     total = len(answer.lines)
     offsets = ", ".join(f"{real:,} -> {model}" for real, model in answer.maps.offsets if real not in (0, -1))
     epochs = ", ".join(f"{real} -> {model}" for real, model in answer.maps.epochs if real not in (0, -1))
-    losses = ", ".join(f"{a['kind']}" + {True: " (necessary)", False: " (not necessary)", None: ""}[a["necessary"]]
-                       for a in answer.anomalies)
+    marks = {True: " (necessary)", False: " (not necessary)", None: ""}
+    said = sorted(answer.anomalies, key=lambda entry: entry["necessary"] is not True)     # the necessary first
+    kinds_said = ", ".join(f"{a['kind']}{marks[a['necessary']]}" for a in said)          # type: ignore[index]
+    loses = any(a["kind"] == "lost-write" and a["necessary"] is True for a in answer.anomalies)
     answer.sentence = (f"hwlib's model of Kafka {label} ({config.rules_name} rules) explains {explained_lines} of "
                        f"{total} lines in {len(schedule)} steps"
                        + (f"; offsets {offsets}" if offsets else "") + (f"; epochs {epochs}" if epochs else "")
-                       + (f"; it loses acknowledged writes: {losses}" if any(a["kind"] == "lost-write"
-                                                                            for a in answer.anomalies)
-                          else (f"; anomalies: {losses}" if losses else "; no anomaly")))
+                       + (f"; it loses acknowledged writes: {kinds_said}" if loses
+                          else (f"; anomalies: {kinds_said}" if kinds_said else "; no anomaly")))
     return answer
-
-
-#: kinds of line only some rule sets can make at all (a candidate without the rule is refused
-#: before any search: it cannot make the line, in any state)
-CAN_MAKE = {
-    "fenced": lambda rules: rules.fences_requests,
-    "unknown_epoch": lambda rules: rules.fences_requests,
-    "halt": lambda rules: rules.out_of_range_exits_broker,
-    "epoch_entry": lambda rules: rules.uses_leader_epochs,
-    "epoch_answer": lambda rules: rules.uses_leader_epochs,
-}
-
-
-def unmakeable(config: ClusterConfig, target: Target) -> int | None:
-    """The first observation (by index, in order) the config's rules can never make, or None."""
-    rules = config.rules()
-    for index, seen in enumerate(target.observations):
-        can = CAN_MAKE.get(seen.kind)
-        if can is not None and not can(rules):
-            return index
-        if seen.kind == "halt" and config.unclean_leader_election:
-            return index
-    return None
-
-
-#: what each kind of line needs of the model, and the releases whose logs show it
-NEEDS = {
-    "halt": "a follower whose broker exits rather than truncate below its log end (Kafka 0.9 to 2.0.0, "
-            "unclean.leader.election.enable=false)",
-    "fenced": "a fetch refused with FENCED_LEADER_EPOCH (Kafka 2.1 and later, KIP-320)",
-    "unknown_epoch": "a fetch refused with UNKNOWN_LEADER_EPOCH (Kafka 2.1 and later, KIP-320)",
-    "epoch_entry": "a leader-epoch cache entry (Kafka 0.11 and later, KIP-101)",
-    "epoch_answer": "an OffsetsForLeaderEpoch answer (Kafka 0.11 and later, KIP-101)",
-}
 
 
 def _unexplained(answer: Answer, best: tuple[Outcome, ClusterConfig, str, ExplainSearch] | None, target: Target,

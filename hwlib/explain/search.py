@@ -155,13 +155,17 @@ class ExplainSearch:
     no step may show."""
 
     def __init__(self, config: ClusterConfig, bounds: Bounds, faults: tuple[str, ...], target: Target,
-                 max_silent: int, forbid: str | None = None, deadline: float | None = None) -> None:
+                 max_silent: int, forbid: str | None = None, deadline: float | None = None,
+                 max_states: int | None = None) -> None:
         self.config = config
         self.bounds = bounds
         self.target = target
         self.max_silent = max_silent
         self.forbid = forbid
         self.deadline = deadline
+        #: stop after this many distinct nodes (a budget that, unlike the deadline, gives the same
+        #: answer on any machine)
+        self.max_states = max_states
         self.faults = faults
         replicas = tuple(config.replicas)
         self.steps = alphabet(replicas, faults, bounds.tick_length(config))
@@ -219,6 +223,9 @@ class ExplainSearch:
             if self.deadline is not None and time.perf_counter() > self.deadline:
                 outcome.stopped = "time limit reached"
                 break
+            if self.max_states is not None and len(seen) > self.max_states:
+                outcome.stopped = "state budget reached"
+                break
             _, depth, _, node = heapq.heappop(heap)
             if limit is not None and depth >= limit:
                 continue
@@ -271,6 +278,9 @@ class ExplainSearch:
                 break
             if self.deadline is not None and time.perf_counter() > self.deadline:
                 outcome.stopped = "time limit reached"
+                break
+            if self.max_states is not None and len(seen) > self.max_states:
+                outcome.stopped = "state budget reached"
                 break
             depth += 1
             following: list[Node] = []

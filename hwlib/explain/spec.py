@@ -44,7 +44,7 @@ class ExplainSpec:
     #: how far apart (ms) two lines of different files may be stamped and still come in either order
     skew_ms: float = 0.0
     #: the faults searched, tier by tier (each widens the one before; None: the tiers the lines
-    #: imply - ``driver.fault_tiers``)
+    #: imply - ``candidates.fault_tiers``)
     fault_tiers: tuple[tuple[str, ...], ...] | None = None
 
     def __post_init__(self) -> None:

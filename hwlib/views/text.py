@@ -179,10 +179,14 @@ def explain_text(run: ExplainRun) -> str:
             out.append(f"  {title}, {len(answer.steps)} steps:")
             for item in data["steps"]:
                 quoted = "" if not item["lines"] else "   <- " + " | ".join(item["lines"])
-                out.append(f"    {item['step']:>3}. {_step_words(item['do'])}{quoted}")
-        for entry in answer.anomalies + answer.expected_effects:
-            necessary = {True: "necessary", False: "not necessary", None: "necessity not decided"}[entry["necessary"]]
+                out.append(f"    {item['step']:>3}. {item['words']}{quoted}")
+        for entry in answer.anomalies:
+            necessary = {True: "necessary: every explanation within the bounds shows it",
+                         False: "not necessary: another explanation does without it",
+                         None: "necessity not decided within its budget"}[entry["necessary"]]
             out.append(f"  anomaly {entry['kind']} at step {entry['step']} ({necessary}): {entry['detail']}")
+        for entry in answer.expected_effects:
+            out.append(f"  expected effect {entry['kind']} at step {entry['step']}: {entry['detail']}")
         if answer.failed_at:
             failed = answer.failed_at
             out.append(f"  failed at {failed['file']}:{failed['line']}: {failed['text']}")
@@ -201,9 +205,3 @@ def explain_text(run: ExplainRun) -> str:
         out.append(f"({count:,} more lines {status}, not listed)")
     return "\n".join(out)
 
-
-def _step_words(obj: object) -> str:
-    if isinstance(obj, dict):
-        (kind, value), = obj.items()
-        return f"{kind} {value}"
-    return str(obj)

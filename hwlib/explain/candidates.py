@@ -1,0 +1,202 @@
+"""What to try, in order: rule sets, settings, faults and bounds - and what a rule set can never make.
+
+The release range is the intersection of the ranges of releases whose code writes each
+recognised line's text (``release_range``); each distinct rule set in it is a candidate
+(``candidate_rules``), newest first. Settings the logs cannot show are tried with the release's
+defaults first (``configs``); a kind of line can imply a setting or a fault (``IMPLIED``,
+``IMPLIED_SETTINGS``); faults widen tier by tier (``fault_tiers``) and the records and epochs from
+what the lines need (``widening``). ``attempts`` orders them all. A rule set that cannot make a
+line at all (``CAN_MAKE``) is refused before any search (``unmakeable``), and ``NEEDS`` says what
+such a line needs.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from ..engine.config import ClusterConfig, replica_names
+from ..engine.releases import KRAFT, RELEASES, ZK, Release, release
+from .formats import version
+from .observations import KINDS, Observation
+from .recognise import Line
+from .search import Target
+from .spec import ExplainSpec
+
+
+@dataclass
+class Rules:
+    """A candidate rule set: the release rows that share it (newest first) and a config naming the first."""
+
+    rows: list[Release]
+
+    @property
+    def key(self) -> str:
+        return self.rows[0].key
+
+    @property
+    def label(self) -> str:
+        names = [r.label for r in self.rows]
+        return names[0] if len(names) == 1 else f"{names[-1]} to {names[0]}"
+
+
+def release_range(lines: list[Line]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
+    """The releases whose code writes every recognised line's text (None: they disagree)."""
+    low: tuple[int, ...] = (0,)
+    high: tuple[int, ...] = (99,)
+    for line in lines:
+        if line.releases is None:
+            continue
+        first, last = line.releases
+        low, high = max(low, first), min(high, last)
+    return (low, high) if low <= high else None
+
+
+def candidate_rules(spec: ExplainSpec, span: tuple[tuple[int, ...], tuple[int, ...]] | None,
+                    kraft_seen: bool) -> list[Rules]:
+    """The rule sets to try: ``--release``'s, else every release row within ``span``, newest
+    first (ZooKeeper before KRaft unless a line is KRaft's), one per distinct rule set."""
+    if spec.release is not None:
+        return [Rules([release(spec.release)])]
+    if spec.protocol is not None:
+        return []
+    low, high = span if span is not None else ((0,), (99,))
+    rows = [r for r in RELEASES if any(low <= version(p if p.count(".") > 1 or p.startswith("0") else p + ".0")
+                                       <= high for p in r.patches)]
+    order = (KRAFT, ZK) if kraft_seen else (ZK, KRAFT)
+    rows.sort(key=lambda r: (r.version, -order.index(r.mode)), reverse=True)
+    groups: dict[tuple, Rules] = {}
+    for row in rows:
+        rules = row.rules()
+        key = (type(rules).__name__, tuple(sorted(vars(rules).items())) if hasattr(rules, "__dict__") else (),
+               tuple(sorted(row.flags().items())), row.mode)
+        groups.setdefault(key, Rules([])).rows.append(row)
+    return list(groups.values())
+
+
+def configs(spec: ExplainSpec, row: Release | None, protocol: str | None, replicas: int) -> list[ClusterConfig]:
+    """The settings to try, the release's defaults first: unclean.leader.election.enable, then
+    min.insync.replicas and acks, each as the user fixed it or over its values."""
+    unclean_default = row.unclean_default if row is not None else False
+    acks_default = "all" if row is not None and row.version >= (3, 0, 0) else "1"
+    fixed_unclean = spec.fixed("unclean_leader_election")
+    fixed_min = spec.fixed("min_insync_replicas")
+    fixed_acks = spec.fixed("acks")
+    uncleans = [bool(fixed_unclean)] if fixed_unclean is not None else [unclean_default, not unclean_default]
+    mins = [int(str(fixed_min))] if fixed_min is not None else list(range(1, replicas + 1))
+    acks = [str(fixed_acks)] if fixed_acks is not None else \
+        [acks_default] + [a for a in ("all", "1") if a != acks_default]
+    out = []
+    for unclean, min_isr, ack in itertools.product(uncleans, mins, acks):
+        if min_isr > replicas:
+            continue
+        out.append(ClusterConfig(replicas=replica_names(replicas), retries=1, protocol=protocol or "",
+                                 release=None if row is None else row.key, unclean_leader_election=unclean,
+                                 min_insync_replicas=min_isr, acks=ack))
+    return out
+
+
+#: the faults a kind of line implies: the model cannot make it without one of them
+IMPLIED = {"started": ("crash",), "stopped": ("controlled_shutdown",), "isr_shrink": ("tick",),
+           "isr_refused": ("isolate", "isolate_unseen", "tick"), "fenced": ("isolate", "isolate_unseen", "deliver"),
+           "unknown_epoch": ("isolate", "isolate_unseen", "deliver"),
+           "not_leader": ("isolate", "isolate_unseen", "deliver"),
+           "halt": ("crash", "quick_restart", "power_loss", "power_loss_unseen", "flush"),
+           "out_of_range": ("crash", "quick_restart")}
+#: the settings a kind of line implies: a follower exits rather than truncate only with unclean
+#: leader election disabled (ReplicaFetcherThread.handleOffsetOutOfRange, 0.9 to 2.0.0)
+IMPLIED_SETTINGS = {"halt": ("unclean_leader_election", False)}
+#: what each later tier adds
+MORE = (("quick_restart", "tick", "isolate", "isolate_unseen", "deliver", "controlled_shutdown"),
+        ("power_loss", "power_loss_unseen", "flush", "controller_failover", "replace_disk"))
+
+
+def fault_tiers(spec: ExplainSpec, observed: list[tuple[Observation, list[Line]]]) -> list[tuple[str, ...]]:
+    """The faults to search, tier by tier: leader moves and crashes, with what the lines' kinds
+    imply (``IMPLIED``: a shrinking ISR needs time to pass, a zombie's refused ISR write an
+    isolation ...); then the common ones; then every fault. Each tier holds the one before."""
+    if spec.fault_tiers is not None:
+        return list(spec.fault_tiers)
+    first = ["elect", "crash"]
+    for seen, _ in observed:
+        first += [f for f in IMPLIED.get(seen.kind, ()) if f not in first]
+    tiers = [tuple(first)]
+    for extra in MORE:
+        widened = tuple(dict.fromkeys(tiers[-1] + extra))
+        if widened != tiers[-1]:
+            tiers.append(widened)
+    return tiers
+
+
+def attempts(spec: ExplainSpec, plans: list[tuple[Release | None, str | None, str]],
+             observed: list[tuple[Observation, list[Line]]], replicas: int
+             ) -> Iterator[tuple[tuple[str, ...], int, int, str, ClusterConfig]]:
+    """The searches to run, in order: every rule set under its release's default settings, the
+    smallest bounds and fewest kinds of fault first; then the other settings likewise."""
+    tiers = fault_tiers(spec, observed)
+    implied = [IMPLIED_SETTINGS[seen.kind] for seen, _ in observed if seen.kind in IMPLIED_SETTINGS]
+    for phase in (0, 1):
+        for records, epochs in widening(spec, observed):
+            for tier in tiers:
+                for row, protocol, label in plans:
+                    tried = [c for c in configs(spec, row, protocol, replicas)
+                             if all(getattr(c, name) == value for name, value in implied)]
+                    for config in (tried[:1] if phase == 0 else tried[1:]):
+                        yield tier, records, epochs, label, config
+
+
+def widening(spec: ExplainSpec, observed: list[tuple[Observation, list[Line]]]) -> list[tuple[int, int]]:
+    """The (records, leader epoch) bounds to search, smallest first: the model needs a distinct
+    value for each distinct offset and epoch the lines name (the maps are strictly increasing),
+    so no smaller bound can explain them; each try widens both by one, up to the spec's."""
+    offsets: set[int] = set()
+    epochs: set[int] = set()
+    for seen, _ in observed:
+        sorts = KINDS[seen.kind][1]
+        for name, value in seen.values:
+            if sorts[name] == "offset" and isinstance(value, int) and value > 0:
+                offsets.add(value)
+            elif sorts[name] == "epoch" and isinstance(value, int) and value > 0:
+                epochs.add(value)
+    records = min(spec.max_records, max(1, len(offsets)))
+    epoch = min(spec.max_epoch, max(1, len(epochs)))
+    out = [(records, epoch)]
+    while records < spec.max_records or epoch < spec.max_epoch:
+        records, epoch = min(spec.max_records, records + 1), min(spec.max_epoch, epoch + 1)
+        out.append((records, epoch))
+    return out
+
+
+#: kinds of line only some rule sets can make at all (a candidate without the rule is refused
+#: before any search: it cannot make the line, in any state)
+CAN_MAKE = {
+    "fenced": lambda rules: rules.fences_requests,
+    "unknown_epoch": lambda rules: rules.fences_requests,
+    "halt": lambda rules: rules.out_of_range_exits_broker,
+    "epoch_entry": lambda rules: rules.uses_leader_epochs,
+    "epoch_answer": lambda rules: rules.uses_leader_epochs,
+}
+
+
+def unmakeable(config: ClusterConfig, target: Target) -> int | None:
+    """The first observation (by index, in order) the config's rules can never make, or None."""
+    rules = config.rules()
+    for index, seen in enumerate(target.observations):
+        can = CAN_MAKE.get(seen.kind)
+        if can is not None and not can(rules):
+            return index
+        if seen.kind == "halt" and config.unclean_leader_election:
+            return index
+    return None
+
+
+#: what each kind of line needs of the model, and the releases whose logs show it
+NEEDS = {
+    "halt": "a follower whose broker exits rather than truncate below its log end (Kafka 0.9 to 2.0.0, "
+            "unclean.leader.election.enable=false)",
+    "fenced": "a fetch refused with FENCED_LEADER_EPOCH (Kafka 2.1 and later, KIP-320)",
+    "unknown_epoch": "a fetch refused with UNKNOWN_LEADER_EPOCH (Kafka 2.1 and later, KIP-320)",
+    "epoch_entry": "a leader-epoch cache entry (Kafka 0.11 and later, KIP-101)",
+    "epoch_answer": "an OffsetsForLeaderEpoch answer (Kafka 0.11 and later, KIP-101)",
+}
