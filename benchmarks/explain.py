@@ -1,4 +1,6 @@
-"""hwlib explain's speed: one-partition excerpts, a multi-partition file, hostile input - against plain reading measured in the same run.
+"""hwlib explain's speed: one-partition excerpts, a multi-partition file, hostile input.
+
+Each figure is printed beside plain reading of the same bytes, measured in the same run.
 
 Workloads (printed, not asserted):
 

@@ -220,11 +220,8 @@ class ExplainSearch:
         order = 1
         limit = bounds.depth
         while heap:
-            if self.deadline is not None and time.perf_counter() > self.deadline:
-                outcome.stopped = "time limit reached"
-                break
-            if self.max_states is not None and len(seen) > self.max_states:
-                outcome.stopped = "state budget reached"
+            outcome.stopped = self._spent(len(seen))
+            if outcome.stopped:
                 break
             _, depth, _, node = heapq.heappop(heap)
             if limit is not None and depth >= limit:
@@ -248,6 +245,14 @@ class ExplainSearch:
         outcome.seconds = time.perf_counter() - started
         outcome.states = len(seen)
         return outcome
+
+    def _spent(self, states: int) -> str:
+        """Why the search must stop now ("" while it may go on): its time or its state budget."""
+        if self.deadline is not None and time.perf_counter() > self.deadline:
+            return "time limit reached"
+        if self.max_states is not None and states > self.max_states:
+            return "state budget reached"
+        return ""
 
     def _root(self) -> Node:
         root_cluster = Cluster(self.config)
@@ -276,11 +281,8 @@ class ExplainSearch:
             if limit is not None and depth >= limit:
                 outcome.stopped = f"depth bound {limit} reached"
                 break
-            if self.deadline is not None and time.perf_counter() > self.deadline:
-                outcome.stopped = "time limit reached"
-                break
-            if self.max_states is not None and len(seen) > self.max_states:
-                outcome.stopped = "state budget reached"
+            outcome.stopped = self._spent(len(seen))
+            if outcome.stopped:
                 break
             depth += 1
             following: list[Node] = []
