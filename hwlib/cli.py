@@ -187,13 +187,18 @@ def build_parser() -> argparse.ArgumentParser:
     chk.add_argument("--quiet", action="store_true", help="no progress on stderr")
     exp = sub.add_parser("explain", help="explain an incident's broker logs: the shortest schedule of the model that "
                                          "gives every line, or the line it cannot")
-    exp.add_argument("logs", nargs="+", metavar="LOG", help="server.log, state-change.log, controller.log excerpts, "
+    exp.add_argument("logs", nargs="*", metavar="LOG", help="server.log, state-change.log, controller.log excerpts, "
                                                            "as pasted (any layout, prefixes, CSV or JSON exports)")
     exp.add_argument("--partition", metavar="TOPIC-N", help="the partition to explain (default: every one named)")
     exp_rules = exp.add_mutually_exclusive_group()
     exp_rules.add_argument("--release", type=_release, help="the release the brokers ran, VERSION[-zk|-kraft] "
                                                             "(default: inferred from the lines' texts)")
     exp_rules.add_argument("--protocol", type=_protocol, help=f"a generation's rules: {', '.join(PROTOCOLS)}")
+    exp.add_argument("--observations", action="append", default=[], metavar="FILE.yaml",
+                     help="facts stated in hwlib's vocabulary (kinds as --emit-observations writes them), read "
+                          "beside the logs; repeatable")
+    exp.add_argument("--emit-observations", metavar="FILE.yaml",
+                     help="write what the lines were understood to say, in the form --observations reads")
     exp.add_argument("--broker", action="append", default=[], metavar="FILE=ID",
                      help="the broker that wrote a file, where its lines do not say; repeatable")
     exp.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
@@ -208,6 +213,8 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--skew", type=float, default=0.0, metavar="MS",
                      help="lines of different files stamped less than this apart may come in either order (0)")
     exp.add_argument("--out", metavar="DIR", help="write answer.json and explanation.yaml (or prefix.yaml) here")
+    exp.add_argument("--html", metavar="FILE", help="write the answer as an offline page: the lines beside the "
+                                                    "explanation's stepper")
     exp.add_argument("--json", action="store_true", help="print one JSON object")
     exp.add_argument("--quiet", action="store_true", help="no progress on stderr")
     rpt = sub.add_parser("report", help="run the fault-sweep report notebook and render it to offline HTML")
@@ -487,16 +494,21 @@ def _explain(args) -> int:
     from .explain import ExplainSpec, explain, parse_brokers, parse_config, run_dict, write_out
     from .explain.read import check_input
     from .util.files import check_directory
+    from .views.incident import incident_target, write_incident_page
     from .views.text import explain_text
 
-    spec = ExplainSpec(tuple(args.logs), partition=args.partition, release=args.release, protocol=args.protocol,
+    spec = ExplainSpec(tuple(args.logs), observations=tuple(args.observations),
+                       emit_observations=args.emit_observations, partition=args.partition, release=args.release,
+                       protocol=args.protocol,
                        brokers=parse_brokers(args.broker), config=parse_config(args.config),
                        max_records=args.max_records, max_epoch=args.max_epoch, max_silent=args.max_silent,
                        depth=args.depth, time_limit=args.time_limit, replicas=args.replicas, skew_ms=args.skew)
-    for path in spec.logs:
+    for path in spec.logs + spec.observations:
         check_input(path)                      # every file readable before anything runs
     if args.out is not None:
         check_directory(args.out, "out")
+    if args.html is not None:
+        incident_target(args.html)
 
     def say(text: str) -> None:
         if not args.quiet:
@@ -506,6 +518,8 @@ def _explain(args) -> int:
     if args.out is not None:
         written = write_out(run, args.out)
         say("wrote " + ", ".join(str(p) for p in written))
+    if args.html is not None:
+        say(f"wrote {write_incident_page(run, args.html)}")
     if args.json:
         print(json.dumps(run_dict(run), indent=1, default=str))
     else:

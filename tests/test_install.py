@@ -97,7 +97,8 @@ def test_the_wheel_and_the_sdist_carry_the_checkouts_builtin_files(dist):
     expected = {f"hwlib/builtin/{kind}/{path.name}": path.read_bytes()
                 for kind in BUILTIN for path in builtin_files(kind).values()}
     assert {"hwlib/builtin/scenarios/data-loss.yaml", "hwlib/builtin/notebooks/10_fault_sweep_report.ipynb",
-            "hwlib/builtin/specs/default.yaml", "hwlib/builtin/profiles/power-loss.yaml"} <= set(expected)
+            "hwlib/builtin/specs/default.yaml", "hwlib/builtin/profiles/power-loss.yaml",
+            "hwlib/builtin/incidents/follower-exit-0.10.2.server-1002.log"} <= set(expected)
     assert packaged == expected
     import tarfile
 
@@ -128,8 +129,16 @@ def test_with_every_extra_a_user_outside_the_checkout_runs_each_command(venvs, t
     html = (home / "r" / "tiny.html").read_text()
     assert "Kafka replication under faults" in html and "Kafka 0.10.2" in html
     assert (home / "data" / "sweeps" / "report-default" / "manifest.json").is_file()
+    example = _in(venv, home, "python", "-c", "from hwlib.util.paths import builtin_files; "
+                  "print('\\n'.join(map(str, builtin_files('incidents').values())))")
+    logs = example.stdout.split()
+    assert example.returncode == 0 and len(logs) == 2 and all("/hwlib/builtin/incidents/" in p for p in logs)
+    explained = _in(venv, home, "hwlib", "explain", *logs, "--release", "0.10.2", "--quiet", "--time-limit", "30",
+                    "--html", "incident.html")
+    assert explained.returncode == 0 and explained.stdout.startswith("orders-3: EXPLAINED"), explained.stderr
+    assert 'class="hwl-stepper"' in (home / "incident.html").read_text()
     copied = _in(venv, home, "hwlib", "notebooks")
-    assert copied.returncode == 0 and copied.stdout.startswith("4 notebooks copied into "), copied.stderr
+    assert copied.returncode == 0 and copied.stdout.startswith("5 notebooks copied into "), copied.stderr
     assert sorted(p.name for p in (home / "notebooks").iterdir()) == sorted(
         p.name for p in builtin_files("notebooks").values())
 

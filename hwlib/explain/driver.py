@@ -29,6 +29,7 @@ from .project import observed_of, partition_lines, partitions_of, read_lines, ta
 from .recognise import Line
 from .search import ExplainSearch, Outcome, Target
 from .spec import ExplainSpec
+from .stated import emit, emit_target
 
 #: the nodes the second search that decides whether an anomaly is necessary may meet, each (a
 #: budget of states, not seconds: the same answer on any machine)
@@ -85,14 +86,20 @@ class ExplainRun:
 def explain(spec: ExplainSpec, progress: Callable[[str], None] | None = None) -> ExplainRun:
     """The answer for each partition (the spec's partition, else every partition the logs name)."""
     started = time.perf_counter()
+    if spec.emit_observations is not None:
+        emit_target(spec.emit_observations)          # refused before anything is read
     lines, omitted = read_lines(spec, progress)
+    if spec.emit_observations is not None:
+        path, count = emit(lines, spec.emit_observations)
+        if progress is not None:
+            progress(f"wrote {count} observations to {path}")
     partitions = [spec.partition] if spec.partition is not None else partitions_of(lines)
     deadline = started + spec.time_limit
     answers = [answer_partition(spec, lines, p, deadline, progress) for p in partitions]
     if not answers:
         answers = [Answer("-", "nothing", "no line names a partition hwlib can explain: nothing to explain", lines)]
     span = release_range([line for line in lines if line.format is not None])
-    named = (".".join(map(str, span[0])), ".".join(map(str, span[1]))) if span else None
+    named = _named(span) if any(line.releases for line in lines) else None
     return ExplainRun(answers, lines, omitted, time.perf_counter() - started, named)
 
 
@@ -108,7 +115,7 @@ def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, deadl
                      for line in own)
     candidates = candidate_rules(spec, span, kraft_seen)
     answer = Answer(partition, "inconclusive", "", own, observed=observed,
-                    release_range=(".".join(map(str, span[0])), ".".join(map(str, span[1]))) if span else None)
+                    release_range=_named(span) if any(line.releases for line in own) else None)
     if not observed:
         answer.verdict = "nothing"
         answer.sentence = f"{partition}: no line about it states anything the model has: nothing to explain"
@@ -165,6 +172,11 @@ def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, deadl
     if found is not None:
         return _explained(answer, found, spec, deadline)
     return _unexplained(answer, best, target, complete_everywhere)
+
+
+def _named(span: tuple[tuple[int, ...], tuple[int, ...]] | None) -> tuple[str, str] | None:
+    """A range of releases as text (None: no release writes every line)."""
+    return None if span is None else (".".join(map(str, span[0])), ".".join(map(str, span[1])))
 
 
 #: the nodes the search for a shorter explanation may meet (a budget of states, not seconds)
@@ -243,7 +255,8 @@ def _explained(answer: Answer, found: tuple[Outcome, ClusterConfig, str, Explain
     offsets = ", ".join(f"{real:,} -> {model}" for real, model in answer.maps.offsets if real not in (0, -1))
     epochs = ", ".join(f"{real} -> {model}" for real, model in answer.maps.epochs if real not in (0, -1))
     marks = {True: " (necessary)", False: " (not necessary)", None: ""}
-    said = sorted(answer.anomalies, key=lambda entry: entry["necessary"] is not True)     # the necessary first
+    rank = {True: 0, None: 1, False: 2}                                      # the necessary first
+    said = sorted(answer.anomalies, key=lambda entry: rank[entry["necessary"]])          # type: ignore[index]
     kinds_said = ", ".join(f"{a['kind']}{marks[a['necessary']]}" for a in said)          # type: ignore[index]
     loses = any(a["kind"] == "lost-write" and a["necessary"] is True for a in answer.anomalies)
     answer.sentence = (f"hwlib's model of Kafka {label} ({config.rules_name} rules) explains {explained_lines} of "
@@ -291,7 +304,14 @@ def _unexplained(answer: Answer, best: tuple[Outcome, ClusterConfig, str, Explai
                         "category": wanted.kind, "needs": needs, "model_can": can}
     first.reason = f"needs {needs}"
     where = f"line {first.record.line} of {first.record.file}"
-    if complete:
+    for line in answer.lines:
+        if line.status == "recognised" and line is not first and not line.reason:
+            line.reason = f"not matched: the answer stops at {where}"
+    if outcome.impossible is not None:
+        answer.sentence = (f"not explainable under Kafka {label}: {where} needs {needs}; Kafka {label}'s rules never "
+                           f"make such a line" + (" with unclean.leader.election.enable=true"
+                                                  if wanted.kind == "halt" else ""))
+    elif complete:
         answer.sentence = (f"not explainable under Kafka {label}: {where} needs {needs}; at that point the model can "
                            f"only {', '.join(can) if can else 'do nothing more within the bounds'}")
     else:

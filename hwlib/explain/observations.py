@@ -63,6 +63,9 @@ KINDS: dict[str, tuple[str, dict[str, str]]] = {
     "stopped": ("the broker shut down cleanly", {}),
 }
 
+#: kinds that concern a broker's process, not a partition (they hold for every partition it has)
+BROKER_LEVEL = ("started", "stopped")
+
 #: the refusals a follower's fetcher logs, by error code
 REFUSALS = {FENCED_LEADER_EPOCH: "fenced", UNKNOWN_LEADER_EPOCH: "unknown_epoch", NOT_LEADER_OR_FOLLOWER: "not_leader"}
 

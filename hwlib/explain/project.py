@@ -1,11 +1,12 @@
 """From lines to observations: each file attributed to its broker, projected onto one partition, in order.
 
 ``read_lines`` reads and recognises every line (``read``, ``recognise``) and attributes each file -
-or each container within it - to the broker its lines name (``--broker FILE=ID`` says it
-outright); ``partition_lines`` keeps one partition's lines and the broker-level ones (a process
-that started or shut down holds for every partition it has); ``observed_of`` turns them into the
-observations to explain (the same line repeated is one, seen at least once) and ``target_of``
-into the search's ``Target``: a file is a chain, timestamps order the chains.
+or each container within it - to the broker its lines name (``--broker FILE=ID`` says it outright),
+and adds the facts of observations files (``stated``); ``partition_lines`` keeps one partition's
+lines and the broker-level ones (a process that started or shut down holds for every partition it
+has); ``observed_of`` turns them into the observations to explain (the same line repeated is one,
+seen at least once) and ``target_of`` into the search's ``Target``: a file is a chain, timestamps
+order the chains.
 """
 
 from __future__ import annotations
@@ -13,14 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from .observations import Observation
+from .observations import BROKER_LEVEL, Observation
 from .read import read_records
 from .recognise import Line, recognise
 from .search import Target
 from .spec import ExplainSpec
+from .stated import read_stated
 
-#: observation kinds that concern a broker, not a partition (they hold for every partition it has)
-BROKER_LEVEL = ("started", "stopped")
 #: lines kept per file and status beyond the partition's own (the rest are counted)
 KEEP_OTHERS = 200
 
@@ -64,6 +64,8 @@ def read_lines(spec: ExplainSpec, progress: Callable[[str], None] | None = None)
                 line.writer = who
                 line.observation = Observation(line.observation.kind, who, line.observation.values)
         lines += file_lines
+    for path in spec.observations:
+        lines += read_stated(path, spec.partition, spec.logs)
     return lines, omitted
 
 

@@ -27,6 +27,10 @@ class ExplainSpec:
     """What to explain and how far to look (see ``hwlib explain --help``)."""
 
     logs: tuple[str, ...]
+    #: observations files: facts stated in hwlib's vocabulary (``stated``), read beside the logs
+    observations: tuple[str, ...] = ()
+    #: where to write what the lines were understood to say, as an observations file (None: nowhere)
+    emit_observations: str | None = None
     partition: str | None = None
     release: str | None = None
     protocol: str | None = None
@@ -48,8 +52,8 @@ class ExplainSpec:
     fault_tiers: tuple[tuple[str, ...], ...] | None = None
 
     def __post_init__(self) -> None:
-        if not self.logs:
-            raise ExplainError("LOG: give at least one log file")
+        if not self.logs and not self.observations:
+            raise ExplainError("LOG: give at least one log file (or --observations FILE.yaml)")
         if self.partition is not None and not PARTITION.match(self.partition):
             raise ExplainError(f"partition: {self.partition!r} is not TOPIC-N (e.g. orders-0)")
         if self.release is not None and self.protocol is not None:

@@ -1,6 +1,7 @@
-"""Pictures for notebooks and pages - frames (data), stepper, explorer, model-check views, text, export: the facade."""
+"""Pictures for notebooks and pages - frames, stepper, explorer, model-check and incident views, export: the facade."""
 
 from .frames import frames
+from .incident import incident_markup, incident_page, write_incident_page
 from .model_check import counterexample_view, first_holding, matrix_html
 from .notebooks import execute, export_html
 from .picker import picker_html
@@ -15,5 +16,5 @@ from .stepper import (
 )
 
 __all__ = ["StepperView", "compare_view", "counterexample_view", "execute", "export_html", "first_holding", "frames",
-           "matrix_html", "picker_html", "plot_hw_lag", "rendered_frames", "scenario_file_html", "scenarios_view",
-           "stepper_html"]
+           "incident_markup", "incident_page", "matrix_html", "picker_html", "plot_hw_lag", "rendered_frames",
+           "scenario_file_html", "scenarios_view", "stepper_html", "write_incident_page"]

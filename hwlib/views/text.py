@@ -155,6 +155,22 @@ def profiles_text(profiles: Mapping[str, FaultProfile], actions: Mapping[str, st
     return "\n".join(lines)
 
 
+def search_words(search: dict, verdict: str) -> str:
+    """An explain answer's search in words: how many searches and states, how long, and what
+    that proves (an explanation shortest within the bounds; none within them; or neither)."""
+    count = search.get("searches", 0)
+    said = (f"{count} search{'es' if count != 1 else ''}, {search.get('states', 0):,} states, "
+            f"{search.get('seconds', 0)} s")
+    if verdict == "explained":
+        shortest = search.get("shortest")
+        return said + ("; no shorter explanation within the bounds (breadth first)" if shortest == "proven"
+                       else f"; shortest {shortest}" if shortest else "")
+    if count == 0 and search.get("complete"):
+        return "no search needed: the rules tried never make the line the answer stops at"
+    return said + ("; complete: no schedule within the bounds explains the lines" if search.get("complete")
+                   else "; not complete: stopped at the time limit or a budget")
+
+
 def explain_text(run: ExplainRun) -> str:
     """``hwlib explain``: per partition the verdict sentence, the maps, release and settings, the
     explanation's steps with the lines each matched, the anomalies, every input line with its
@@ -196,11 +212,8 @@ def explain_text(run: ExplainRun) -> str:
             status = line["status"] + (f" (step {line['step']})" if "step" in line else "")
             reason = f" - {line['reason']}" if line.get("reason") and line["status"] != "matched" else ""
             out.append(f"    {where:<24} {status:<22} {line['text'][:140]}{reason}")
-        search = data["search"]
-        if search:
-            out.append(f"  search: {search.get('searches', 0)} searches, {search.get('states', 0):,} states, "
-                       f"{search.get('seconds', 0)} s, {'complete' if search.get('complete') else 'not complete'} "
-                       f"within {search.get('bounds')}")
+        if data["search"]:
+            out.append(f"  search: {search_words(data['search'], answer.verdict)}, within {data['search']['bounds']}")
     for status, count in run.omitted.items():
         out.append(f"({count:,} more lines {status}, not listed)")
     return "\n".join(out)

@@ -52,7 +52,7 @@ def test_notebooks_in_the_repo_are_clean_and_parameterised():
         model = {"type": "notebook", "content": nbformat.from_dict(nb)}
         strip_before_save(model=model, path=path.name, contents_manager=None)
         assert nbformat.writes(model["content"]) + "\n" == path.read_text(encoding="utf-8"), path.name
-    for name in ("01_explore_rounds", "03_model_check"):
+    for name in ("01_explore_rounds", "03_model_check", "04_incident_replay"):
         nb = nbformat.read(REPO / "notebooks" / f"{name}.ipynb", as_version=4)
         assert any("parameters" in c.metadata.get("tags", []) for c in nb.cells), name
 

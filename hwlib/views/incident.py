@@ -1,0 +1,193 @@
+"""An explain answer as an offline page: verdict, maps, release, settings; the lines beside the explanation's stepper.
+
+``incident_markup(run)`` is the body (notebook 04 displays it; ``hwlib explain --html`` wraps
+it in a page with ``incident_page``): per partition the verdict sentence, the release the
+lines' texts come from and the rules that explained them, the settings inferred, the maps of
+offsets, epochs and brokers, the anomalies (necessary or not) and the search; then every input
+line with its status beside a stepper over the explanation (or, not explained, the prefix that
+matches every line before the failing one, opened at its end). Clicking a matched line shows
+its step; the step shown highlights its lines; lines not used are greyed with their reason; the
+failed line is red with what it needs. No script or style from a network, no path of the
+machine that made it.
+"""
+
+from __future__ import annotations
+
+from importlib import resources
+from pathlib import Path
+
+from ..explain.answer import answer_dict, scenario_of
+from ..explain.driver import Answer, ExplainRun
+from ..explain.spec import ExplainError
+from ..run import run_steps
+from ..util.files import check_writable, write_text_atomically
+from .sequence import esc
+from .stepper import STEPPER_JS, scenario_file_html, stepper_markup
+from .text import search_words
+
+#: what marks a page ``write_incident_page`` wrote (the only kind of file it replaces)
+GENERATOR = '<meta name="generator" content="hwlib explain">'
+#: a verdict's colour and its words on the page
+VERDICTS = {"explained": ("ok", "explained"), "not-explainable": ("bad", "not explainable"),
+            "outside-model": ("bad", "outside the model"), "inconclusive": ("warn", "inconclusive"),
+            "nothing": ("warn", "nothing to explain")}
+#: a line's status in words, for its badge's tooltip
+STATUS_WORDS = {
+    "matched": "matched: a step of the explanation makes it",
+    "informational": "informational: a message that states nothing the model has, or a fact another line gives",
+    "other-partition": "other-partition: about another partition",
+    "unattributed": "unattributed: no broker could be named for it",
+    "unrecognised": "unrecognised: no message hwlib knows",
+    "outside-model": "outside-model: needs behaviour the model does not have",
+    "failed": "the line the search could not explain",
+}
+
+
+def _static(name: str) -> str:
+    return (resources.files(__package__) / "static" / name).read_text(encoding="utf-8")
+
+
+STYLE = _static("incident.css")
+#: the page's browser side beside the stepper's (``static/incident.js``)
+INCIDENT_JS = _static("incident.js")
+
+
+_shown = 0
+
+
+def incident_markup(run: ExplainRun) -> str:
+    """Every partition's answer (a summary first when there are several), with its script."""
+    sections = [_answer_section(answer) for answer in run.answers]
+    summary = ""
+    if len(run.answers) > 1:
+        rows = "".join(f'<tr><td><a href="#incident-{esc(a.partition)}">{esc(a.partition)}</a></td>'
+                       f'<td class="{VERDICTS[a.verdict][0]}">{VERDICTS[a.verdict][1]}</td>'
+                       f'<td>{esc(a.sentence)}</td></tr>' for a in run.answers)
+        summary = f'<table class="summary"><tr><th>partition</th><th>verdict</th><th>answer</th></tr>{rows}</table>'
+    omitted = "".join(f"<p class=\"omitted\">{count:,} more lines {esc(status)}, not listed.</p>"
+                      for status, count in run.omitted.items())
+    global _shown
+    _shown += 1
+    element_id = f"hwl-incidents-{_shown}"          # a notebook may show several answers
+    script = STEPPER_JS + INCIDENT_JS + f"hwlIncidents(document.getElementById({element_id!r}));"
+    return (f'<div class="hwl-incidents" id="{element_id}"><style>{STYLE}</style>{summary}{"".join(sections)}'
+            f'{omitted}<script>(function(){{{script}}})();</script></div>')
+
+
+def _answer_section(answer: Answer) -> str:
+    data = answer_dict(answer)
+    colour, words = VERDICTS[answer.verdict]
+    facts = _facts(answer, data)
+    lines = _lines(answer, data)
+    stepper = _stepper(answer, data)
+    return (f'<section class="hwl-incident" id="incident-{esc(answer.partition)}">'
+            f'<h2>{esc(answer.partition)} <span class="verdict {colour}">{words}</span></h2>'
+            f'<p class="sentence {colour}">{esc(answer.sentence)}</p>{facts}'
+            f'<div class="columns"><div class="lines-col"><h3>The lines ({len(answer.lines)})</h3>'
+            f'<p class="hint">Click a matched line to see its step; the step shown lights its lines.</p>'
+            f'{lines}</div><div class="stepper-col">{stepper}</div></div></section>')
+
+
+def _facts(answer: Answer, data: dict) -> str:
+    """The answer's facts as table rows (name, HTML)."""
+    rows: list[tuple[str, str]] = []
+    if data["release_range"]:
+        first, last = data["release_range"]
+        rows.append(("release", esc(f"the lines' texts are written by Kafka {first} to {last}"
+                     + (f"; explained under Kafka {answer.rules_label}" if answer.verdict == "explained" else
+                        (f"; the furthest search ran Kafka {answer.rules_label}" if answer.rules_label else "")))))
+    elif answer.rules_label:
+        rows.append(("release", esc(f"Kafka {answer.rules_label}")))
+    if answer.config is not None:
+        rows.append(("rules", esc(f"{answer.config.rules_name} (protocol generation {answer.config.protocol})")))
+        cfg = data["config"]
+        rows.append(("settings" + (" inferred" if answer.verdict == "explained" else " tried"),
+                     esc(f"acks={cfg['acks']}, min.insync.replicas={cfg['min_insync_replicas']}, "
+                         f"unclean.leader.election.enable={str(cfg['unclean_leader_election']).lower()}")))
+    if data["broker_map"]:
+        pairs = ", ".join(f"{real} = replica {model}" for real, model in data["broker_map"].items())
+        rows.append(("brokers", esc(pairs)))
+    for name, pairs in (("offsets", data["offset_map"]), ("leader epochs", data["epoch_map"])):
+        shown = [f"{real:,} -> {model}" for real, model in pairs if real not in (0, -1)]
+        if shown:
+            rows.append((name, esc("Kafka's -> the model's: " + ", ".join(shown) + " (0 and -1 kept)")))
+    marks = {True: "necessary: every explanation within the bounds shows it",
+             False: "not necessary: another explanation does without it",
+             None: "necessity not decided within its budget"}
+    rank = {True: 0, None: 1, False: 2}                        # as the sentence: the necessary first
+    for entry in sorted(answer.anomalies, key=lambda entry: rank[entry["necessary"]]):
+        rows.append(("anomaly", f"<b>{esc(entry['kind'])}</b> at step {entry['step']} "
+                     f"({marks[entry['necessary']]}): {esc(entry['detail'])}"))
+    for entry in answer.expected_effects:
+        rows.append(("expected effect", f"{esc(entry['kind'])} at step {entry['step']}: {esc(entry['detail'])}"))
+    if answer.failed_at:
+        failed = answer.failed_at
+        rows.append(("stops at", f"line {failed['line']} of {esc(failed['file'])}: needs {esc(failed['needs'])}"))
+    if data["search"]:
+        rows.append(("search", esc(search_words(data["search"], answer.verdict))))
+    body = "".join(f"<tr><th>{esc(name)}</th><td>{value}</td></tr>" for name, value in rows)
+    return f'<table class="facts">{body}</table>'
+
+
+def _lines(answer: Answer, data: dict) -> str:
+    failed = answer.failed_at
+    items = []
+    for entry in data["lines"]:
+        status = entry["status"]
+        is_failed = failed is not None and entry["file"] == failed["file"] and entry["line"] == failed["line"]
+        shown = "failed" if is_failed else status
+        step = f' data-step="{entry["step"]}"' if "step" in entry else ""
+        badge = f"step {entry['step']}" if "step" in entry else ("cannot" if is_failed else status)
+        reason = entry.get("reason", "") if status != "matched" else ""
+        items.append(f'<li class="line st-{shown}"{step} title="{esc(STATUS_WORDS.get(shown, shown))}">'
+                     f'<span class="where">{esc(entry["file"])}:{entry["line"]}</span>'
+                     f'<span class="badge">{esc(badge)}</span><span class="text">{esc(entry["text"])}</span>'
+                     + (f'<span class="reason">{esc(reason)}</span>' if reason else "") + "</li>")
+    return f'<ol class="lines">{"".join(items)}</ol>'
+
+
+def _stepper(answer: Answer, data: dict) -> str:
+    if answer.config is None or not answer.steps:
+        return '<p class="hint">No schedule to step through: the search matched no line.</p>'
+    explained = answer.verdict == "explained"
+    steps = [step for step, _ in answer.steps]
+    result = run_steps(answer.config, steps, name=f"explain-{answer.partition}")
+    captions = {item["step"]: " | ".join(item["lines"]) for item in data["steps"] if item["lines"]}
+    title = "the explanation" if explained else "the prefix: every line before the failing one"
+    _, markup = stepper_markup(result, [f"{title} · {answer.config.rules_name}"],
+                               start=len(steps) if not explained else None, captions=[captions],
+                               packed=True, sequence_open=False)
+    scenario = scenario_of(answer, prefix=not explained)
+    name = "explanation.yaml" if explained else "prefix.yaml"
+    return f'<h3>{"The explanation" if explained else "How far it gets"} ({len(steps)} steps)</h3>{markup}' + \
+        scenario_file_html(scenario, name)
+
+
+def incident_page(run: ExplainRun) -> str:
+    """A whole offline page of ``incident_markup``."""
+    names = ", ".join(a.partition for a in run.answers)
+    return (f'<!doctype html><html lang="en"><head><meta charset="utf-8">{GENERATOR}'
+            f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+            f'<title>hwlib explain: {esc(names)}</title></head><body class="hwl-page">'
+            f'<h1>hwlib explain: {esc(names)}</h1><p class="lede">Broker log lines matched against hwlib\'s model '
+            f'of Kafka\'s replication: the shortest schedule of the model whose steps make every line, or the '
+            f'line no schedule can make. Offsets and epochs map in order (the model counts 0, 1, 2 ...).</p>'
+            f'{incident_markup(run)}</body></html>')
+
+
+def incident_target(path: str | Path) -> Path:
+    """Where ``write_incident_page`` may write (one line naming ``html`` when not: a directory,
+    unwritable, or a file that is not a page hwlib explain wrote)."""
+    target = check_writable(path, "html")
+    if target.exists():
+        try:
+            head = target.read_text(encoding="utf-8", errors="replace")[:600]
+        except OSError as exc:
+            raise ExplainError(f"html: cannot read {target}: {exc.strerror}") from None
+        if GENERATOR not in head:
+            raise ExplainError(f"html: {target} exists and hwlib explain did not write it; name another file")
+    return target
+
+
+def write_incident_page(run: ExplainRun, path: str | Path) -> Path:
+    return write_text_atomically(incident_target(path), incident_page(run))
