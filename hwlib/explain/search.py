@@ -100,7 +100,9 @@ class Node:
     progress per chain, the maps, the silent steps in a row, records and ticks so far, and how
     it was reached (parent node, step index, the observations matched there)."""
 
-    cluster: Cluster
+    #: the state (None once expanded: a node's children are made once, its path is all it keeps -
+    #: the clusters of a search's every node would hold gigabytes)
+    cluster: Cluster | None
     checker: AnomalyChecker | None
     cursors: tuple[int, ...]
     maps: Maps
@@ -177,6 +179,7 @@ class ExplainSearch:
         fingerprint (and the checks' memory where an anomaly is forbidden), the maps, the ticks."""
         checker = node.checker
         memory = checker.verdict_key(self.values) if checker is not None else ()
+        assert node.cluster is not None
         return (hash(node.cluster.key(self.context)), memory, node.maps, node.ticks)
 
     def run(self, progress: Callable[[int, int, int], None] | None = None, greedy: bool = False) -> Outcome:
@@ -321,6 +324,7 @@ class ExplainSearch:
         another may come)."""
         bounds = self.bounds
         parent = node.cluster
+        assert parent is not None, "a node is expanded once"
         view = StepView.of(parent)
         out: list[Node] = []
         for index, step in enumerate(self.steps):
@@ -356,6 +360,7 @@ class ExplainSearch:
                 silent = 0 if seen_here else node.silent + 1
                 if silent <= self.max_silent:
                     out.append(Node(cluster, watch, cursors, maps, silent, records, ticks, node, index, seen_here))
+        node.cluster = node.checker = None          # expanded: its children hold what comes next
         return out
 
     def advance(self, cursors: tuple[int, ...], maps: Maps, made: list[Observation]
