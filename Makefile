@@ -5,7 +5,7 @@ PY     := $(VENV)/bin/python
 EXTRAS ?= all,dev
 STAMP  := $(VENV)/.installed-$(EXTRAS)
 
-.PHONY: setup test report bench lint clean
+.PHONY: setup test test-all report bench lint clean
 
 # After the install: the compiled engine (mypyc) for the current sources, when a C compiler is
 # present; otherwise one line says the interpreted engine will run. A no-op when up to date.
@@ -29,7 +29,15 @@ $(STAMP): pyproject.toml
 report: setup
 	$(VENV)/bin/hwlib report --out reports/fault-sweep.html
 
+# The fast subset (CI's): every check but those marked slow - the longest searches, installs into
+# fresh venvs, live clusters - which pytest counts as "deselected"; make test-all runs them too.
 test: setup
+	$(VENV)/bin/ruff check hwlib tests benchmarks setup.py
+	$(VENV)/bin/mypy hwlib
+	@echo "make test: the fast subset; the tests marked slow are deselected (make test-all runs every test)"
+	$(PY) -m pytest -q -m "not slow"
+
+test-all: setup
 	$(VENV)/bin/ruff check hwlib tests benchmarks setup.py
 	$(VENV)/bin/mypy hwlib
 	$(PY) -m pytest -q

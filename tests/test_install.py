@@ -108,6 +108,7 @@ def test_the_wheel_and_the_sdist_carry_the_checkouts_builtin_files(dist):
             for path in builtin_files(kind).values()} <= names
 
 
+@pytest.mark.slow
 def test_with_every_extra_a_user_outside_the_checkout_runs_each_command(venvs, tmp_path):
     venv, home = venvs["all"], tmp_path / "user"
     listed = _in(venv, home, "hwlib", "scenarios")
@@ -143,6 +144,7 @@ def test_with_every_extra_a_user_outside_the_checkout_runs_each_command(venvs, t
         p.name for p in builtin_files("notebooks").values())
 
 
+@pytest.mark.slow
 def test_the_core_alone_runs_and_checks_and_names_the_extra_a_command_needs(venvs, tmp_path):
     venv, home = venvs["core"], tmp_path / "user"
     run = _in(venv, home, "hwlib", "run", "data-loss", "--protocol", "kip101")
@@ -158,6 +160,7 @@ def test_the_core_alone_runs_and_checks_and_names_the_extra_a_command_needs(venv
     assert sorted(p.name for p in home.iterdir()) == ["check"]       # the refused commands wrote nothing
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", list(VENVS))
 def test_every_module_imports_with_the_extras_it_declares(venvs, tmp_path, name):
     """With the core and one extra (or all), every module imports but those that need another

@@ -29,7 +29,8 @@ from pathlib import Path
 
 import yaml
 
-from ..util.files import check_writable, write_text_atomically
+from ..util.files import check_replaceable, write_text_atomically
+from ..util.yamlfile import StrictLoader, describe_error
 from .observations import BROKER_LEVEL, KINDS, observation
 from .read import Record, check_input, parse_time
 from .recognise import Line
@@ -44,38 +45,48 @@ MAX_BYTES = 16 << 20
 
 
 def read_stated(path: str | Path, partition: str | None, logs: Iterable[str] = ()) -> list[Line]:
-    """The facts of an observations file as recognised lines (one line naming the field when bad)."""
+    """The facts of an observations file as recognised lines (one line naming the field when bad;
+    read by hwlib's strict YAML loader: no duplicate key, no alias bomb)."""
     source = check_input(path)
     label = source.name
     if source.stat().st_size > MAX_BYTES:
         raise ExplainError(f"observations: {label} is larger than {MAX_BYTES >> 20} MB; state facts, not logs")
     try:
-        root = yaml.compose(source.read_text(encoding="utf-8"))
-    except (UnicodeDecodeError, yaml.YAMLError) as exc:
-        raise ExplainError(f"observations: {label} is not YAML: {str(exc).splitlines()[0]}") from None
+        text = source.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ExplainError(f"observations: {label}: not UTF-8 text (at offset {exc.start})") from None
+    loader = StrictLoader(text)
+    try:
+        return _facts(loader, label, partition, {Path(p).name for p in logs})
+    except yaml.YAMLError as exc:
+        raise ExplainError(f"observations: {label}:{describe_error(exc)}") from None
+    except RecursionError:
+        raise ExplainError(f"observations: {label}: nested too deep") from None
+    finally:
+        loader.dispose()
+
+
+def _facts(loader: StrictLoader, label: str, partition: str | None, given_logs: set[str]) -> list[Line]:
+    root = loader.get_single_node()
     if root is None:
         return []
     default_partition = partition
     items = root
     if isinstance(root, yaml.MappingNode):
         top = {key.value: value for key, value in root.value}
-        unknown = sorted(set(top) - {"partition", "observations"})
+        unknown = sorted(set(map(str, top)) - {"partition", "observations"})
         if unknown:
             raise ExplainError(f"observations: {label}: unknown key {unknown[0]!r}; allowed: partition, observations")
         if "partition" in top:
-            default_partition = _partition(yaml.safe_load(yaml.serialize(top["partition"])), "partition", label)
+            default_partition = _partition(loader.construct_document(top["partition"]), "partition", label)
         items = top.get("observations")
         if items is None:
             raise ExplainError(f"observations: {label}: give the facts as a list under 'observations:'")
     if not isinstance(items, yaml.SequenceNode):
         raise ExplainError(f"observations: {label}: the facts must be a list of mappings")
-    given_logs = {Path(p).name for p in logs}
-    out = []
-    for number, node in enumerate(items.value):
-        fact = yaml.safe_load(yaml.serialize(node))
-        out.append(_line(fact, f"{label}: observations[{number}]", label, node.start_mark.line + 1,
-                         default_partition, given_logs))
-    return out
+    return [_line(loader.construct_document(node), f"{label}: observations[{number}]", label,
+                  node.start_mark.line + 1, default_partition, given_logs)
+            for number, node in enumerate(items.value)]
 
 
 def _line(fact: object, where: str, label: str, yaml_line: int, partition: str | None,
@@ -187,15 +198,7 @@ def fact_of(line: Line) -> dict:
 def emit_target(path: str | Path) -> Path:
     """Where ``emit`` may write (one line naming the field when not: a directory, unwritable, or
     a file hwlib did not write)."""
-    target = check_writable(path, "emit-observations")
-    if target.exists():
-        try:
-            head = target.read_text(encoding="utf-8", errors="replace")[:200]
-        except OSError as exc:
-            raise ExplainError(f"emit-observations: cannot read {target}: {exc.strerror}") from None
-        if not head.startswith(HEADER):
-            raise ExplainError(f"emit-observations: {target} exists and hwlib did not write it; name another file")
-    return target
+    return check_replaceable(path, "emit-observations", HEADER, head=len(HEADER))
 
 
 def emit(lines: Iterable[Line], path: str | Path) -> tuple[Path, int]:

@@ -85,6 +85,21 @@ def check_writable(path: str | os.PathLike, field: str = "out") -> Path:
     return path
 
 
+def check_replaceable(path: str | os.PathLike, field: str, ours: str, head: int = 600,
+                      owner: str = "hwlib") -> Path:
+    """``check_writable``, and an existing file there must hold ``ours`` in its first ``head``
+    characters (hwlib wrote it): anything else is never replaced (OutputError naming ``field``)."""
+    target = check_writable(path, field)
+    if target.exists():
+        try:
+            start = target.read_text(encoding="utf-8", errors="replace")[:head]
+        except OSError as exc:
+            raise OutputError(f"{field}: cannot read {target}: {exc.strerror}") from None
+        if ours not in start:
+            raise OutputError(f"{field}: {target} exists and {owner} did not write it; name another file")
+    return target
+
+
 @contextmanager
 def atomic_path(path: str | os.PathLike) -> Iterator[Path]:
     """Yields a temporary path beside ``path`` (same suffix) to write; on success it replaces

@@ -18,11 +18,10 @@ from pathlib import Path
 
 from ..explain.answer import answer_dict, scenario_of
 from ..explain.driver import Answer, ExplainRun
-from ..explain.spec import ExplainError
 from ..run import run_steps
-from ..util.files import check_writable, write_text_atomically
+from ..util.files import check_replaceable, write_text_atomically
 from .sequence import esc
-from .stepper import STEPPER_JS, scenario_file_html, stepper_markup
+from .stepper import STEPPER_JS, scenario_file_html, stepper_markup, unique_id
 from .text import search_words
 
 #: what marks a page ``write_incident_page`` wrote (the only kind of file it replaces)
@@ -52,9 +51,6 @@ STYLE = _static("incident.css")
 INCIDENT_JS = _static("incident.js")
 
 
-_shown = 0
-
-
 def incident_markup(run: ExplainRun) -> str:
     """Every partition's answer (a summary first when there are several), with its script."""
     sections = [_answer_section(answer) for answer in run.answers]
@@ -66,9 +62,7 @@ def incident_markup(run: ExplainRun) -> str:
         summary = f'<table class="summary"><tr><th>partition</th><th>verdict</th><th>answer</th></tr>{rows}</table>'
     omitted = "".join(f"<p class=\"omitted\">{count:,} more lines {esc(status)}, not listed.</p>"
                       for status, count in run.omitted.items())
-    global _shown
-    _shown += 1
-    element_id = f"hwl-incidents-{_shown}"          # a notebook may show several answers
+    element_id = unique_id(["hwl incidents", *(a.partition for a in run.answers)])     # a notebook may show several
     script = STEPPER_JS + INCIDENT_JS + f"hwlIncidents(document.getElementById({element_id!r}));"
     return (f'<div class="hwl-incidents" id="{element_id}"><style>{STYLE}</style>{summary}{"".join(sections)}'
             f'{omitted}<script>(function(){{{script}}})();</script></div>')
@@ -178,15 +172,7 @@ def incident_page(run: ExplainRun) -> str:
 def incident_target(path: str | Path) -> Path:
     """Where ``write_incident_page`` may write (one line naming ``html`` when not: a directory,
     unwritable, or a file that is not a page hwlib explain wrote)."""
-    target = check_writable(path, "html")
-    if target.exists():
-        try:
-            head = target.read_text(encoding="utf-8", errors="replace")[:600]
-        except OSError as exc:
-            raise ExplainError(f"html: cannot read {target}: {exc.strerror}") from None
-        if GENERATOR not in head:
-            raise ExplainError(f"html: {target} exists and hwlib explain did not write it; name another file")
-    return target
+    return check_replaceable(path, "html", GENERATOR, owner="hwlib explain")
 
 
 def write_incident_page(run: ExplainRun, path: str | Path) -> Path:

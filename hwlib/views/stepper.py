@@ -216,7 +216,7 @@ STEPPER_JS = _static("stepper.js")
 _used_ids: set[str] = set()
 
 
-def _element_id(titles: list[str]) -> str:
+def unique_id(titles: list[str]) -> str:
     """A readable id for the page's URL fragment (``#data-loss-hw-kip101/step=11``), unique
     among the steppers this process made."""
     slug = "-".join("".join(c if c.isalnum() else "-" for c in t.lower()) for t in titles)
@@ -294,7 +294,7 @@ def stepper_markup(results: list[RunResult] | RunResult, titles: list[str] | Non
     keys = key_steps(results)
     if start is None:
         start = key_step(results)
-    element_id = _element_id(titles)
+    element_id = unique_id(titles)
     start = max(0, min(start, n - 1))
     data = {"n": n, "start": start, "keys": keys, "frames": [f[:n] for f in per_run]}
     if packed:

@@ -41,6 +41,8 @@ from ..helpers.steps import every_step, numbered_produces
 REPO = Path(__file__).resolve().parents[2]
 NO_CRASHES = ("elect", "isolate", "isolate_unseen", "deliver")      # + produce, fetches and fetch requests
 EARLY, LATER = ("hw", "kip101", "kip279"), ("kip320", "kip595", "kip841", "kip903", "kip966")
+#: the longest searches (the same checks on other generations run in the fast subset): make test-all
+SLOW = pytest.mark.slow
 
 
 def config(protocol: str, replicas: int = 2, **settings) -> ClusterConfig:
@@ -231,8 +233,8 @@ def _searched(cfg: ClusterConfig, bounds: Bounds, faults: tuple[str, ...], settl
 
 
 @pytest.mark.parametrize(("protocol", "faults", "replicas", "depth"), [
-    ("hw", NO_CRASHES, 3, 6), ("kip595", NO_CRASHES, 3, 6), ("kip320", DEFAULT_FAULTS, 2, None),
-    ("kip841", NO_CRASHES, 3, 7), ("kip903", DEFAULT_FAULTS, 2, None)])
+    ("hw", NO_CRASHES, 3, 6), ("kip595", NO_CRASHES, 3, 6), pytest.param("kip320", DEFAULT_FAULTS, 2, None, marks=SLOW),
+    pytest.param("kip841", NO_CRASHES, 3, 7, marks=SLOW), pytest.param("kip903", DEFAULT_FAULTS, 2, None, marks=SLOW)])
 def test_a_settled_isolation_merges_states_and_changes_no_verdict_depth_or_counterexample(protocol, faults,
                                                                                             replicas, depth):
     """Reduction 7 (an unnoticed isolation, once the leader epoch is at its bound where an ISR
@@ -253,8 +255,8 @@ def test_a_settled_isolation_merges_states_and_changes_no_verdict_depth_or_count
 
 
 @pytest.mark.parametrize(("protocol", "faults", "replicas", "depth"), [
-    ("hw", NO_CRASHES, 3, 6), ("kip320", DEFAULT_FAULTS, 2, None), ("kip841", NO_CRASHES, 2, None),
-    ("kip966", ("elect", "isolate", "power_loss", "tick"), 2, 9)])
+    ("hw", NO_CRASHES, 3, 6), pytest.param("kip320", DEFAULT_FAULTS, 2, None, marks=SLOW),
+    ("kip841", NO_CRASHES, 2, None), ("kip966", ("elect", "isolate", "power_loss", "tick"), 2, 9)])
 def test_the_steps_foreseen_and_left_untaken_change_nothing_but_the_work(protocol, faults, replicas, depth):
     """A search that takes every step (``Search.foresee`` off) against one that leaves untaken
     the steps it knows surely leave the leader-epoch bound (``Bounds.cuts``) or make the state
@@ -296,7 +298,8 @@ def _levels_without_refusals(cfg: ClusterConfig, bounds: Bounds, faults: tuple[s
 
 
 @pytest.mark.parametrize(("protocol", "faults", "replicas", "depth"), [
-    ("kip320", DEFAULT_FAULTS, 2, None), ("hw", NO_CRASHES, 3, 6), ("kip841", NO_CRASHES, 2, None),
+    pytest.param("kip320", DEFAULT_FAULTS, 2, None, marks=SLOW), ("hw", NO_CRASHES, 3, 6),
+    ("kip841", NO_CRASHES, 2, None),
     ("kip101", DEFAULT_FAULTS + ("power_loss", "controller_failover", "stale_produce", "consume"), 2, 6),
     ("kip966", ("elect", "isolate", "power_loss", "tick"), 2, 9)])
 def test_a_search_that_answers_refusals_at_once_keeps_every_other_state_at_its_depth(protocol, faults, replicas,
@@ -319,7 +322,8 @@ def test_a_search_that_answers_refusals_at_once_keeps_every_other_state_at_its_d
 
 
 @pytest.mark.parametrize(("protocol", "faults", "replicas", "depth"), [
-    ("kip101", NO_CRASHES, 2, None), ("hw", DEFAULT_FAULTS, 2, 9), ("kip320", DEFAULT_FAULTS, 2, None),
+    ("kip101", NO_CRASHES, 2, None), ("hw", DEFAULT_FAULTS, 2, 9), pytest.param("kip320", DEFAULT_FAULTS, 2, None,
+                                                                                  marks=SLOW),
     ("kip966", ("elect", "isolate", "power_loss", "tick"), 2, 9), ("kip320", NO_CRASHES, 3, 6)])
 def test_a_response_as_a_step_of_its_own_only_repeats_the_whole_fetch(protocol, faults, replicas, depth):
     """``fetch_response`` is not in the alphabet (``check.model.alphabet``: it is the same
@@ -803,6 +807,7 @@ def test_a_search_that_would_never_end_is_refused_before_it_starts(tmp_path):
     assert "max-queued: needed for kip966 at 3 replicas" in done.stderr and not out.exists()
 
 
+@SLOW
 def test_the_queue_bound_cuts_exactly_the_states_past_it():
     """At 2 replicas kip966's queues reach 3 changes at most: a bound of 3 changes nothing, one
     of 2 cuts; within a bound of 1 no state kept has a longer queue."""

@@ -10,6 +10,10 @@ from hwlib import PROTOCOLS, AnomalyChecker, Cluster, ClusterConfig, load_scenar
 
 from ..helpers.strategies import mutated_scenarios, schedules
 
+#: kip320 and the generations after it: each family of checks below runs on kip320 in the fast
+#: subset (make test), on every one with make test-all
+FROM_KIP320 = ["kip320", *(pytest.param(p, marks=pytest.mark.slow) for p in ("kip595", "kip841", "kip903", "kip966"))]
+
 REPLICAS = ("A", "B", "C")
 SETTINGS = settings(max_examples=300, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
@@ -134,13 +138,14 @@ def test_finding_kip101_undefined_answer_truncates_to_a_stale_hw():
     assert trace.snapshots[10]["leader"] == "B" and "B" in trace.snapshots[9]["isr"]
 
 
+@pytest.mark.slow
 def test_kip966_keeps_what_kip595_loses_to_power_loss():
     """Eligible Leader Replicas and unclean-shutdown ineligibility close what power loss
     still opens in kip595, near the last-replica-standing case (power loss, leader moves)."""
     assert_fixed_where_older_loses("kip966", "kip595", ["last-replica-standing"], 400, power_loss=True)
 
 
-@pytest.mark.parametrize("protocol", ["kip320", "kip595", "kip841", "kip903", "kip966"])
+@pytest.mark.parametrize("protocol", FROM_KIP320)
 def test_kip320_on_keep_what_kip101_loses_near_its_findings(protocol):
     """kip320 closes both kip101 findings, and their near variants (leader moves, crashes,
     no power loss)."""
@@ -149,7 +154,7 @@ def test_kip320_on_keep_what_kip101_loses_near_its_findings(protocol):
                                    300, power_loss=False)
 
 
-@pytest.mark.parametrize("protocol", ["kip320", "kip595", "kip841", "kip903", "kip966"])
+@pytest.mark.parametrize("protocol", FROM_KIP320)
 @settings(max_examples=700, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps=schedules(REPLICAS, power_loss=False, elect=True))
 def test_fast_leader_changes_never_lose_or_diverge_from_kip320_on(protocol, steps):
@@ -160,7 +165,7 @@ def test_fast_leader_changes_never_lose_or_diverge_from_kip320_on(protocol, step
     assert not bad, [a.detail for a in bad]
 
 
-@pytest.mark.parametrize("protocol", ["kip320", "kip595", "kip841", "kip903", "kip966"])
+@pytest.mark.parametrize("protocol", FROM_KIP320)
 @settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(steps=schedules(REPLICAS, power_loss=False, elect=True, isolation=3))
 def test_in_order_leader_and_isr_never_lose_or_break_strong_isr_from_kip320_on(protocol, steps):
@@ -173,7 +178,7 @@ def test_in_order_leader_and_isr_never_lose_or_break_strong_isr_from_kip320_on(p
     assert not bad, [a.detail for a in bad]
 
 
-@pytest.mark.parametrize("protocol", ["kip320", "kip595", "kip841", "kip903", "kip966"])
+@pytest.mark.parametrize("protocol", FROM_KIP320)
 def test_kip320_on_keep_what_kip279_breaks_near_the_zombie_cases(protocol):
     """The same property near the cases where kip279 breaks strong-isr through late or
     skipped-in-order LeaderAndIsr requests and zombie leaders (edits with isolation,

@@ -77,7 +77,9 @@ def test_broker_level_facts_need_no_partition_and_a_fact_may_leave_its_broker_ou
 
 
 @pytest.mark.parametrize(("body", "field"), [
-    ("observations: [", "is not YAML"),
+    ("observations: [", "malformed YAML"),
+    ("partition: t-0\nobservations:\n  - {kind: hw, hw: 1, hw: 2}\n", "line 3: YAML refused: duplicate key 'hw'"),
+    ("partition: t-0\nobservations: [!!python/object/apply:os.system [echo]]\n", "could not determine a constructor"),
     ("partition: orders-0\nfacts: []\n", "unknown key 'facts'"),
     ("partition: orders-0\n", "under 'observations:'"),
     ("observations: {kind: hw}\n", "must be a list"),
@@ -101,6 +103,13 @@ def test_every_bad_fact_is_one_line_naming_its_field(tmp_path, body, field):
         read_stated(path, None, logs=("/somewhere/server.log",))
     message = str(caught.value)
     assert "\n" not in message and field in message and message.startswith("observations: facts.yaml")
+
+
+def test_bytes_that_are_not_utf8_are_one_line(tmp_path):
+    path = tmp_path / "facts.yaml"
+    path.write_bytes(b"observations: [{kind: hw, hw: 1, partition: t-0}]\n\xff\xfe")
+    with pytest.raises(ExplainError, match=r"^observations: facts.yaml: not UTF-8 text \(at offset 50\)$"):
+        read_stated(str(path), None)
 
 
 def test_the_command_line_reads_facts_alone_and_refuses_to_replace_a_file_it_did_not_write(tmp_path):

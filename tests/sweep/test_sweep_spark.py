@@ -81,6 +81,7 @@ def test_failing_cells_are_shrunk_to_reproducers(local_sweep):
     assert item["run"] == first
 
 
+@pytest.mark.slow
 def test_a_real_standalone_cluster_gives_identical_rows(local_sweep, tmp_path):
     out = tmp_path / "standalone"
     spec_file = tmp_path / "spec.json"
@@ -207,6 +208,7 @@ def test_overwrite_of_a_real_sweep_keeps_the_users_own_files_in_it(spark, tmp_pa
     assert (out / "runs" / "mine.txt").read_text() == "keep"
 
 
+@pytest.mark.slow
 def test_a_second_writer_is_refused_at_once_and_the_first_finishes_whole(tmp_path):
     spec_file = tmp_path / "tiny.yaml"
     spec_file.write_text(json.dumps({**TINY, "runs": 400}))

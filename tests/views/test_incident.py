@@ -15,7 +15,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from hwlib.explain import ExplainError, ExplainSpec, explain
+from hwlib.explain import ExplainSpec, explain
+from hwlib.util.files import OutputError
 from hwlib.views import incident_page, write_incident_page
 
 from ..explain.test_explain import _situation, _write
@@ -95,7 +96,7 @@ def test_html_never_replaces_a_file_hwlib_did_not_write(follower_exit, tmp_path)
     _, paths, run, _ = follower_exit
     mine = tmp_path / "mine.html"
     mine.write_text("<html>my notes</html>")
-    with pytest.raises(ExplainError, match="html: .* exists and hwlib explain did not write it"):
+    with pytest.raises(OutputError, match="html: .* exists and hwlib explain did not write it"):
         write_incident_page(run, mine)
     assert mine.read_text() == "<html>my notes</html>"
     ours = tmp_path / "ours.html"

@@ -389,6 +389,7 @@ def test_the_save_hook_strips_only_notebooks_that_ask_for_it():
     assert text == {"type": "file", "content": "x"}
 
 
+@pytest.mark.slow
 def test_running_the_notebooks_in_jupyterlab_leaves_git_status_clean(tmp_path, browser):
     """A copy of the checkout's notebooks in a git repository, JupyterLab from the venv (whose
     server config ``make setup`` wrote): JupyterLab runs 01, 02 and 03 (Run All), opens 10 (its
