@@ -289,7 +289,8 @@ def _unexplained(answer: Answer, best: tuple[Outcome, ClusterConfig, str, Explai
     can = sorted({o.describe() for o in (same or outcome.frontier)})[:6]
     if outcome.impossible is not None:
         can = [f"never make it: Kafka {label}'s rules have no such line"
-               + (" with unclean.leader.election.enable=true" if wanted.kind == "halt" else "")]
+               + (" with unclean.leader.election.enable=true"
+                  if wanted.kind == "halt" and config.unclean_leader_election else "")]
     answer.verdict = "not-explainable" if complete else "inconclusive"
     answer.config, answer.rules_label = config, label
     if node is not None:
@@ -310,7 +311,8 @@ def _unexplained(answer: Answer, best: tuple[Outcome, ClusterConfig, str, Explai
     if outcome.impossible is not None:
         answer.sentence = (f"not explainable under Kafka {label}: {where} needs {needs}; Kafka {label}'s rules never "
                            f"make such a line" + (" with unclean.leader.election.enable=true"
-                                                  if wanted.kind == "halt" else ""))
+                                                  if wanted.kind == "halt" and config.unclean_leader_election
+                                                  else ""))
     elif complete:
         answer.sentence = (f"not explainable under Kafka {label}: {where} needs {needs}; at that point the model can "
                            f"only {', '.join(can) if can else 'do nothing more within the bounds'}")
