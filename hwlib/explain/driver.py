@@ -255,9 +255,7 @@ def _explained(answer: Answer, found: tuple[Outcome, ClusterConfig, str, Explain
     offsets = ", ".join(f"{real:,} -> {model}" for real, model in answer.maps.offsets if real not in (0, -1))
     epochs = ", ".join(f"{real} -> {model}" for real, model in answer.maps.epochs if real not in (0, -1))
     marks = {True: " (necessary)", False: " (not necessary)", None: ""}
-    rank = {True: 0, None: 1, False: 2}                                      # the necessary first
-    said = sorted(answer.anomalies, key=lambda entry: rank[entry["necessary"]])          # type: ignore[index]
-    kinds_said = ", ".join(f"{a['kind']}{marks[a['necessary']]}" for a in said)          # type: ignore[index]
+    kinds_said = ", ".join(f"{a['kind']}{marks[a['necessary']]}" for a in necessary_first(answer.anomalies))
     loses = any(a["kind"] == "lost-write" and a["necessary"] is True for a in answer.anomalies)
     answer.sentence = (f"hwlib's model of Kafka {label} ({config.rules_name} rules) explains {explained_lines} of "
                        f"{total} lines in {len(schedule)} steps"
@@ -265,6 +263,13 @@ def _explained(answer: Answer, found: tuple[Outcome, ClusterConfig, str, Explain
                        + (f"; it loses acknowledged writes: {kinds_said}" if loses
                           else (f"; anomalies: {kinds_said}" if kinds_said else "; no anomaly")))
     return answer
+
+
+def necessary_first(anomalies: list[dict]) -> list[dict]:
+    """An answer's anomalies as its sentence names them: the necessary, the undecided, the not
+    necessary (each group in severity order)."""
+    rank = {True: 0, None: 1, False: 2}
+    return sorted(anomalies, key=lambda entry: rank[entry["necessary"]])
 
 
 def _unexplained(answer: Answer, best: tuple[Outcome, ClusterConfig, str, ExplainSearch] | None, target: Target,

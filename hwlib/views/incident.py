@@ -13,16 +13,15 @@ machine that made it.
 
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
 from ..explain.answer import answer_dict, scenario_of
-from ..explain.driver import Answer, ExplainRun
+from ..explain.driver import Answer, ExplainRun, necessary_first
 from ..run import run_steps
 from ..util.files import check_replaceable, write_text_atomically
 from .sequence import esc
-from .stepper import STEPPER_JS, scenario_file_html, stepper_markup, unique_id
-from .text import search_words
+from .stepper import STEPPER_JS, scenario_file_html, static_text, stepper_markup, unique_id
+from .text import NECESSITY_WORDS, search_words
 
 #: what marks a page ``write_incident_page`` wrote (the only kind of file it replaces)
 GENERATOR = '<meta name="generator" content="hwlib explain">'
@@ -42,13 +41,9 @@ STATUS_WORDS = {
 }
 
 
-def _static(name: str) -> str:
-    return (resources.files(__package__) / "static" / name).read_text(encoding="utf-8")
-
-
-STYLE = _static("incident.css")
+STYLE = static_text("incident.css")
 #: the page's browser side beside the stepper's (``static/incident.js``)
-INCIDENT_JS = _static("incident.js")
+INCIDENT_JS = static_text("incident.js")
 
 
 def incident_markup(run: ExplainRun) -> str:
@@ -105,13 +100,9 @@ def _facts(answer: Answer, data: dict) -> str:
         shown = [f"{real:,} -> {model}" for real, model in pairs if real not in (0, -1)]
         if shown:
             rows.append((name, esc("Kafka's -> the model's: " + ", ".join(shown) + " (0 and -1 kept)")))
-    marks = {True: "necessary: every explanation within the bounds shows it",
-             False: "not necessary: another explanation does without it",
-             None: "necessity not decided within its budget"}
-    rank = {True: 0, None: 1, False: 2}                        # as the sentence: the necessary first
-    for entry in sorted(answer.anomalies, key=lambda entry: rank[entry["necessary"]]):
+    for entry in necessary_first(answer.anomalies):                   # as the sentence names them
         rows.append(("anomaly", f"<b>{esc(entry['kind'])}</b> at step {entry['step']} "
-                     f"({marks[entry['necessary']]}): {esc(entry['detail'])}"))
+                     f"({NECESSITY_WORDS[entry['necessary']]}): {esc(entry['detail'])}"))
     for entry in answer.expected_effects:
         rows.append(("expected effect", f"{esc(entry['kind'])} at step {entry['step']}: {esc(entry['detail'])}"))
     if answer.failed_at:

@@ -197,13 +197,13 @@ def _rendered(result: RunResult, run_frames: list[dict], title: str, captions: d
     return [render_frame(f, title) for f in run_frames]
 
 
-def _static(name: str) -> str:
+def static_text(name: str) -> str:
     """A file of ``hwlib/views/static/`` (package data: a wheel carries it)."""
     return (resources.files(__package__) / "static" / name).read_text(encoding="utf-8")
 
 
 #: The stepper's look (``static/stepper.css``), in each stepper's markup.
-STYLE = _static("stepper.css")
+STYLE = static_text("stepper.css")
 
 #: The stepper's browser side (``static/stepper.js``), one function for the offline page and
 #: the live explorer's widget (``explorer.StepperWidget``): ``hwlStepper(root, options)`` wires
@@ -211,7 +211,7 @@ STYLE = _static("stepper.css")
 #: Options: ``start`` (the step to open at, default the markup's own), ``onStep(i)`` (told each
 #: step shown: the explorer's kernel learns where a fork goes), ``hash`` (the page's URL
 #: fragment picks the step, ``#<id>/step=N``: offline pages only).
-STEPPER_JS = _static("stepper.js")
+STEPPER_JS = static_text("stepper.js")
 
 _used_ids: set[str] = set()
 

@@ -155,6 +155,12 @@ def profiles_text(profiles: Mapping[str, FaultProfile], actions: Mapping[str, st
     return "\n".join(lines)
 
 
+#: what an explain answer's anomaly being necessary (True), not (False) or undecided (None) means
+NECESSITY_WORDS = {True: "necessary: every explanation within the bounds shows it",
+                   False: "not necessary: another explanation does without it",
+                   None: "necessity not decided within its budget"}
+
+
 def search_words(search: dict, verdict: str) -> str:
     """An explain answer's search in words: how many searches and states, how long, and what
     that proves (an explanation shortest within the bounds; none within them; or neither)."""
@@ -197,9 +203,7 @@ def explain_text(run: ExplainRun) -> str:
                 quoted = "" if not item["lines"] else "   <- " + " | ".join(item["lines"])
                 out.append(f"    {item['step']:>3}. {item['words']}{quoted}")
         for entry in answer.anomalies:
-            necessary = {True: "necessary: every explanation within the bounds shows it",
-                         False: "not necessary: another explanation does without it",
-                         None: "necessity not decided within its budget"}[entry["necessary"]]
+            necessary = NECESSITY_WORDS[entry["necessary"]]
             out.append(f"  anomaly {entry['kind']} at step {entry['step']} ({necessary}): {entry['detail']}")
         for entry in answer.expected_effects:
             out.append(f"  expected effect {entry['kind']} at step {entry['step']}: {entry['detail']}")
