@@ -166,7 +166,7 @@ def test_sweep_resume_of_a_corrupt_or_unwritable_directory_is_one_line(tmp_path)
     assert tree(tmp_path) == before and sorted(p.name for p in out.iterdir()) == ["runs", "spec.json"]
 
 
-def test_every_directory_a_user_gives_is_checked_before_anything_runs(tmp_path):
+def test_every_directory_a_user_gives_is_checked_before_anything_runs(tmp_path, monkeypatch, capsys):
     """sweep --out, check --out and the report's sweep_out / --sweep: a name too long, a path
     under a file, a read-only folder (when not root), a file where a directory belongs - one
     line naming the option, exit 2, nothing written anywhere (a fresh working directory stays
@@ -187,20 +187,32 @@ def test_every_directory_a_user_gives_is_checked_before_anything_runs(tmp_path):
         locked.mkdir(mode=0o500)
         cases.append((str(locked / "sub"), "locked is not writable"))
     before = tree(tmp_path)
+    monkeypatch.chdir(work)
     for path, message in cases:
         for args, field in ((["sweep", str(spec), "--out", path], "out: "),
                             (["check", "--protocol", "hw", "--out", path], "out: "),
                             (["report", "--param", f"sweep_out={path}", "--out", str(work / "r.html")],
                              "parameter sweep_out: ")):
-            done = subprocess.run([sys.executable, "-m", "hwlib.cli", *args], capture_output=True, text=True,
-                                  cwd=work)
+            done = _in_process(args, capsys)
             _refused(done, field)
             assert message in done.stderr, (args, done.stderr)
-    _refused(subprocess.run([sys.executable, "-m", "hwlib.cli", "run", long_name], capture_output=True, text=True,
-                            cwd=work), "scenario: ")
-    _refused(subprocess.run([sys.executable, "-m", "hwlib.cli", "report", "--sweep", long_name, "--out",
-                             str(work / "r.html")], capture_output=True, text=True, cwd=work), "parameter sweep_dir: ")
+    _refused(_in_process(["run", long_name], capsys), "scenario: ")
+    _refused(_in_process(["report", "--sweep", long_name, "--out", str(work / "r.html")], capsys),
+             "parameter sweep_dir: ")
+    # and once through the real command line, in its own process
+    _refused(subprocess.run([sys.executable, "-m", "hwlib.cli", "check", "--protocol", "hw", "--out", long_name],
+                            capture_output=True, text=True, cwd=work), "out: ")
     assert tree(tmp_path) == before and not list(work.iterdir())
+
+
+def _in_process(args: list[str], capsys) -> subprocess.CompletedProcess:
+    """hwlib's command line called in this process (argparse's refusals exit): its code and output."""
+    try:
+        code = main(args)
+    except SystemExit as stop:
+        code = stop.code
+    out, err = capsys.readouterr()
+    return subprocess.CompletedProcess(args, code, out, err)
 
 
 def test_compare_prints_and_writes_files_only_with_out(tmp_path):

@@ -115,16 +115,19 @@ def scenario_of(answer: Answer, prefix: bool = False) -> Scenario:
         quoted = _quoted(answer, matched)
         if quoted:
             notes[number] = " | ".join(quoted)
-    what = ("the shortest schedule matching every line before the one that cannot be explained"
-            if prefix else "the shortest schedule of hwlib's model that explains the log lines")
+    what = ("the shortest schedule matching every line before the one that cannot be explained" if prefix
+            else "the shortest schedule of hwlib's model that explains the log lines before the first one outside "
+                 "it" if answer.verdict == "outside-model"
+            else "the shortest schedule of hwlib's model that explains the log lines")
     return Scenario(name=f"explain-{answer.partition}" + ("-prefix" if prefix else ""), config=answer.config,
                     steps=tuple(step for step, _ in steps), description=f"{what} ({answer.sentence})",
                     notes=notes)
 
 
 def write_out(run: ExplainRun, out: str | Path) -> list[Path]:
-    """``answer.json``, and per partition ``explanation.yaml`` (explained) or ``prefix.yaml``
-    (not), into ``out`` (one directory per partition when there are several)."""
+    """``answer.json``, and per partition ``explanation.yaml`` (explained, or the lines before
+    one outside the model) or ``prefix.yaml`` (not explainable), into ``out`` (one directory
+    per partition when there are several)."""
     root = check_directory(out, "out")
     targets = [(root if len(run.answers) == 1 else root / answer.partition, answer) for answer in run.answers]
     for folder, _ in targets:
@@ -140,7 +143,7 @@ def write_out(run: ExplainRun, out: str | Path) -> list[Path]:
         body = json.dumps({"written_by": "hwlib explain", **answer_dict(answer)}, indent=1, default=str)
         written.append(write_text_atomically(folder / "answer.json", body + "\n"))
         if answer.config is not None and answer.steps:
-            name = "explanation.yaml" if answer.verdict == "explained" else "prefix.yaml"
+            name = "explanation.yaml" if answer.explains else "prefix.yaml"
             text = f"{HEADER}: {answer.sentence[:200]}\n" + scenario_of(answer, name == "prefix.yaml").to_yaml()
             written.append(write_text_atomically(folder / name, text))
     return written

@@ -63,6 +63,12 @@ class Answer:
     def exit_code(self) -> int:
         return {"explained": 0, "nothing": 0, "not-explainable": 3, "outside-model": 4, "inconclusive": 5}[self.verdict]
 
+    @property
+    def explains(self) -> bool:
+        """Whether ``steps`` explain every line they stand for: the whole answer (explained) or
+        the lines before one outside the model (else they are the prefix before a failing line)."""
+        return self.verdict == "explained" or (self.verdict == "outside-model" and bool(self.steps))
+
 
 @dataclass
 class ExplainRun:
@@ -107,6 +113,9 @@ def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, deadl
                      progress: Callable[[str], None] | None) -> Answer:
     own = partition_lines(lines, partition)
     observed = observed_of(own)
+    cut = first_outside(own)
+    if cut is not None:
+        observed = [(o, seen) for o, seen in observed if before(seen[0], cut)]
     brokers = sorted({o.broker for o, _ in observed if o.broker is not None}, key=lambda b: (len(b), b))
     replicas = spec.replicas or max(2, min(5, len(brokers) or 2))
     span = release_range(own)
@@ -117,6 +126,8 @@ def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, deadl
     answer = Answer(partition, "inconclusive", "", own, observed=observed,
                     release_range=_named(span) if any(line.releases for line in own) else None)
     if not observed:
+        if cut is not None:
+            return _outside(answer, cut)
         answer.verdict = "nothing"
         answer.sentence = f"{partition}: no line about it states anything the model has: nothing to explain"
         return answer
@@ -170,8 +181,47 @@ def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, deadl
                      "bounds": {"replicas": replicas, "max_records": spec.max_records, "max_epoch": spec.max_epoch,
                                 "max_silent": spec.max_silent, "depth": spec.depth, "time_limit": spec.time_limit}}
     if found is not None:
-        return _explained(answer, found, spec, deadline)
+        answer = _explained(answer, found, spec, deadline)
+        return answer if cut is None else _outside(answer, cut)
     return _unexplained(answer, best, target, complete_everywhere)
+
+
+def first_outside(own: list[Line]) -> Line | None:
+    """The first line that says Kafka did something the model does not have (by timestamp where
+    the lines carry one, else in the order read)."""
+    outside = [(index, line) for index, line in enumerate(own) if line.status == "outside-model"]
+    if not outside:
+        return None
+    stamped = [(line.record.timestamp, index, line) for index, line in outside if line.record.timestamp is not None]
+    return min(stamped, key=lambda item: item[:2])[2] if stamped else outside[0][1]
+
+
+def before(line: Line, cut: Line) -> bool:
+    """Whether ``line`` is known to come before ``cut``: earlier in the same file, or earlier by
+    timestamp in another (a line whose order against it is unknown is not before it)."""
+    if line.record.file == cut.record.file:
+        return line.record.line < cut.record.line
+    stamp, limit = line.record.timestamp, cut.record.timestamp
+    return stamp is not None and limit is not None and stamp < limit
+
+
+def _outside(answer: Answer, cut: Line) -> Answer:
+    """The answer at a line outside the model: the lines before it explained (if any), the
+    line named with what Kafka did there, every later line left unmatched."""
+    where = f"line {cut.record.line} of {cut.record.file}"
+    explained = answer.verdict == "explained"
+    answer.verdict = "outside-model"
+    answer.failed_at = {"file": cut.record.file, "line": cut.record.line, "text": cut.record.text,
+                        "category": "outside-model", "needs": cut.reason, "model_can": []}
+    for line in answer.lines:
+        if line.status == "recognised" and not line.reason:
+            line.reason = f"not matched: the answer stops at {where}, outside hwlib's model"
+    head = f"outside hwlib's model at {where}: {cut.reason}"
+    if explained:
+        answer.sentence = f"{head}. Before it: {answer.sentence}"
+    else:
+        answer.sentence = f"{head}; no line before it states anything the model has"
+    return answer
 
 
 def _named(span: tuple[tuple[int, ...], tuple[int, ...]] | None) -> tuple[str, str] | None:

@@ -35,7 +35,9 @@ FIELDS = {
     "new": r"[0-9,]{0,200}",
     "isr": r"[0-9,]{0,200}",
     "isr_list": r"[0-9, ]{0,200}",
-    "list": r"[^\]]{0,400}",
+    "adding": r"[0-9, ]{0,200}",
+    "removing": r"[0-9, ]{0,200}",
+    "ctl": r"\[[A-Za-z ]{1,60}(?:id=)?\d{1,10}\][:,]? ",
     "state": r"[A-Za-z]{1,40}",
     "to_state": r"[A-Za-z]{1,40}",
     "topic_id": r"[^ ]{1,100}",
@@ -79,6 +81,9 @@ class Format:
     #: whether the log writer renders the kind with it (False: a line Kafka writes only in a
     #: case the observation does not say, e.g. a truncation below the HW)
     written: bool = True
+    #: what Kafka did that hwlib's model does not have, when the line says it did ("": nothing;
+    #: ``recognise.outside_reason`` decides per line where the fields say whether it did)
+    outside: str = ""
 
     @functools.cached_property
     def pieces(self) -> list[tuple[str, str | None]]:
@@ -156,13 +161,14 @@ def _fetcher(first: str, last: str) -> list[tuple[str, str, str]]:
 
 
 def _f(id: str, kind: str | None, first: str, last: str, level: str, logger: str, template: str,
-       read_at: str, written: bool = True) -> Format:
-    return Format(id, kind, first, last, level, logger, template, read_at, written)
+       read_at: str, written: bool = True, outside: str = "") -> Format:
+    return Format(id, kind, first, last, level, logger, template, read_at, written, outside)
 
 
 def _fetcher_rows(id: str, kind: str | None, first: str, last: str, level: str, text: str,
-                  read_at: str) -> list[Format]:
-    return [_f(id, kind, lo, hi, level, RFT, ident + text, read_at) for lo, hi, ident in _fetcher(first, last)]
+                  read_at: str, outside: str = "") -> list[Format]:
+    return [_f(id, kind, lo, hi, level, RFT, ident + text, read_at, outside=outside)
+            for lo, hi, ident in _fetcher(first, last)]
 
 
 # -------------------------------------------------------------------- the follower's side
@@ -307,20 +313,20 @@ LEADER: list[Format] = [
        "epoch was {prev_epoch}.", "2.4.1 Partition.makeLeader"),
     _f("partition_leader_starts", "leader", "2.6.0", "3.2.3", "INFO", SCL,
        BROKER_SC + "Leader {tp} starts at leader epoch {epoch} from offset {leo} with high watermark {hw} ISR [{isr}] "
-       "addingReplicas [{list}] removingReplicas [{list}]. Previous leader epoch was {prev_epoch}.",
+       "addingReplicas [{adding}] removingReplicas [{removing}]. Previous leader epoch was {prev_epoch}.",
        "2.6.0 Partition.makeLeader (state-change.log)"),
     _f("partition_leader_starts", "leader", "3.3.0", "3.4.1", "INFO", SCL,
        BROKER_SC + "Leader {tp} with topic id {topic_id} starts at leader epoch {epoch} from offset {leo} with "
-       "partition epoch {partition_epoch}, high watermark {hw}, ISR [{isr}], adding replicas [{list}] and removing "
-       "replicas [{list}]. Previous leader epoch was {prev_epoch}.", "3.3.0 Partition.makeLeader"),
+       "partition epoch {partition_epoch}, high watermark {hw}, ISR [{isr}], adding replicas [{adding}] and removing "
+       "replicas [{removing}]. Previous leader epoch was {prev_epoch}.", "3.3.0 Partition.makeLeader"),
     _f("partition_leader_starts", "leader", "3.5.0", "3.5.2", "INFO", SCL,
        BROKER_SC + "Leader {tp} with topic id {topic_id} starts at leader epoch {epoch} from offset {leo} with "
-       "partition epoch {partition_epoch}, high watermark {hw}, ISR [{isr}], adding replicas [{list}] and removing "
-       "replicas [{list}] {under}. Previous leader epoch was {prev_epoch}.", "3.5.0 Partition.makeLeader"),
+       "partition epoch {partition_epoch}, high watermark {hw}, ISR [{isr}], adding replicas [{adding}] and removing "
+       "replicas [{removing}] {under}. Previous leader epoch was {prev_epoch}.", "3.5.0 Partition.makeLeader"),
     _f("partition_leader_starts", "leader", "3.6.0", "9.9.9", "INFO", SCL,
        BROKER_SC + "Leader {tp} with topic id {topic_id} starts at leader epoch {epoch} from offset {leo} with "
-       "partition epoch {partition_epoch}, high watermark {hw}, ISR [{isr}], adding replicas [{list}] and removing "
-       "replicas [{list}] {under}. Previous leader {prev_leader} and previous leader epoch was {prev_epoch}.",
+       "partition epoch {partition_epoch}, high watermark {hw}, ISR [{isr}], adding replicas [{adding}] and removing "
+       "replicas [{removing}] {under}. Previous leader {prev_leader} and previous leader epoch was {prev_epoch}.",
        "3.6.0 Partition.makeLeader"),
     # Partition.makeFollower (state-change.log from 2.6.0): "from offset" is the follower's own log end
     _f("partition_follower_starts", "follower", "2.6.0", "3.2.3", "INFO", SCL,
@@ -425,8 +431,57 @@ LEADER: list[Format] = [
        "[KafkaServer id={writer}] shutting down", "1.0.0 KafkaServer.shutdown"),
 ]
 
+# ------------------------------------------------------------------ outside hwlib's model
+# Lines that say Kafka did something hwlib's model does not have: the answer stops there
+# (``outside-model``, exit 4). Read at each tag from core/src/main/scala/kafka/{server/
+# ReplicaFetcherThread,server/AbstractFetcherThread,controller/KafkaController}.scala
+#: a replica set that changes (hwlib's partition keeps the replicas it starts with)
+REASSIGNED = ("a partition reassignment: the replica set changes, and hwlib models a partition whose replicas "
+              "stay the ones it starts with")
+#: a follower's out-of-range fetch answered with the leader's log start offset
+START_OFFSET = ("a follower's fetch offset reset to the leader's log start offset: either the follower fell below "
+                "the log start (retention or deleted records) and Kafka truncated it fully, or the leader's log grew "
+                "between the out-of-range fetch and the offset lookup and Kafka kept the follower's log as it was; "
+                "hwlib's logs start at offset 0 and keep every record, and its follower answers an out-of-range "
+                "fetch in one step")
+CONTROLLER = "kafka.controller.KafkaController"
+OUTSIDE: list[Format] = [
+    *_fetcher_rows("oor_reset_to_leader_start", None, "0.9.0.0", "0.10.0.1", "WARN",
+                   "Replica {writer} for partition {tpb} reset its fetch offset from {offset} to current leader "
+                   "{leader}'s start offset {start}", "0.9.0.0 ReplicaFetcherThread.handleOffsetOutOfRange",
+                   outside=START_OFFSET),
+    *_fetcher_rows("oor_reset_to_leader_start", None, "0.10.1.0", "0.11.0.3", "WARN",
+                   "Replica {writer} for partition {tp} reset its fetch offset from {offset} to current leader "
+                   "{leader}'s start offset {start}", "0.10.1.0 ReplicaFetcherThread.handleOffsetOutOfRange",
+                   outside=START_OFFSET),
+    _f("oor_reset_to_leader_start", None, "1.0.0", "3.5.2", "WARN", RFT,
+       FETCHER + "Reset fetch offset for partition {tp} from {offset} to current leader's start offset {start}",
+       "1.0.0 ReplicaFetcherThread.handleOffsetOutOfRange; 2.1.0 AbstractFetcherThread.fetchOffsetAndTruncate",
+       outside=START_OFFSET),
+    _f("oor_truncate_fully", None, "3.6.0", "9.9.9", "WARN", RFT,
+       FETCHER + "Truncate fully and reset fetch offset for partition {tp} from {offset} to the current leader's "
+       "start offset {start} because the local replica's end offset is smaller than the current leader's start "
+       "offsets.", "3.6.0 AbstractFetcherThread.fetchOffsetAndTruncate", outside=START_OFFSET),
+    _f("oor_keep_local_end", None, "3.6.0", "9.9.9", "INFO", RFT,
+       FETCHER + "Reset fetch offset for partition {tp} from {offset} to the current local replica's end offset "
+       "{start}", "3.6.0 AbstractFetcherThread.fetchOffsetAndTruncate", outside=START_OFFSET),
+    # the ZooKeeper controller's reassignment (gone with the ZooKeeper controller in 4.0)
+    _f("controller_reassigning", None, "0.9.0.0", "1.0.2", "INFO", CONTROLLER,
+       "{ctl}Handling reassignment of partition {tpb} to new replicas {ids}",
+       "0.9.0.0 PartitionsReassignedListener.handleDataChange; 1.0.0 KafkaController", outside=REASSIGNED),
+    _f("controller_reassigning", None, "1.1.0", "2.3.1", "INFO", CONTROLLER,
+       "{ctl}Handling reassignment of partition {tp} to new replicas {ids}",
+       "1.1.0 KafkaController.PartitionReassignment.process (gone in 2.4.0, KIP-455)", outside=REASSIGNED),
+    _f("controller_reassigned_leader", None, "0.9.0.0", "1.0.2", "INFO", CONTROLLER,
+       "{ctl}Leader {leader} for partition {tpb} being reassigned, {rest}",
+       "0.9.0.0 KafkaController.moveReassignedPartitionLeaderIfRequired", outside=REASSIGNED),
+    _f("controller_reassigned_leader", None, "1.1.0", "3.9.1", "INFO", CONTROLLER,
+       "{ctl}Leader {leader} for partition {tp} being reassigned, {rest}",
+       "1.1.0 KafkaController.moveReassignedPartitionLeaderIfRequired", outside=REASSIGNED),
+]
+
 #: every format, in the order they are tried
-FORMATS: list[Format] = FOLLOWER + LEADER
+FORMATS: list[Format] = FOLLOWER + LEADER + OUTSIDE
 
 
 def formats_for(release: Version) -> list[Format]:

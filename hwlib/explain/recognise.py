@@ -3,6 +3,7 @@
 ``recognise(record)`` tries the formats whose longest literal piece the message holds and
 returns a ``Line``: the record, its status so far - ``recognised`` (an observation about one
 partition), ``informational`` (a known message that states nothing the model has, an elision),
+``outside-model`` (Kafka did something the model does not have: ``outside_reason``),
 ``unrecognised`` (no format matched; ``reason`` says what was wrong with the bytes if anything)
 - the format, the partition it names (``topic-N``; a topic alone for the oldest fatal exit),
 the broker that wrote it where the line itself says (``replicaId=``, ``[Broker id=N]``,
@@ -17,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .formats import BROKER_SETS, FORMATS, PARTITION_FIELDS, Format, partition_of
+from .formats import BROKER_SETS, FORMATS, PARTITION_FIELDS, REASSIGNED, Format, partition_of
 from .observations import KINDS, Observation, observation
 from .read import Record
 
@@ -86,6 +87,9 @@ def recognise(record: Record) -> Line:
         last = max(f.releases[1] for f, _ in same if f.template == fmt.template)
         partition = partition_of(fields)
         who = fields.get("writer") or writer
+        outside = outside_reason(fmt, fields)
+        if outside is not None:
+            return Line(record, "outside-model", outside, fmt, partition, who, releases=(first, last))
         if fmt.kind is None:
             return Line(record, "informational", fmt.id, fmt, partition, who, releases=(first, last))
         return Line(record, "recognised", "", fmt, partition, who, to_observation(fmt, fields, who),
@@ -96,6 +100,18 @@ def recognise(record: Record) -> Line:
     if named is not None:
         partition = f"{named[1]}-{named[2]}" if named[1] is not None else f"{named[3]}-{named[4]}"
     return Line(record, "unrecognised", reason, None, partition, writer)
+
+
+def outside_reason(fmt: Format, fields: dict[str, str]) -> str | None:
+    """What the line says Kafka did that hwlib's model does not have (None: nothing): the
+    format's reason, or a reassignment in progress where a leader's line names replicas being
+    added or removed (Partition.makeLeader from 2.6.0)."""
+    if fmt.outside:
+        return fmt.outside
+    adding, removing = ((fields.get(name) or "").strip() for name in ("adding", "removing"))
+    if adding or removing:
+        return f"{REASSIGNED} (adding replicas [{adding}], removing replicas [{removing}])"
+    return None
 
 
 def to_observation(fmt: Format, fields: dict[str, str], writer: str | None) -> Observation:

@@ -75,7 +75,7 @@ def render(fmt: Format, made: Observation, naming: Renaming, writer: str, leader
                                  "count": naming.partition, "entries": 1, "prev_epoch": 0, "prev_offset": 0,
                                  "controller": 0, "controller_epoch": 1, "state": "OfflinePartition",
                                  "to_state": "OnlinePartition", "topic_id": "None", "under": "", "prev_leader": "None",
-                                 "partition_epoch": 0, "list": "", "rest": "", "rest2": "RECOVERED",
+                                 "partition_epoch": 0, "adding": "", "removing": "", "rest": "", "rest2": "RECOVERED",
                                  "segment": "0:0", "old_hw": 0}
     for name, value in made.values:
         sort = sorts[name]

@@ -83,14 +83,14 @@ def _facts(answer: Answer, data: dict) -> str:
     if data["release_range"]:
         first, last = data["release_range"]
         rows.append(("release", esc(f"the lines' texts are written by Kafka {first} to {last}"
-                     + (f"; explained under Kafka {answer.rules_label}" if answer.verdict == "explained" else
+                     + (f"; explained under Kafka {answer.rules_label}" if answer.explains else
                         (f"; the furthest search ran Kafka {answer.rules_label}" if answer.rules_label else "")))))
     elif answer.rules_label:
         rows.append(("release", esc(f"Kafka {answer.rules_label}")))
     if answer.config is not None:
         rows.append(("rules", esc(f"{answer.config.rules_name} (protocol generation {answer.config.protocol})")))
         cfg = data["config"]
-        rows.append(("settings" + (" inferred" if answer.verdict == "explained" else " tried"),
+        rows.append(("settings" + (" inferred" if answer.explains else " tried"),
                      esc(f"acks={cfg['acks']}, min.insync.replicas={cfg['min_insync_replicas']}, "
                          f"unclean.leader.election.enable={str(cfg['unclean_leader_election']).lower()}")))
     if data["broker_map"]:
@@ -107,7 +107,8 @@ def _facts(answer: Answer, data: dict) -> str:
         rows.append(("expected effect", f"{esc(entry['kind'])} at step {entry['step']}: {esc(entry['detail'])}"))
     if answer.failed_at:
         failed = answer.failed_at
-        rows.append(("stops at", f"line {failed['line']} of {esc(failed['file'])}: needs {esc(failed['needs'])}"))
+        said = "outside the model: " if failed["category"] == "outside-model" else "needs "
+        rows.append(("stops at", f"line {failed['line']} of {esc(failed['file'])}: {said}{esc(failed['needs'])}"))
     if data["search"]:
         rows.append(("search", esc(search_words(data["search"], answer.verdict))))
     body = "".join(f"<tr><th>{esc(name)}</th><td>{value}</td></tr>" for name, value in rows)
@@ -122,7 +123,8 @@ def _lines(answer: Answer, data: dict) -> str:
         is_failed = failed is not None and entry["file"] == failed["file"] and entry["line"] == failed["line"]
         shown = "failed" if is_failed else status
         step = f' data-step="{entry["step"]}"' if "step" in entry else ""
-        badge = f"step {entry['step']}" if "step" in entry else ("cannot" if is_failed else status)
+        badge = f"step {entry['step']}" if "step" in entry else (
+            ("outside the model" if failed["category"] == "outside-model" else "cannot") if is_failed else status)
         reason = entry.get("reason", "") if status != "matched" else ""
         items.append(f'<li class="line st-{shown}"{step} title="{esc(STATUS_WORDS.get(shown, shown))}">'
                      f'<span class="where">{esc(entry["file"])}:{entry["line"]}</span>'
@@ -134,11 +136,13 @@ def _lines(answer: Answer, data: dict) -> str:
 def _stepper(answer: Answer, data: dict) -> str:
     if answer.config is None or not answer.steps:
         return '<p class="hint">No schedule to step through: the search matched no line.</p>'
-    explained = answer.verdict == "explained"
+    explained = answer.explains
     steps = [step for step, _ in answer.steps]
     result = run_steps(answer.config, steps, name=f"explain-{answer.partition}")
     captions = {item["step"]: " | ".join(item["lines"]) for item in data["steps"] if item["lines"]}
-    title = "the explanation" if explained else "the prefix: every line before the failing one"
+    title = ("the prefix: every line before the failing one" if not explained
+             else "the explanation of the lines before the first one outside the model"
+             if answer.verdict == "outside-model" else "the explanation")
     _, markup = stepper_markup(result, [f"{title} · {answer.config.rules_name}"],
                                start=len(steps) if not explained else None, captions=[captions],
                                packed=True, sequence_open=False)

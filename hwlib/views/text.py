@@ -167,7 +167,7 @@ def search_words(search: dict, verdict: str) -> str:
     count = search.get("searches", 0)
     said = (f"{count} search{'es' if count != 1 else ''}, {search.get('states', 0):,} states, "
             f"{search.get('seconds', 0)} s")
-    if verdict == "explained":
+    if verdict == "explained" or (verdict == "outside-model" and "shortest" in search):
         shortest = search.get("shortest")
         return said + ("; no shorter explanation within the bounds (breadth first)" if shortest == "proven"
                        else f"; shortest {shortest}" if shortest else "")
@@ -189,15 +189,18 @@ def explain_text(run: ExplainRun) -> str:
         if data["release_range"]:
             out.append(f"  release: the lines' texts are written by Kafka {data['release_range'][0]} to "
                        f"{data['release_range'][1]}" + (f"; explained under {answer.rules_label}"
-                                                         if answer.rules_label and answer.verdict == "explained"
+                                                         if answer.rules_label and answer.explains
                                                          else ""))
-        if data["config"] is not None and answer.verdict == "explained":
+        explained = answer.explains
+        if data["config"] is not None and explained:
             cfg = data["config"]
             out.append(f"  settings inferred: acks={cfg['acks']}, min.insync.replicas={cfg['min_insync_replicas']}, "
                        f"unclean.leader.election.enable={str(cfg['unclean_leader_election']).lower()}; brokers "
                        + ", ".join(f"{real} -> {model}" for real, model in data["broker_map"].items()))
         if answer.steps:
-            title = "explanation" if answer.verdict == "explained" else "prefix (matches every line before)"
+            title = ("explanation" if answer.verdict == "explained"
+                     else "explanation of the lines before it" if explained
+                     else "prefix (matches every line before)")
             out.append(f"  {title}, {len(answer.steps)} steps:")
             for item in data["steps"]:
                 quoted = "" if not item["lines"] else "   <- " + " | ".join(item["lines"])
@@ -209,7 +212,8 @@ def explain_text(run: ExplainRun) -> str:
             out.append(f"  expected effect {entry['kind']} at step {entry['step']}: {entry['detail']}")
         if answer.failed_at:
             failed = answer.failed_at
-            out.append(f"  failed at {failed['file']}:{failed['line']}: {failed['text']}")
+            said = "outside the model at" if failed["category"] == "outside-model" else "failed at"
+            out.append(f"  {said} {failed['file']}:{failed['line']}: {failed['text']}")
         out.append("  lines:")
         for line in data["lines"]:
             where = f"{line['file']}:{line['line']}"

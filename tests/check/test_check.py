@@ -233,7 +233,8 @@ def _searched(cfg: ClusterConfig, bounds: Bounds, faults: tuple[str, ...], settl
 
 
 @pytest.mark.parametrize(("protocol", "faults", "replicas", "depth"), [
-    ("hw", NO_CRASHES, 3, 6), ("kip595", NO_CRASHES, 3, 6), pytest.param("kip320", DEFAULT_FAULTS, 2, None, marks=SLOW),
+    ("hw", NO_CRASHES, 3, 6), pytest.param("kip595", NO_CRASHES, 3, 6, marks=SLOW),
+    pytest.param("kip320", DEFAULT_FAULTS, 2, None, marks=SLOW),
     pytest.param("kip841", NO_CRASHES, 3, 7, marks=SLOW), pytest.param("kip903", DEFAULT_FAULTS, 2, None, marks=SLOW)])
 def test_a_settled_isolation_merges_states_and_changes_no_verdict_depth_or_counterexample(protocol, faults,
                                                                                             replicas, depth):

@@ -13,10 +13,11 @@ SAMPLE = {"tp": "orders-7", "tpb": "[orders,7]", "log": "orders-7", "topic": "or
           "writer": "1002", "leader": "1001", "fetcher": "0", "offset": 6656337, "leo": 6656340, "largest": 6656339,
           "hw": 6656330, "leader_leo": 6656331, "leader_hw": 6656333, "epoch": 17, "prev_epoch": 16,
           "prev_offset": 6000000, "entries": 3, "count": 7, "old": "1001,1002,1003", "new": "1001,1002",
-          "isr": "1001,1002", "isr_list": "1001, 1002", "list": "", "state": "OfflinePartition",
+          "isr": "1001,1002", "isr_list": "1001, 1002", "adding": "", "removing": "", "state": "OfflinePartition",
           "to_state": "OnlinePartition", "topic_id": "None", "under": "", "prev_leader": "None",
           "partition_epoch": 42, "controller": 1003, "controller_epoch": 9, "rest": "(brokerId: 1003, endOffset: 5)",
-          "rest2": "RECOVERED", "segment": "0 : 4321", "old_hw": 6656329}
+          "rest2": "RECOVERED", "segment": "0 : 4321", "old_hw": 6656329, "start": 6000001,
+          "ctl": "[Controller id=1003] ", "ids": "1001,1003"}
 
 
 @pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f"{f.id}@{f.first}")
