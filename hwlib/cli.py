@@ -204,8 +204,10 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
                      help="a setting the logs cannot show, fixed instead of searched: acks, min.insync.replicas, "
                           "unclean.leader.election.enable; repeatable")
-    exp.add_argument("--max-records", type=_positive, default=3, help="records the model produces, at most (3)")
-    exp.add_argument("--max-epoch", type=_positive, default=4, help="the leader epoch's bound (4)")
+    exp.add_argument("--max-records", type=_positive, default=None,
+                     help="records the model produces, at most (default: the lines' distinct offsets + 2, at least 3)")
+    exp.add_argument("--max-epoch", type=_positive, default=None,
+                     help="the leader epoch's bound (default: the lines' distinct epochs + 2, at least 4)")
     exp.add_argument("--max-silent", type=int, default=6, help="steps no line shows, in a row, at most (6)")
     exp.add_argument("--depth", type=_positive, default=30, help="steps in an explanation, at most (30)")
     exp.add_argument("--time-limit", type=float, default=60.0, metavar="S", help="seconds to search, at most (60)")

@@ -16,6 +16,7 @@ from pathlib import Path
 from ..scenario import Scenario
 from ..util.files import check_directory, write_text_atomically
 from .driver import Answer, ExplainRun
+from .observations import CONTROLLER_LEVEL
 from .recognise import Line
 
 #: the first line of every file ``write_out`` writes (what it may replace)
@@ -44,7 +45,9 @@ def status_of(line: Line) -> str:
     """A line's final status: a recognised line the answer did not use is ``informational`` when
     another line explains the same fact, else as the search left it."""
     if line.status == "recognised":
-        return "unattributed" if line.observation is not None and line.observation.broker is None else "informational"
+        unattributed = line.observation is not None and line.observation.broker is None \
+            and line.observation.kind not in CONTROLLER_LEVEL
+        return "unattributed" if unattributed else "informational"
     return line.status
 
 

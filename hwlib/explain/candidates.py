@@ -136,20 +136,22 @@ def attempts(spec: ExplainSpec, plans: list[tuple[Release | None, str | None, st
     smallest bounds and fewest kinds of fault first; then the other settings likewise."""
     tiers = fault_tiers(spec, observed)
     implied = [IMPLIED_SETTINGS[seen.kind] for seen, _ in observed if seen.kind in IMPLIED_SETTINGS]
+    bounds = widening(spec, observed)
+    # a diagonal: a wider bound with the fewer faults comes before a wider tier of faults at the
+    # same bound (a lost record is likelier than one more kind of fault, and cheaper to search)
+    order = sorted(((b, t) for b in range(len(bounds)) for t in range(len(tiers))), key=lambda bt: (sum(bt), bt[1]))
     for phase in (0, 1):
-        for records, epochs in widening(spec, observed):
-            for tier in tiers:
-                for row, protocol, label in plans:
-                    tried = [c for c in configs(spec, row, protocol, replicas)
-                             if all(getattr(c, name) == value for name, value in implied)]
-                    for config in (tried[:1] if phase == 0 else tried[1:]):
-                        yield tier, records, epochs, label, config
+        for b, t in order:
+            records, epochs = bounds[b]
+            for row, protocol, label in plans:
+                tried = [c for c in configs(spec, row, protocol, replicas)
+                         if all(getattr(c, name) == value for name, value in implied)]
+                for config in (tried[:1] if phase == 0 else tried[1:]):
+                    yield tiers[t], records, epochs, label, config
 
 
-def widening(spec: ExplainSpec, observed: list[tuple[Observation, list[Line]]]) -> list[tuple[int, int]]:
-    """The (records, leader epoch) bounds to search, smallest first: the model needs a distinct
-    value for each distinct offset and epoch the lines name (the maps are strictly increasing),
-    so no smaller bound can explain them; each try widens both by one, up to the spec's."""
+def named_values(observed: list[tuple[Observation, list[Line]]]) -> tuple[int, int]:
+    """How many distinct offsets and leader epochs (other than 0 and -1) the lines name."""
     offsets: set[int] = set()
     epochs: set[int] = set()
     for seen, _ in observed:
@@ -159,11 +161,28 @@ def widening(spec: ExplainSpec, observed: list[tuple[Observation, list[Line]]]) 
                 offsets.add(value)
             elif sorts[name] == "epoch" and isinstance(value, int) and value > 0:
                 epochs.add(value)
-    records = min(spec.max_records, max(1, len(offsets)))
-    epoch = min(spec.max_epoch, max(1, len(epochs)))
+    return len(offsets), len(epochs)
+
+
+def bound_caps(spec: ExplainSpec, observed: list[tuple[Observation, list[Line]]]) -> tuple[int, int]:
+    """The widest (records, leader epoch) bounds searched: the spec's, else the lines' distinct
+    offsets + 2 (at least 3) and distinct epochs + 2 (at least 4)."""
+    offsets, epochs = named_values(observed)
+    return (spec.max_records if spec.max_records is not None else max(3, offsets + 2),
+            spec.max_epoch if spec.max_epoch is not None else max(4, epochs + 2))
+
+
+def widening(spec: ExplainSpec, observed: list[tuple[Observation, list[Line]]]) -> list[tuple[int, int]]:
+    """The (records, leader epoch) bounds to search, smallest first: the model needs a distinct
+    value for each distinct offset and epoch the lines name (the maps are strictly increasing),
+    so no smaller bound can explain them; each try widens both by one, up to ``bound_caps``."""
+    offsets, epochs = named_values(observed)
+    most_records, most_epoch = bound_caps(spec, observed)
+    records = min(most_records, max(1, offsets))
+    epoch = min(most_epoch, max(1, epochs))
     out = [(records, epoch)]
-    while records < spec.max_records or epoch < spec.max_epoch:
-        records, epoch = min(spec.max_records, records + 1), min(spec.max_epoch, epoch + 1)
+    while records < most_records or epoch < most_epoch:
+        records, epoch = min(most_records, records + 1), min(most_epoch, epoch + 1)
         out.append((records, epoch))
     return out
 

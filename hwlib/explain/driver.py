@@ -23,13 +23,17 @@ from ..engine.config import ClusterConfig
 from ..engine.releases import Release
 from ..engine.steps import Step
 from ..run import run_steps
-from .candidates import NEEDS, attempts, candidate_rules, release_range, unmakeable
+from .candidates import NEEDS, attempts, bound_caps, candidate_rules, release_range, unmakeable
+from .formats import RCM
 from .observations import KINDS, Maps, Observation
 from .project import observed_of, partition_lines, partitions_of, read_lines, target_of
 from .recognise import Line
 from .search import ExplainSearch, Outcome, Target
 from .spec import ExplainSpec
 from .stated import emit, emit_target
+
+#: the loggers only a KRaft cluster writes with (a line of one rules out ZooKeeper mode)
+KRAFT_LOGGERS = ("kafka.server.BrokerServer", "kafka.server.KafkaRaftServer", RCM)
 
 #: the nodes the second search that decides whether an anomaly is necessary may meet, each (a
 #: budget of states, not seconds: the same answer on any machine)
@@ -119,9 +123,7 @@ def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, deadl
     brokers = sorted({o.broker for o, _ in observed if o.broker is not None}, key=lambda b: (len(b), b))
     replicas = spec.replicas or max(2, min(5, len(brokers) or 2))
     span = release_range(own)
-    kraft_seen = any(line.format is not None and line.format.logger in ("kafka.server.BrokerServer",
-                                                                          "kafka.server.KafkaRaftServer")
-                     for line in own)
+    kraft_seen = any(line.format is not None and line.format.logger in KRAFT_LOGGERS for line in own)
     candidates = candidate_rules(spec, span, kraft_seen)
     answer = Answer(partition, "inconclusive", "", own, observed=observed,
                     release_range=_named(span) if any(line.releases for line in own) else None)
@@ -132,6 +134,7 @@ def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, deadl
         answer.sentence = f"{partition}: no line about it states anything the model has: nothing to explain"
         return answer
     target = target_of(observed, spec.skew_ms)
+    caps = bound_caps(spec, observed)
     plans: list[tuple[Release | None, str | None, str]] = []
     if spec.protocol is not None:
         plans.append((None, spec.protocol, spec.protocol))
@@ -178,7 +181,7 @@ def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, deadl
             best = (outcome, config, label, search)
     answer.search = {**totals, "seconds": round(float(totals["seconds"]), 2),       # type: ignore[arg-type]
                      "complete": complete_everywhere,
-                     "bounds": {"replicas": replicas, "max_records": spec.max_records, "max_epoch": spec.max_epoch,
+                     "bounds": {"replicas": replicas, "max_records": caps[0], "max_epoch": caps[1],
                                 "max_silent": spec.max_silent, "depth": spec.depth, "time_limit": spec.time_limit}}
     if found is not None:
         answer = _explained(answer, found, spec, deadline)

@@ -49,6 +49,7 @@ FIELDS = {
     "topic": r"[A-Za-z0-9._\-]{1,249}",
     "dir": r"[^\]]{0,4096}",
     "rest": r"[^\n]{0,4096}",
+    "diff": r"[^\n]{0,4096}",
     "rest2": r"[A-Z_]{1,40}",
     "segment": r"[0-9 :\-]{1,60}",
 }
@@ -134,6 +135,8 @@ def partition_of(fields: dict[str, str]) -> str | None:
     if fields.get("tpb"):
         topic, number = fields["tpb"][1:-1].rsplit(",", 1)
         return f"{topic}-{number}"
+    if fields.get("topic") and fields.get("pid"):
+        return f"{fields['topic']}-{fields['pid']}"
     if fields.get("topic"):
         return fields["topic"]
     return None
@@ -480,8 +483,50 @@ OUTSIDE: list[Format] = [
        "1.1.0 KafkaController.moveReassignedPartitionLeaderIfRequired", outside=REASSIGNED),
 ]
 
+# --------------------------------------------------------------------- the KRaft controller
+# Read at 3.0.0, 3.7.0 and trunk (October 2024) from metadata/src/main/java/org/apache/kafka/
+# {metadata/PartitionRegistration,controller/ReplicationControlManager}.java: the controller logs a
+# partition change at INFO only when it is unclean (its leader was not in the ISR before), else at
+# DEBUG; the change is PartitionRegistration.diff - "name: before -> after" for each field that
+# changed (``change_fields`` reads it). The prefix is "[Controller N] " until 3.4, then
+# "[QuorumController id=N] ".
+RCM = "org.apache.kafka.controller.ReplicationControlManager"
+KRAFT: list[Format] = [
+    _f("kraft_unclean_change", "elected", "3.0.0", "9.9.9", "INFO", RCM,
+       "{ctl}UNCLEAN partition change for {tp} with topic ID {topic_id}: {diff}",
+       "3.0.0 PartitionRegistration.maybeLogPartitionChange", written=False),
+    _f("kraft_change", "elected", "3.0.0", "9.9.9", "DEBUG", RCM,
+       "{ctl}partition change for {tp} with topic ID {topic_id}: {diff}",
+       "3.0.0 PartitionRegistration.maybeLogPartitionChange", written=False),
+    _f("kraft_assignment_change", None, "3.0.0", "9.9.9", "INFO", RCM,
+       "{ctl}Replayed partition assignment change PartitionChangeRecord(partitionId={pid}, {rest}) for topic {topic}",
+       "3.0.0 ReplicationControlManager.replay(PartitionChangeRecord)", outside=REASSIGNED),
+]
+
+#: a KRaft partition change's fields (PartitionRegistration.diff): "name: before -> after"
+CHANGE = re.compile(r"(?:^|, )([A-Za-z]{1,40}): (\[[0-9, ]{0,200}\]|-?\d{1,19}|[A-Za-z_]{1,40}) -> "
+                    r"(\[[0-9, ]{0,200}\]|-?\d{1,19}|[A-Za-z_]{1,40})")
+#: the changes that move the replica set (a reassignment)
+MOVES = ("replicas", "addingReplicas", "removingReplicas")
+
+
+def change_fields(diff: str) -> tuple[dict[str, str], list[str]]:
+    """A KRaft partition change read as fields - ``leader`` and ``epoch`` (the new leader and
+    leader epoch), ``isr`` (the new ISR) where they changed - and the changes that move the
+    replica set."""
+    found = {name: after for name, _, after in CHANGE.findall(diff)}
+    fields = {}
+    if "leader" in found:
+        fields["leader"] = found["leader"]
+    if "leaderEpoch" in found:
+        fields["epoch"] = found["leaderEpoch"]
+    if "isr" in found:
+        fields["isr"] = ",".join(part.strip() for part in found["isr"].strip("[]").split(",") if part.strip())
+    return fields, [f"{name}: {found[name]}" for name in MOVES if name in found]
+
+
 #: every format, in the order they are tried
-FORMATS: list[Format] = FOLLOWER + LEADER + OUTSIDE
+FORMATS: list[Format] = FOLLOWER + LEADER + KRAFT + OUTSIDE
 
 
 def formats_for(release: Version) -> list[Format]:

@@ -65,6 +65,9 @@ KINDS: dict[str, tuple[str, dict[str, str]]] = {
 
 #: kinds that concern a broker's process, not a partition (they hold for every partition it has)
 BROKER_LEVEL = ("started", "stopped")
+#: kinds the controller makes, not a replica: a line of one says no broker of the partition, even
+#: in a file of one broker's (the controller's own state-change.log holds its brokers' lines too)
+CONTROLLER_LEVEL = ("elected",)
 
 #: the refusals a follower's fetcher logs, by error code
 REFUSALS = {FENCED_LEADER_EPOCH: "fenced", UNKNOWN_LEADER_EPOCH: "unknown_epoch", NOT_LEADER_OR_FOLLOWER: "not_leader"}

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from .observations import BROKER_LEVEL, Observation
+from .observations import BROKER_LEVEL, CONTROLLER_LEVEL, Observation
 from .read import read_records
 from .recognise import Line, recognise
 from .search import Target
@@ -54,7 +54,8 @@ def read_lines(spec: ExplainSpec, progress: Callable[[str], None] | None = None)
             file_lines.append(line)
         own = named.get(path) or named.get(label) or (next(iter(writers)) if len(writers) == 1 else None)
         for line in file_lines:
-            if line.observation is None or line.observation.broker is not None:
+            if line.observation is None or line.observation.broker is not None \
+                    or line.observation.kind in CONTROLLER_LEVEL:
                 continue
             who = own
             source = line.record.source

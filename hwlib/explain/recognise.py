@@ -18,7 +18,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .formats import BROKER_SETS, FORMATS, PARTITION_FIELDS, REASSIGNED, Format, partition_of
+from .formats import BROKER_SETS, FORMATS, PARTITION_FIELDS, REASSIGNED, Format, change_fields, partition_of
 from .observations import KINDS, Observation, observation
 from .read import Record
 
@@ -87,7 +87,13 @@ def recognise(record: Record) -> Line:
         last = max(f.releases[1] for f, _ in same if f.template == fmt.template)
         partition = partition_of(fields)
         who = fields.get("writer") or writer
-        outside = outside_reason(fmt, fields)
+        moves: list[str] = []
+        if fields.get("diff") is not None:              # a KRaft partition change: its fields
+            changed, moves = change_fields(fields["diff"])
+            fields = {**fields, **changed}
+            if "epoch" not in changed and not moves:    # no new leader epoch: not an election
+                return Line(record, "informational", fmt.id, fmt, partition, who, releases=(first, last))
+        outside = outside_reason(fmt, fields) or (f"{REASSIGNED} ({', '.join(moves)})" if moves else None)
         if outside is not None:
             return Line(record, "outside-model", outside, fmt, partition, who, releases=(first, last))
         if fmt.kind is None:

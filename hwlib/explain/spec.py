@@ -38,8 +38,11 @@ class ExplainSpec:
     brokers: tuple[tuple[str, str], ...] = ()
     #: settings fixed by the user (``--config key=value``); the others are searched
     config: tuple[tuple[str, object], ...] = ()
-    max_records: int = 3
-    max_epoch: int = 4
+    #: records the model produces, at most (None: the lines' distinct offsets + 2, at least 3 -
+    #: room for records the lines never name, lost or not yet read)
+    max_records: int | None = None
+    #: the leader epoch's bound (None: the lines' distinct epochs + 2, at least 4)
+    max_epoch: int | None = None
     max_silent: int = 6
     depth: int = 30
     time_limit: float = 60.0
@@ -75,6 +78,8 @@ class ExplainSpec:
                 raise ExplainError(f"config.min_insync_replicas: must be an integer >= 1, got {value!r}")
         for name, low in (("max_records", 1), ("max_epoch", 1), ("max_silent", 0), ("depth", 1)):
             value = getattr(self, name)
+            if value is None and name in ("max_records", "max_epoch"):
+                continue
             if isinstance(value, bool) or not isinstance(value, int) or value < low:
                 raise ExplainError(f"{name.replace('_', '-')}: must be an integer >= {low}, got {value!r}")
         if not isinstance(self.time_limit, (int, float)) or self.time_limit <= 0:

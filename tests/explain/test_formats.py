@@ -17,7 +17,8 @@ SAMPLE = {"tp": "orders-7", "tpb": "[orders,7]", "log": "orders-7", "topic": "or
           "to_state": "OnlinePartition", "topic_id": "None", "under": "", "prev_leader": "None",
           "partition_epoch": 42, "controller": 1003, "controller_epoch": 9, "rest": "(brokerId: 1003, endOffset: 5)",
           "rest2": "RECOVERED", "segment": "0 : 4321", "old_hw": 6656329, "start": 6000001,
-          "ctl": "[Controller id=1003] ", "ids": "1001,1003"}
+          "ctl": "[Controller id=1003] ", "ids": "1001,1003", "pid": 7,
+          "diff": "isr: [1001, 1002] -> [1002], leader: 1001 -> 1002, leaderEpoch: 16 -> 17, partitionEpoch: 41 -> 42"}
 
 
 @pytest.mark.parametrize("fmt", FORMATS, ids=lambda f: f"{f.id}@{f.first}")
@@ -66,6 +67,14 @@ KAFKA_LINES = [
     ("2.7.0", "[2020-12-01 00:00:00,000] INFO [Controller id=0 epoch=3] Changed partition orders-0 from "
               "OfflinePartition to OnlinePartition with state LeaderAndIsr(leader=2, leaderEpoch=6, isr=List(2, 3), "
               "zkVersion=10) (state.change.logger)", "elected", {"leader": "2", "epoch": 6, "isr": ("2", "3")}, None),
+    ("3.7.0", "[2024-03-01 00:00:00,000] INFO [QuorumController id=3000] UNCLEAN partition change for orders-0 with "
+              "topic ID 9pLt1cOYQoSz3c0Bq5dQbA: isr: [1] -> [2], leader: 1 -> 2, leaderEpoch: 4 -> 5, partitionEpoch: "
+              "9 -> 10 (org.apache.kafka.controller.ReplicationControlManager)", "elected",
+     {"leader": "2", "epoch": 5, "isr": ("2",)}, None),
+    ("3.1.0", "[2022-01-01 00:00:00,000] INFO [Controller 3000] UNCLEAN partition change for orders-0 with "
+              "topic ID 9pLt1cOYQoSz3c0Bq5dQbA: leader: 1 -> 2, leaderEpoch: 4 -> 5, partitionEpoch: "
+              "9 -> 10 (org.apache.kafka.controller.ReplicationControlManager)", "elected",
+     {"leader": "2", "epoch": 5}, None),
     ("3.1.0", "[2022-01-01 00:00:00,000] INFO [ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Truncating "
               "partition orders-0 with TruncationState(offset=77, completed=true) due to local high watermark 77 "
               "(kafka.server.ReplicaFetcherThread)", "truncate_to", {"offset": 77}, "2"),
@@ -89,7 +98,7 @@ def test_kafka_s_own_lines_are_recognised_with_their_values_and_release(release,
 def test_a_release_writes_each_kind_it_has_in_one_text_at_most_per_level_and_logger():
     """Within one release no two formats of one kind, level and logger share a text shape the
     other would also read (the table's ranges do not overlap by mistake)."""
-    for tag in ("0.9.0.0", "0.10.2.2", "0.11.0.3", "1.0.2", "2.0.0", "2.0.1", "2.6.0", "3.3.2", "3.7.0"):
+    for tag in ("0.9.0.0", "0.10.2.2", "0.11.0.3", "1.0.2", "2.0.0", "2.0.1", "2.6.0", "3.3.2", "3.7.0", "3.9.0"):
         formats = formats_for(version(tag))
         for fmt in formats:
             message = fmt.render(**SAMPLE)
