@@ -75,10 +75,14 @@ def candidate_rules(spec: ExplainSpec, span: tuple[tuple[int, ...], tuple[int, .
     return list(groups.values())
 
 
-def configs(spec: ExplainSpec, row: Release | None, protocol: str | None, replicas: int) -> list[ClusterConfig]:
-    """The settings to try, the release's defaults first: unclean.leader.election.enable, then
+def configs(spec: ExplainSpec, row: Release | None, protocol: str | None, replicas: int,
+            unclean_first: bool | None = None) -> list[ClusterConfig]:
+    """The settings to try, the release's defaults first: unclean.leader.election.enable (the
+    value the lines suggest first, ``unclean_first``, where they suggest one), then
     min.insync.replicas and acks, each as the user fixed it or over its values."""
     unclean_default = row.unclean_default if row is not None else False
+    if unclean_first is not None:
+        unclean_default = unclean_first
     acks_default = "all" if row is not None and row.version >= (3, 0, 0) else "1"
     fixed_unclean = spec.fixed("unclean_leader_election")
     fixed_min = spec.fixed("min_insync_replicas")
@@ -136,18 +140,44 @@ def attempts(spec: ExplainSpec, plans: list[tuple[Release | None, str | None, st
     smallest bounds and fewest kinds of fault first; then the other settings likewise."""
     tiers = fault_tiers(spec, observed)
     implied = [IMPLIED_SETTINGS[seen.kind] for seen, _ in observed if seen.kind in IMPLIED_SETTINGS]
+    unclean_first = True if leader_outside_isr(observed) else None
     bounds = widening(spec, observed)
-    # a diagonal: a wider bound with the fewer faults comes before a wider tier of faults at the
-    # same bound (a lost record is likelier than one more kind of fault, and cheaper to search)
-    order = sorted(((b, t) for b in range(len(bounds)) for t in range(len(tiers))), key=lambda bt: (sum(bt), bt[1]))
+    # every bound with the fewer faults before a wider tier of faults: a record no line names (lost,
+    # or not yet read) is likelier than one more kind of fault, and cheaper to search
+    order = [(b, t) for t in range(len(tiers)) for b in range(len(bounds))]
     for phase in (0, 1):
         for b, t in order:
             records, epochs = bounds[b]
             for row, protocol, label in plans:
-                tried = [c for c in configs(spec, row, protocol, replicas)
+                tried = [c for c in configs(spec, row, protocol, replicas, unclean_first)
                          if all(getattr(c, name) == value for name, value in implied)]
                 for config in (tried[:1] if phase == 0 else tried[1:]):
                     yield tiers[t], records, epochs, label, config
+
+
+#: the kinds of line that say an ISR (the value that holds it), and those that say a new leader
+ISR_SAID = {"isr_shrink": "new", "isr_expand": "new", "isr_updated": "isr", "leader": "isr", "elected": "isr"}
+LEADER_SAID = {"leader": None, "elected": "leader"}
+
+
+def leader_outside_isr(observed: list[tuple[Observation, list[Line]]]) -> bool:
+    """Whether, in time order, a broker becomes leader (or is elected) while the last ISR a line
+    stated does not hold it - an unclean election, unless an ISR change no line shows came in
+    between. Only an order of search: the unclean setting is tried first, the other still after."""
+    stamped = sorted(range(len(observed)), key=lambda i: (observed[i][1][0].record.timestamp is None,
+                                                           observed[i][1][0].record.timestamp or 0.0, i)
+                     if observed[i][1] else (True, 0.0, i))
+    isr: tuple[str, ...] | None = None
+    for i in stamped:
+        seen = observed[i][0]
+        if seen.kind in LEADER_SAID:
+            name = LEADER_SAID[seen.kind]
+            leader = seen.broker if name is None else seen.value(name)
+            if isr is not None and leader is not None and leader not in isr:
+                return True
+        if seen.kind in ISR_SAID and seen.value(ISR_SAID[seen.kind]) is not None:
+            isr = tuple(seen.value(ISR_SAID[seen.kind]))         # type: ignore[arg-type]
+    return False
 
 
 def named_values(observed: list[tuple[Observation, list[Line]]]) -> tuple[int, int]:

@@ -246,3 +246,37 @@ def test_lines_that_state_nothing_are_listed_with_their_reason_never_dropped(tmp
     assert data["verdict"] == "nothing" and run.exit_code == 0
     assert [line["status"] for line in data["lines"]] == ["unrecognised", "informational", "unrecognised"]
     assert all(line.get("reason") for line in data["lines"])
+
+
+def test_a_controller_s_election_in_its_own_state_change_log_is_no_broker_s(tmp_path):
+    """Broker 1 is the controller: its state-change.log holds the controller's election and its
+    own [Broker id=1] lines. The file is broker 1's, but the election is the controller's (the
+    model makes it with no broker): it is never attributed to broker 1."""
+    from hwlib.explain.project import read_lines
+
+    log = tmp_path / "state-change.log"
+    log.write_text(
+        "[2020-12-01 00:00:00,000] INFO [Controller id=1 epoch=3] Changed partition orders-0 from OfflinePartition "
+        "to OnlinePartition with state LeaderAndIsr(leader=1, leaderEpoch=6, isr=List(1, 2), zkVersion=10) "
+        "(state.change.logger)\n"
+        "[2020-12-01 00:00:00,100] INFO [Broker id=1] Leader orders-0 starts at leader epoch 6 from offset 100 with "
+        "high watermark 98 ISR [1,2] addingReplicas [] removingReplicas []. Previous leader epoch was 5. "
+        "(state.change.logger)\n")
+    lines, _ = read_lines(ExplainSpec((str(log),)))
+    elected, leader = (line.observation for line in lines)
+    assert (elected.kind, elected.broker) == ("elected", None)
+    assert (leader.kind, leader.broker) == ("leader", "1")
+
+
+def test_the_bounds_grow_with_the_offsets_and_epochs_the_lines_name():
+    """Five distinct offsets cannot be made by three records: the default bound is the lines'
+    distinct offsets + 2 (epochs + 2, at least 4); a bound given is kept."""
+    from hwlib.explain.candidates import bound_caps, widening
+    from hwlib.explain.observations import observation
+
+    observed = [(observation("hw", "1", hw=value), []) for value in (10, 20, 30, 40, 50)]
+    observed.append((observation("leader", "1", epoch=7), []))
+    spec = ExplainSpec(("x.log",))
+    assert bound_caps(spec, observed) == (7, 4)
+    assert widening(spec, observed) == [(5, 1), (6, 2), (7, 3), (7, 4)]
+    assert bound_caps(ExplainSpec(("x.log",), max_records=3, max_epoch=2), observed) == (3, 2)

@@ -47,6 +47,15 @@ KAFKA_LINES = [
               "fully and reset fetch offset for partition orders-7 from 1200 to the current leader's start offset "
               "5000 because the local replica's end offset is smaller than the current leader's start offsets. "
               "(kafka.server.ReplicaFetcherThread)", "log start offset", "1002"),
+    ("3.7.0", "[2024-03-01 10:00:00,000] INFO [QuorumController id=3000] Replayed partition assignment change "
+              "PartitionChangeRecord(partitionId=7, topicId=9pLt1cOYQoSz3c0Bq5dQbA, isr=null, leader=-2, "
+              "replicas=[1001, 1002, 1003], removingReplicas=null, addingReplicas=[1003], leaderRecoveryState=-1, "
+              "directories=null, eligibleLeaderReplicas=null, lastKnownElr=null) for topic orders "
+              "(org.apache.kafka.controller.ReplicationControlManager)", "reassignment", None),
+    ("3.3.1", "[2022-10-01 10:00:00,000] DEBUG [Controller 3000] partition change for orders-7 with topic ID "
+              "9pLt1cOYQoSz3c0Bq5dQbA: replicas: [1001, 1002] -> [1001, 1002, 1003], addingReplicas: [] -> [1003], "
+              "partitionEpoch: 4 -> 5 (org.apache.kafka.controller.ReplicationControlManager)",
+     "addingReplicas: [1003]", None),
     ("2.6.0", "[2020-08-01 00:00:00,000] INFO [Broker id=1001] Leader orders-7 starts at leader epoch 5 from offset "
               "100 with high watermark 98 ISR [1001,1002,1003] addingReplicas [1004] removingReplicas [1003]. "
               "Previous leader epoch was 4. (state.change.logger)", "adding replicas [1004], removing replicas [1003]",
@@ -67,8 +76,16 @@ def test_kafka_s_own_outside_lines_are_recognised_at_their_release(release, text
 
 
 def test_a_leader_line_without_a_reassignment_stays_an_observation():
-    line = _line(KAFKA_LINES[4][1].replace("[1004]", "[]").replace("[1003]. ", "[]. "))
+    text = next(text for release, text, _, _ in KAFKA_LINES if release == "2.6.0")
+    line = _line(text.replace("[1004]", "[]").replace("[1003]. ", "[]. "))
     assert line.status == "recognised" and line.observation.kind == "leader"
+
+
+def test_a_kraft_partition_change_without_a_new_leader_epoch_is_no_election():
+    line = _line("[2024-03-01 10:00:00,000] DEBUG [QuorumController id=3000] partition change for orders-7 with topic "
+                 "ID 9pLt1cOYQoSz3c0Bq5dQbA: isr: [1001, 1002] -> [1001], partitionEpoch: 4 -> 5 "
+                 "(org.apache.kafka.controller.ReplicationControlManager)")
+    assert line.status == "informational" and line.observation is None
 
 
 def _incident(tmp_path, extra: str | None) -> list[str]:
