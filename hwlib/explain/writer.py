@@ -66,9 +66,12 @@ def _stamp(ms: int) -> str:
     return moment.strftime("%Y-%m-%d %H:%M:%S,") + f"{ms % 1000:03d}"
 
 
-def render(fmt: Format, made: Observation, naming: Renaming, writer: str, leader: str | None = None) -> str:
+def render(fmt: Format, made: Observation, naming: Renaming, writer: str, leader: str | None = None,
+           state: tuple[int, int] | None = None) -> str:
     """``made`` (the model's) as ``fmt``'s message, in ``naming``'s values; ``leader``: the
-    broker the writer follows (a fetcher's ``leaderId``), where the observation names none."""
+    broker the writer follows (a fetcher's ``leaderId``), where the observation names none;
+    ``state``: the writer's (HW, log end) before the step, where the text prints them and the
+    observation carries neither (a shrinking ISR's line from 2.2.0, the HW it moved from)."""
     sorts = KINDS[made.kind][1]
     values: dict[str, object] = {"tp": naming.tp, "log": naming.tp, "topic": naming.topic, "dir": naming.log_dir,
                                  "tpb": f"[{naming.topic},{naming.partition}]", "writer": writer, "fetcher": 0,
@@ -76,7 +79,7 @@ def render(fmt: Format, made: Observation, naming: Renaming, writer: str, leader
                                  "controller": 0, "controller_epoch": 1, "state": "OfflinePartition",
                                  "to_state": "OnlinePartition", "topic_id": "None", "under": "", "prev_leader": "None",
                                  "partition_epoch": 0, "adding": "", "removing": "", "rest": "", "rest2": "RECOVERED",
-                                 "segment": "0:0", "old_hw": 0}
+                                 "segment": "0:0", "old_hw": naming.offset(0)}
     for name, value in made.values:
         sort = sorts[name]
         if sort == "offset":
@@ -92,6 +95,10 @@ def render(fmt: Format, made: Observation, naming: Renaming, writer: str, leader
                 values["isr_list"] = ", ".join(ids)
         else:
             values[name] = value
+    if state is not None and "leo" not in values and "leo" in fmt.fields():
+        values["hw"], values["leo"] = naming.offset(state[0]), naming.offset(state[1])
+    if state is not None:
+        values["old_hw"] = naming.offset(state[0])
     if "leo" in values:
         values["largest"] = int(values["leo"]) - 1         # type: ignore[call-overload]
     values.setdefault("hw", values.get("offset", 0))
@@ -119,6 +126,7 @@ def write_lines(config: ClusterConfig, steps: Sequence[Step], release: str,
     out: list[WrittenLine] = []
     for number, step in enumerate(steps, 1):
         view = StepView.of(cluster)
+        states = {r.id: (r.hw, r.leo) for r in cluster.replicas}
         cluster.apply(step)
         made = observe_step(view, cluster, cluster.events)
         del cluster.events[:]
@@ -132,7 +140,7 @@ def write_lines(config: ClusterConfig, steps: Sequence[Step], release: str,
                 continue
             writer = naming.brokers[seen.broker]
             leader = view.roles[cluster.by_id[seen.broker].index][1]
-            text = render(fmt, seen, naming, writer, leader)
+            text = render(fmt, seen, naming, writer, leader, states[seen.broker])
             out.append(WrittenLine(f"broker-{writer}.log", text, number, seen, fmt))
     return out
 
