@@ -92,7 +92,11 @@ def configs(spec: ExplainSpec, row: Release | None, protocol: str | None, replic
     acks = [str(fixed_acks)] if fixed_acks is not None else \
         [acks_default] + [a for a in ("all", "1") if a != acks_default]
     out = []
-    for unclean, min_isr, ack in itertools.product(uncleans, mins, acks):
+    # the fewest settings away from the defaults first; the unclean flag before min.insync.replicas
+    # before acks (what a line can show most, first: an election outside the ISR, then a refused write)
+    tried = sorted(itertools.product(range(len(uncleans)), range(len(mins)), range(len(acks))),
+                   key=lambda uma: (sum(uma), uma[2], uma[1]))
+    for unclean, min_isr, ack in ((uncleans[u], mins[m], acks[a]) for u, m, a in tried):
         if min_isr > replicas:
             continue
         out.append(ClusterConfig(replicas=replica_names(replicas), retries=1, protocol=protocol or "",

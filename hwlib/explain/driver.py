@@ -142,43 +142,55 @@ def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, deadl
         plans.append((rules.rows[0], None, rules.label))
     best: tuple[Outcome, ClusterConfig, str, ExplainSearch] | None = None
     totals: dict[str, object] = {"states": 0, "transitions": 0, "seconds": 0.0, "searches": 0}
-    complete_everywhere = True
     found: tuple[Outcome, ClusterConfig, str, ExplainSearch] | None = None
-    for tier, records, epochs, label, config in attempts(spec, plans, observed, replicas):
-        if time.perf_counter() > deadline:
-            complete_everywhere = False
-            break
-        bounds = Bounds(replicas=replicas, max_records=records, max_epoch=epochs,
-                        max_ticks=1 if "tick" in tier else 0, depth=spec.depth)
-        search = ExplainSearch(config, bounds, tier, target, spec.max_silent, deadline=deadline)
-        impossible = unmakeable(config, target)
-        if impossible is not None:
-            if best is None or impossible > _progress(best[0]):
-                stuck = Outcome(None, None, True)
-                stuck.impossible = impossible
-                best = (stuck, config, label, search)
-            continue
-        outcome = search.run(greedy=True)
-        for name, amount in (("states", outcome.states), ("transitions", outcome.transitions),
-                             ("seconds", outcome.seconds), ("searches", 1)):
-            totals[name] = totals[name] + amount          # type: ignore[operator]
-        if progress is not None:
-            progress(f"{partition}: {label}, {'unclean' if config.unclean_leader_election else 'clean'} election, "
-                     f"min ISR {config.min_insync_replicas}, acks {config.acks}, faults {'/'.join(tier)}, "
-                     f"{records} records, epoch <= {epochs}: {outcome.states:,} states, {outcome.seconds:.1f} s"
-                     + (" - explained" if outcome.goal is not None else ""))
-        if not outcome.complete:
-            complete_everywhere = False
-        if outcome.goal is not None:
-            found = (outcome, config, label, search)
-            shortest = shorten(found, deadline)
-            if shortest is not None:
-                found = shortest
-            totals["shortest"] = "proven" if shortest is not None else \
-                f"not proven (the breadth-first search met its budget of {SHORTEN_STATES:,} states)"
-            break
-        if best is None or _progress(outcome) > _progress(best[0]):
-            best = (outcome, config, label, search)
+    # rounds of growing state budgets over every search not yet finished: an explanation cheap
+    # under any settings, faults or bounds is found before an expensive search elsewhere runs out
+    # the time (a search that finishes without one is never run again)
+    pending = list(attempts(spec, plans, observed, replicas))
+    budget = FIRST_BUDGET
+    while pending and found is None and time.perf_counter() <= deadline:
+        unfinished = []
+        for attempt in pending:
+            if time.perf_counter() > deadline:
+                unfinished.append(attempt)
+                continue
+            tier, records, epochs, label, config = attempt
+            bounds = Bounds(replicas=replicas, max_records=records, max_epoch=epochs,
+                            max_ticks=1 if "tick" in tier else 0, depth=spec.depth)
+            search = ExplainSearch(config, bounds, tier, target, spec.max_silent, deadline=deadline,
+                                   max_states=budget)
+            impossible = unmakeable(config, target)
+            if impossible is not None:
+                if best is None or impossible > _progress(best[0]):
+                    stuck = Outcome(None, None, True)
+                    stuck.impossible = impossible
+                    best = (stuck, config, label, search)
+                continue
+            outcome = search.run(greedy=True)
+            for name, amount in (("states", outcome.states), ("transitions", outcome.transitions),
+                                 ("seconds", outcome.seconds), ("searches", 1)):
+                totals[name] = totals[name] + amount          # type: ignore[operator]
+            if progress is not None:
+                progress(f"{partition}: {label}, {'unclean' if config.unclean_leader_election else 'clean'} "
+                         f"election, min ISR {config.min_insync_replicas}, acks {config.acks}, faults "
+                         f"{'/'.join(tier)}, {records} records, epoch <= {epochs}: {outcome.states:,} states "
+                         f"(budget {budget:,}), {outcome.seconds:.1f} s"
+                         + (" - explained" if outcome.goal is not None else ""))
+            if outcome.goal is not None:
+                found = (outcome, config, label, search)
+                shortest = shorten(found, deadline)
+                if shortest is not None:
+                    found = shortest
+                totals["shortest"] = "proven" if shortest is not None else \
+                    f"not proven (the breadth-first search met its budget of {SHORTEN_STATES:,} states)"
+                break
+            if outcome.stopped == "state budget reached":
+                unfinished.append(attempt)
+            if best is None or _progress(outcome) > _progress(best[0]):
+                best = (outcome, config, label, search)
+        pending = unfinished
+        budget *= BUDGET_GROWTH
+    complete_everywhere = not pending
     answer.search = {**totals, "seconds": round(float(totals["seconds"]), 2),       # type: ignore[arg-type]
                      "complete": complete_everywhere,
                      "bounds": {"replicas": replicas, "max_records": caps[0], "max_epoch": caps[1],
@@ -231,6 +243,10 @@ def _named(span: tuple[tuple[int, ...], tuple[int, ...]] | None) -> tuple[str, s
     """A range of releases as text (None: no release writes every line)."""
     return None if span is None else (".".join(map(str, span[0])), ".".join(map(str, span[1])))
 
+
+#: the states each search may meet in the first round, and how the budget grows each round after
+FIRST_BUDGET = 20_000
+BUDGET_GROWTH = 4
 
 #: the nodes the search for a shorter explanation may meet (a budget of states, not seconds)
 SHORTEN_STATES = 150_000
