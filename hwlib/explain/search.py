@@ -100,8 +100,10 @@ class Node:
     progress per chain, the maps, the silent steps in a row, records and ticks so far, and how
     it was reached (parent node, step index, the observations matched there)."""
 
-    #: the state (None once expanded: a node's children are made once, its path is all it keeps -
-    #: the clusters of a search's every node would hold gigabytes)
+    #: the state, held only while it is needed: a node admitted drops it (its key is taken) and
+    #: makes it again from its parent's when it is expanded; a parent keeps its own until each
+    #: child it admitted has been expanded (``pending``) - the clusters of every node met would
+    #: hold gigabytes, those of the nodes being expanded and their parents a fraction of that
     cluster: Cluster | None
     checker: AnomalyChecker | None
     cursors: tuple[int, ...]
@@ -112,6 +114,10 @@ class Node:
     parent: Node | None = None
     step: int = -1
     matched: tuple[int, ...] = ()
+    #: the steps from the initial state
+    depth: int = 0
+    #: children admitted and not yet expanded
+    pending: int = 0
 
     def schedule(self, steps: Sequence[Step]) -> list[tuple[Step, tuple[int, ...]]]:
         """The steps from the initial state to here, each with the observations it matched."""
@@ -129,6 +135,15 @@ class Node:
                 step = numbered(step, records)
             numbered_out.append((step, seen))
         return numbered_out
+
+
+def _drop(node: Node) -> None:
+    """Frees ``node``'s state at once (a cluster and its checker are cycles of references)."""
+    if node.cluster is not None:
+        node.cluster.release()
+    if node.checker is not None:
+        node.checker.release()
+    node.cluster = node.checker = None
 
 
 @dataclass
@@ -173,6 +188,9 @@ class ExplainSearch:
         self.steps = alphabet(replicas, faults, bounds.tick_length(config))
         self.values = {f"m{i}": i for i in range(1, bounds.max_records + 1)}
         self.context = Reductions(replicas, self.values)
+        #: the states made for the children of the node being expanded (each is a cycle of
+        #: references: released explicitly, as the cycle collector is off while searching)
+        self._fresh: list[tuple[Cluster, AnomalyChecker | None]] = []
 
     def key(self, node: Node) -> tuple:
         """What two nodes must share for one to stand for the other, progress aside: the state's
@@ -198,18 +216,66 @@ class ExplainSearch:
     def _admit(self, seen: dict[tuple, list[tuple[int, ...]]], child: Node) -> bool:
         """Whether ``child`` is new: no node met with the same key matched as much in every
         chain (it is then dominated: dropped); else it is noted, and the nodes it dominates
-        forgotten."""
+        forgotten. An admitted child gives up its state until it is expanded (``Node.cluster``)."""
         key = self.key(child)
+        child.cluster = child.checker = None
         met = seen.get(key)
         if met is None:
             seen[key] = [child.cursors]
+            self._hold(child)
             return True
         cursors = child.cursors
         if any(all(a >= b for a, b in zip(other, cursors, strict=True)) for other in met):
             return False
         met[:] = [o for o in met if not all(b >= a for a, b in zip(o, cursors, strict=True))]
         met.append(cursors)
+        self._hold(child)
         return True
+
+    @staticmethod
+    def _hold(child: Node) -> None:
+        if child.parent is not None:
+            child.parent.pending += 1
+
+    @staticmethod
+    def _release(node: Node) -> None:
+        """``node`` is expanded (or never will be): its parent may drop its state once no other
+        child of it waits."""
+        parent = node.parent
+        if parent is not None:
+            parent.pending -= 1
+            if parent.pending <= 0:
+                _drop(parent)
+
+    def _expanded(self, node: Node) -> None:
+        """``node``'s children are made and admitted: the states made for them are released
+        (each admitted child makes its own again when expanded), and ``node`` keeps its state
+        only if one of them waits."""
+        for cluster, watch in self._fresh:
+            cluster.release()
+            if watch is not None:
+                watch.release()
+        del self._fresh[:]
+        if node.pending <= 0:
+            _drop(node)
+
+    def _state(self, node: Node) -> tuple[Cluster, AnomalyChecker | None]:
+        """``node``'s state: held (the root, a parent), or made again from its parent's by its step."""
+        if node.cluster is not None:
+            return node.cluster, node.checker
+        parent = node.parent
+        assert parent is not None and parent.cluster is not None, "a parent keeps its state for its children"
+        step = self.steps[node.step]
+        if step.kind == "produce":
+            step = numbered(step, node.records)
+        cluster = parent.cluster.clone()
+        watch = AnomalyChecker(cluster, parent.checker) if parent.checker is not None else None
+        cluster.apply(step)
+        if watch is not None:                   # as ``children`` made it: observed, then the events cleared
+            watch.observe(node.depth)
+            del watch.anomalies[:]
+        del cluster.events[:]
+        return cluster, watch
 
     def _greedy(self, started: float) -> Outcome:
         target, bounds = self.target, self.bounds
@@ -228,6 +294,7 @@ class ExplainSearch:
                 break
             _, depth, _, node = heapq.heappop(heap)
             if limit is not None and depth >= limit:
+                self._release(node)
                 continue
             for child in self.children(node, depth + 1, outcome):
                 if not self._admit(seen, child):
@@ -240,6 +307,7 @@ class ExplainSearch:
                     outcome.best = child
                 heapq.heappush(heap, (-matched, depth + 1, order, child))
                 order += 1
+            self._expanded(node)
             outcome.depth = max(outcome.depth, depth + 1)
             if outcome.goal is not None:
                 break
@@ -299,6 +367,7 @@ class ExplainSearch:
                     if target.matched(child.cursors) > target.matched(outcome.best.cursors):  # type: ignore[union-attr]
                         outcome.best = child
                     following.append(child)
+                self._expanded(node)
                 if outcome.goal is not None:
                     break
                 if self.deadline is not None and time.perf_counter() > self.deadline:
@@ -323,8 +392,9 @@ class ExplainSearch:
         per way of matching the observations it shows (matching none: a silent step, if
         another may come)."""
         bounds = self.bounds
-        parent = node.cluster
-        assert parent is not None, "a node is expanded once"
+        parent, checker = self._state(node)
+        node.cluster, node.checker = parent, checker           # held while its children wait
+        self._release(node)
         view = StepView.of(parent)
         out: list[Node] = []
         for index, step in enumerate(self.steps):
@@ -341,7 +411,8 @@ class ExplainSearch:
             elif parent.skip_reason(step) is not None:
                 continue
             cluster = parent.clone()
-            watch = AnomalyChecker(cluster, node.checker) if node.checker is not None else None
+            watch = AnomalyChecker(cluster, checker) if checker is not None else None
+            self._fresh.append((cluster, watch))           # released once its children are admitted
             cluster.apply(step)
             outcome.transitions += 1
             if bounds.beyond(cluster):
@@ -359,8 +430,8 @@ class ExplainSearch:
             for cursors, maps, seen_here in ways:
                 silent = 0 if seen_here else node.silent + 1
                 if silent <= self.max_silent:
-                    out.append(Node(cluster, watch, cursors, maps, silent, records, ticks, node, index, seen_here))
-        node.cluster = node.checker = None          # expanded: its children hold what comes next
+                    out.append(Node(cluster, watch, cursors, maps, silent, records, ticks, node, index, seen_here,
+                                    depth))
         return out
 
     def advance(self, cursors: tuple[int, ...], maps: Maps, made: list[Observation]
