@@ -178,10 +178,8 @@ def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, deadl
                          + (" - explained" if outcome.goal is not None else ""))
             if outcome.goal is not None:
                 found = (outcome, config, label, search)
-                shortest = shorten(found, deadline)
-                if shortest is not None:
-                    found = shortest
-                totals["shortest"] = "proven" if shortest is not None else \
+                found, proven = shorten(found, deadline)
+                totals["shortest"] = "proven" if proven else \
                     f"not proven (the breadth-first search met its budget of {SHORTEN_STATES:,} states)"
                 break
             if outcome.stopped == "state budget reached":
@@ -248,27 +246,43 @@ def _named(span: tuple[tuple[int, ...], tuple[int, ...]] | None) -> tuple[str, s
 FIRST_BUDGET = 20_000
 BUDGET_GROWTH = 4
 
+#: the nodes each greedy search for a shorter explanation may meet
+DESCENT_STATES = 40_000
+
 #: the nodes the search for a shorter explanation may meet (a budget of states, not seconds)
 SHORTEN_STATES = 150_000
 
 
 def shorten(found: tuple[Outcome, ClusterConfig, str, ExplainSearch], deadline: float
-            ) -> tuple[Outcome, ClusterConfig, str, ExplainSearch] | None:
-    """A shortest explanation under the same rules, settings and bounds: breadth first, no
-    deeper than the one found (whose first goal is a shortest one); None if it could not
-    finish within its budget of states (the one found stands, not known to be shortest)."""
+            ) -> tuple[tuple[Outcome, ClusterConfig, str, ExplainSearch], bool]:
+    """A shorter explanation under the same rules, settings and bounds, and whether it is a
+    shortest one. First greedy searches, each no deeper than one step less than the last
+    explanation found (``DESCENT_STATES`` each), while they find one; then breadth first no
+    deeper than the shortest so far, whose first goal is a shortest one - proven if it finishes
+    within ``SHORTEN_STATES`` (else the shortest found stands, not known to be shortest)."""
     outcome, config, label, search = found
     assert outcome.goal is not None
     length = len(outcome.goal.schedule(search.steps))
-    bounds = Bounds(replicas=search.bounds.replicas, max_records=search.bounds.max_records,
-                    max_epoch=search.bounds.max_epoch, max_ticks=search.bounds.max_ticks, depth=length)
-    breadth = ExplainSearch(config, bounds, search.faults, search.target, search.max_silent, deadline=deadline,
-                            max_states=SHORTEN_STATES)
+
+    def bounded(depth: int) -> Bounds:
+        return Bounds(replicas=search.bounds.replicas, max_records=search.bounds.max_records,
+                      max_epoch=search.bounds.max_epoch, max_ticks=search.bounds.max_ticks, depth=depth)
+
+    while length > 1 and time.perf_counter() <= deadline:
+        descent = ExplainSearch(config, bounded(length - 1), search.faults, search.target, search.max_silent,
+                                deadline=deadline, max_states=DESCENT_STATES)
+        shorter = descent.run(greedy=True)
+        if shorter.goal is None:
+            break
+        found = (shorter, config, label, descent)
+        length = len(shorter.goal.schedule(descent.steps))
+    breadth = ExplainSearch(config, bounded(length), search.faults, search.target, search.max_silent,
+                            deadline=deadline, max_states=SHORTEN_STATES)
     result = breadth.run()
     if result.goal is not None:
         result.complete = True                 # breadth first: the first goal is a shortest one
-        return result, config, label, breadth
-    return None
+        return (result, config, label, breadth), True
+    return found, False
 
 
 def _progress(outcome: Outcome) -> int:
