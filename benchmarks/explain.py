@@ -15,7 +15,7 @@ Workloads (printed, not asserted):
   Python reading the same bytes line by line (the baseline, same run), and the largest resident
   memory while reading (measured first, before any search).
 
-    python benchmarks/explain.py [--time-limit 60] [--mb 100] [--partitions 20] [--quick]
+    python benchmarks/explain.py [--time-limit 60] [--mb 100] [--partitions 77] [--quick]
 """
 
 from __future__ import annotations
@@ -130,7 +130,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--time-limit", type=float, default=60.0)
     parser.add_argument("--mb", type=int, default=100)
-    parser.add_argument("--partitions", type=int, default=20)
+    parser.add_argument("--partitions", type=int, default=77,
+                        help="partitions in the multi-partition file (77: about 1,000 lines)")
     parser.add_argument("--quick", action="store_true", help="the four situations only, 20 MB of hostile input")
     args = parser.parse_args()
     print(f"hwlib {hwlib.__version__}, {hwlib.ENGINE}")
