@@ -65,6 +65,8 @@ def answer_dict(answer: Answer) -> dict:
         "protocol": answer.protocol,
         "config": None if config is None else {"acks": config.acks, "min_insync_replicas": config.min_insync_replicas,
                                                "unclean_leader_election": config.unclean_leader_election,
+                                               "inter_broker_protocol_version": config.inter_broker_protocol_version,
+                                               "metadata_version": config.metadata_version,
                                                "replicas": list(config.replicas)},
         "offset_map": [[real, model] for real, model in answer.maps.offsets],
         "epoch_map": [[real, model] for real, model in answer.maps.epochs],

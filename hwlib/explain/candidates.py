@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from ..engine.config import ClusterConfig, replica_names
-from ..engine.releases import KRAFT, RELEASES, ZK, Release, release
+from ..engine.releases import FLAGS, KRAFT, RELEASES, ZK, Release, parse_feature_version, release
 from .formats import version
 from .observations import KINDS, Observation
 from .recognise import Line
@@ -75,11 +75,37 @@ def candidate_rules(spec: ExplainSpec, span: tuple[tuple[int, ...], tuple[int, .
     return list(groups.values())
 
 
+def feature_options(row: Release | None) -> list[tuple[str | None, str | None]]:
+    """(inter.broker.protocol.version, metadata.version) settings that select other rules in
+    ``row``'s release - a cluster part way through an upgrade runs its new code under the old
+    protocol version - the release's own (None, None) first, then each version just below a
+    flag's threshold (``releases.FLAGS``), one per distinct rule set."""
+    if row is None:
+        return [(None, None)]
+    out: list[tuple[str | None, str | None]] = [(None, None)]
+    seen = [row.flags()]
+    thresholds = sorted({f.ibp if row.mode == ZK else f.metadata_version for f in FLAGS
+                         if row.version >= f.since and row.mode in f.modes
+                         and (f.ibp if row.mode == ZK else f.metadata_version) is not None}, reverse=True)
+    lowest = parse_feature_version("2.1" if row.mode == ZK else "3.3-IV0", "lowest")
+    for major, minor, iv in thresholds:                               # type: ignore[misc]
+        below = f"{major}.{minor}-IV{iv - 1}" if iv > 0 else f"{major}.{minor - 1}"
+        value = parse_feature_version(below, "feature version")
+        if value < lowest:
+            continue
+        flags = row.flags(value, None) if row.mode == ZK else row.flags(None, value)
+        if flags not in seen:
+            seen.append(flags)
+            out.append((below, None) if row.mode == ZK else (None, below))
+    return out
+
+
 def configs(spec: ExplainSpec, row: Release | None, protocol: str | None, replicas: int,
             unclean_first: bool | None = None) -> list[ClusterConfig]:
     """The settings to try, the release's defaults first: unclean.leader.election.enable (the
-    value the lines suggest first, ``unclean_first``, where they suggest one), then
-    min.insync.replicas and acks, each as the user fixed it or over its values."""
+    value the lines suggest first, ``unclean_first``, where they suggest one), the protocol
+    version (``feature_options``), then min.insync.replicas and acks, each as the user fixed it
+    or over its values."""
     unclean_default = row.unclean_default if row is not None else False
     if unclean_first is not None:
         unclean_default = unclean_first
@@ -91,17 +117,21 @@ def configs(spec: ExplainSpec, row: Release | None, protocol: str | None, replic
     mins = [int(str(fixed_min))] if fixed_min is not None else list(range(1, replicas + 1))
     acks = [str(fixed_acks)] if fixed_acks is not None else \
         [acks_default] + [a for a in ("all", "1") if a != acks_default]
+    features = feature_options(row)
     out = []
-    # the fewest settings away from the defaults first; the unclean flag before min.insync.replicas
-    # before acks (what a line can show most, first: an election outside the ISR, then a refused write)
-    tried = sorted(itertools.product(range(len(uncleans)), range(len(mins)), range(len(acks))),
-                   key=lambda uma: (sum(uma), uma[2], uma[1]))
-    for unclean, min_isr, ack in ((uncleans[u], mins[m], acks[a]) for u, m, a in tried):
-        if min_isr > replicas:
+    # the fewest settings away from the defaults first; the unclean flag, then the protocol version,
+    # then min.insync.replicas, then acks (what a line can show most, first: an election outside the
+    # ISR, an upgrade's older rules, a refused write)
+    tried = sorted(itertools.product(range(len(uncleans)), range(len(features)), range(len(mins)),
+                                     range(len(acks))), key=lambda ufma: (sum(ufma), ufma[3], ufma[2], ufma[1]))
+    for u, f, m, a in tried:
+        if mins[m] > replicas:
             continue
+        ibp, metadata_version = features[f]
         out.append(ClusterConfig(replicas=replica_names(replicas), retries=1, protocol=protocol or "",
-                                 release=None if row is None else row.key, unclean_leader_election=unclean,
-                                 min_insync_replicas=min_isr, acks=ack))
+                                 release=None if row is None else row.key, unclean_leader_election=uncleans[u],
+                                 min_insync_replicas=mins[m], acks=acks[a], inter_broker_protocol_version=ibp,
+                                 metadata_version=metadata_version))
     return out
 
 

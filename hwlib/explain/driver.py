@@ -340,12 +340,23 @@ def _explained(answer: Answer, found: tuple[Outcome, ClusterConfig, str, Explain
     marks = {True: " (necessary)", False: " (not necessary)", None: ""}
     kinds_said = ", ".join(f"{a['kind']}{marks[a['necessary']]}" for a in necessary_first(answer.anomalies))
     loses = any(a["kind"] == "lost-write" and a["necessary"] is True for a in answer.anomalies)
-    answer.sentence = (f"hwlib's model of Kafka {label} ({config.rules_name} rules) explains {explained_lines} of "
+    answer.sentence = (f"hwlib's model of Kafka {label} ({rules_words(config)} rules) explains {explained_lines} of "
                        f"{total} lines in {len(schedule)} steps"
                        + (f"; offsets {offsets}" if offsets else "") + (f"; epochs {epochs}" if epochs else "")
                        + (f"; it loses acknowledged writes: {kinds_said}" if loses
                           else (f"; anomalies: {kinds_said}" if kinds_said else "; no anomaly")))
     return answer
+
+
+def rules_words(config: ClusterConfig) -> str:
+    """The rules a config runs, with the protocol version that selects older ones where set (a
+    cluster part way through an upgrade)."""
+    said = config.rules_name
+    if config.inter_broker_protocol_version is not None:
+        said += f", inter.broker.protocol.version={config.inter_broker_protocol_version}"
+    if config.metadata_version is not None:
+        said += f", metadata.version={config.metadata_version}"
+    return said
 
 
 def necessary_first(anomalies: list[dict]) -> list[dict]:

@@ -363,6 +363,11 @@ LEADER: list[Format] = [
     _f("partition_isr_updated", "isr_updated", "2.7.0", "2.7.2", "INFO", PART,
        PARTITION + "ISR updated from AlterIsr to {isr} and version updated to [{partition_epoch}]",
        "2.7.0 Partition.handleAlterIsrResponse"),
+    # the ZooKeeper write's success (TRACE with Replica objects before 2.4.0; 2.7 with an IBP below
+    # 2.7-IV2 too - Partition.maybeUpdateIsrAndVersionWithZk)
+    _f("partition_isr_updated_zk", "isr_updated", "2.4.0", "2.7.2", "INFO", PART,
+       PARTITION + "ISR updated to [{isr}] and zkVersion updated to [{partition_epoch}]",
+       "2.4.0 Partition.maybeUpdateIsrAndVersion; 2.7.0 maybeUpdateIsrAndVersionWithZk"),
     _f("partition_isr_updated", "isr_updated", "2.8.0", "3.0.2", "INFO", PART,
        PARTITION + "ISR updated to {isr} and version updated to [{partition_epoch}]",
        "2.8.0 Partition.handleAlterIsrResponse"),

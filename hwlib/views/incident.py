@@ -16,12 +16,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from ..explain.answer import answer_dict, scenario_of
-from ..explain.driver import Answer, ExplainRun, necessary_first
+from ..explain.driver import Answer, ExplainRun, necessary_first, rules_words
 from ..run import run_steps
 from ..util.files import check_replaceable, write_text_atomically
 from .sequence import esc
 from .stepper import STEPPER_JS, scenario_file_html, static_text, stepper_markup, unique_id
-from .text import NECESSITY_WORDS, search_words
+from .text import NECESSITY_WORDS, search_words, settings_words
 
 #: what marks a page ``write_incident_page`` wrote (the only kind of file it replaces)
 GENERATOR = '<meta name="generator" content="hwlib explain">'
@@ -88,11 +88,10 @@ def _facts(answer: Answer, data: dict) -> str:
     elif answer.rules_label:
         rows.append(("release", esc(f"Kafka {answer.rules_label}")))
     if answer.config is not None:
-        rows.append(("rules", esc(f"{answer.config.rules_name} (protocol generation {answer.config.protocol})")))
+        rows.append(("rules", esc(f"{rules_words(answer.config)} (protocol generation {answer.config.protocol})")))
         cfg = data["config"]
         rows.append(("settings" + (" inferred" if answer.explains else " tried"),
-                     esc(f"acks={cfg['acks']}, min.insync.replicas={cfg['min_insync_replicas']}, "
-                         f"unclean.leader.election.enable={str(cfg['unclean_leader_election']).lower()}")))
+                     esc(settings_words(cfg))))
     if data["broker_map"]:
         pairs = ", ".join(f"{real} = replica {model}" for real, model in data["broker_map"].items())
         rows.append(("brokers", esc(pairs)))

@@ -161,6 +161,19 @@ NECESSITY_WORDS = {True: "necessary: every explanation within the bounds shows i
                    None: "necessity not decided within its budget"}
 
 
+def settings_words(cfg: dict) -> str:
+    """An explain answer's settings (its JSON ``config``) as Kafka's keys: acks,
+    min.insync.replicas, unclean.leader.election.enable, and the protocol version where one
+    selected older rules."""
+    said = (f"acks={cfg['acks']}, min.insync.replicas={cfg['min_insync_replicas']}, "
+            f"unclean.leader.election.enable={str(cfg['unclean_leader_election']).lower()}")
+    for key, name in (("inter_broker_protocol_version", "inter.broker.protocol.version"),
+                      ("metadata_version", "metadata.version")):
+        if cfg.get(key) is not None:
+            said += f", {name}={cfg[key]}"
+    return said
+
+
 def search_words(search: dict, verdict: str) -> str:
     """An explain answer's search in words: how many searches and states, how long, and what
     that proves (an explanation shortest within the bounds; none within them; or neither)."""
@@ -194,8 +207,7 @@ def explain_text(run: ExplainRun) -> str:
         explained = answer.explains
         if data["config"] is not None and explained:
             cfg = data["config"]
-            out.append(f"  settings inferred: acks={cfg['acks']}, min.insync.replicas={cfg['min_insync_replicas']}, "
-                       f"unclean.leader.election.enable={str(cfg['unclean_leader_election']).lower()}; brokers "
+            out.append(f"  settings inferred: {settings_words(cfg)}; brokers "
                        + ", ".join(f"{real} -> {model}" for real, model in data["broker_map"].items()))
         if answer.steps:
             title = ("explanation" if answer.verdict == "explained"

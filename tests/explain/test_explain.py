@@ -360,3 +360,24 @@ def test_every_built_in_scenario_writes_every_release_s_logs_and_each_line_reads
                 assert first <= version(_tag(row.key)) <= last, (name, row.key, text)
                 written += 1
     assert written > 1000
+
+
+def test_a_release_part_way_through_an_upgrade_is_tried_under_its_older_protocol_versions():
+    """A 2.8 broker under inter.broker.protocol.version 2.7-IV1 keeps truncation on fetch but
+    writes ISR changes to ZooKeeper; under 2.7-IV0 it truncates by OffsetsForLeaderEpoch too
+    (releases.FLAGS): each is a candidate after the release's own; a 3.7 KRaft broker's
+    metadata.version likewise; a release no flag's threshold reaches has none."""
+    from hwlib.engine.releases import release
+    from hwlib.explain.candidates import configs, feature_options
+    from hwlib.explain.driver import rules_words
+
+    assert feature_options(release("2.8", "r")) == [(None, None), ("2.7-IV1", None), ("2.7-IV0", None)]
+    assert feature_options(release("3.7-kraft", "r")) == [(None, None), (None, "3.5"), (None, "3.5-IV0")]
+    assert feature_options(release("2.6", "r")) == [(None, None)]
+    tried = configs(ExplainSpec(("x.log",)), release("2.8", "r"), None, 2)
+    assert tried[0].inter_broker_protocol_version is None
+    rules = {c.inter_broker_protocol_version: c.rules().name for c in tried}
+    assert rules == {None: "kip595", "2.7-IV1": "kip595", "2.7-IV0": "kip320"}
+    older = next(c for c in tried if c.inter_broker_protocol_version == "2.7-IV1")
+    assert not older.rules().alter_isr_via_controller and tried[0].rules().alter_isr_via_controller
+    assert rules_words(older) == "2.8, inter.broker.protocol.version=2.7-IV1"

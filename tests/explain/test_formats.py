@@ -75,6 +75,8 @@ KAFKA_LINES = [
               "topic ID 9pLt1cOYQoSz3c0Bq5dQbA: leader: 1 -> 2, leaderEpoch: 4 -> 5, partitionEpoch: "
               "9 -> 10 (org.apache.kafka.controller.ReplicationControlManager)", "elected",
      {"leader": "2", "epoch": 5}, None),
+    ("2.5.0", "[2020-05-01 00:00:00,000] INFO [Partition orders-0 broker=1] ISR updated to [1,2] and zkVersion "
+              "updated to [7] (kafka.cluster.Partition)", "isr_updated", {"isr": ("1", "2")}, "1"),
     ("3.1.0", "[2022-01-01 00:00:00,000] INFO [ReplicaFetcher replicaId=2, leaderId=1, fetcherId=0] Truncating "
               "partition orders-0 with TruncationState(offset=77, completed=true) due to local high watermark 77 "
               "(kafka.server.ReplicaFetcherThread)", "truncate_to", {"offset": 77}, "2"),
