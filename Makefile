@@ -35,7 +35,7 @@ test: setup
 	$(VENV)/bin/ruff check hwlib tests benchmarks setup.py
 	$(VENV)/bin/mypy hwlib
 	@echo "make test: the fast subset; the tests marked slow are deselected (make test-all runs every test)"
-	$(PY) -m pytest -q -m "not slow"
+	$(PY) -m pytest -q -m "not slow" --durations=20
 
 test-all: setup
 	$(VENV)/bin/ruff check hwlib tests benchmarks setup.py

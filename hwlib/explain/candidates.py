@@ -84,11 +84,13 @@ def feature_options(row: Release | None) -> list[tuple[str | None, str | None]]:
         return [(None, None)]
     out: list[tuple[str | None, str | None]] = [(None, None)]
     seen = [row.flags()]
-    thresholds = sorted({f.ibp if row.mode == ZK else f.metadata_version for f in FLAGS
-                         if row.version >= f.since and row.mode in f.modes
-                         and (f.ibp if row.mode == ZK else f.metadata_version) is not None}, reverse=True)
+    thresholds: set[tuple[int, int, int]] = set()
+    for flag in FLAGS:
+        needs = flag.ibp if row.mode == ZK else flag.metadata_version
+        if needs is not None and row.version >= flag.since and row.mode in flag.modes:
+            thresholds.add(needs)
     lowest = parse_feature_version("2.1" if row.mode == ZK else "3.3-IV0", "lowest")
-    for major, minor, iv in thresholds:                               # type: ignore[misc]
+    for major, minor, iv in sorted(thresholds, reverse=True):
         below = f"{major}.{minor}-IV{iv - 1}" if iv > 0 else f"{major}.{minor - 1}"
         value = parse_feature_version(below, "feature version")
         if value < lowest:

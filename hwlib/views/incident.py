@@ -123,7 +123,8 @@ def _lines(answer: Answer, data: dict) -> str:
         shown = "failed" if is_failed else status
         step = f' data-step="{entry["step"]}"' if "step" in entry else ""
         badge = f"step {entry['step']}" if "step" in entry else (
-            ("outside the model" if failed["category"] == "outside-model" else "cannot") if is_failed else status)
+            ("outside the model" if failed is not None and failed["category"] == "outside-model" else "cannot")
+            if is_failed else status)
         reason = entry.get("reason", "") if status != "matched" else ""
         items.append(f'<li class="line st-{shown}"{step} title="{esc(STATUS_WORDS.get(shown, shown))}">'
                      f'<span class="where">{esc(entry["file"])}:{entry["line"]}</span>'
