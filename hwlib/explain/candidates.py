@@ -200,9 +200,11 @@ def leader_outside_isr(observed: list[tuple[Observation, list[Line]]]) -> bool:
     """Whether, in time order, a broker becomes leader (or is elected) while the last ISR a line
     stated does not hold it - an unclean election, unless an ISR change no line shows came in
     between. Only an order of search: the unclean setting is tried first, the other still after."""
-    stamped = sorted(range(len(observed)), key=lambda i: (observed[i][1][0].record.timestamp is None,
-                                                           observed[i][1][0].record.timestamp or 0.0, i)
-                     if observed[i][1] else (True, 0.0, i))
+    def when(i: int) -> tuple[bool, float, int]:
+        stamp = observed[i][1][0].record.timestamp          # each observation has its line(s)
+        return stamp is None, stamp or 0.0, i
+
+    stamped = sorted(range(len(observed)), key=when)
     isr: tuple[str, ...] | None = None
     for i in stamped:
         seen = observed[i][0]

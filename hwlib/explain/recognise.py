@@ -93,7 +93,7 @@ def recognise(record: Record) -> Line:
             fields = {**fields, **changed}
             if "epoch" not in changed and not moves:    # no new leader epoch: not an election
                 return Line(record, "informational", fmt.id, fmt, partition, who, releases=(first, last))
-        outside = outside_reason(fmt, fields) or (f"{REASSIGNED} ({', '.join(moves)})" if moves else None)
+        outside = outside_reason(fmt, fields, moves)
         if outside is not None:
             return Line(record, "outside-model", outside, fmt, partition, who, releases=(first, last))
         if fmt.kind is None:
@@ -108,15 +108,18 @@ def recognise(record: Record) -> Line:
     return Line(record, "unrecognised", reason, None, partition, writer)
 
 
-def outside_reason(fmt: Format, fields: dict[str, str]) -> str | None:
+def outside_reason(fmt: Format, fields: dict[str, str], moves: list[str]) -> str | None:
     """What the line says Kafka did that hwlib's model does not have (None: nothing): the
-    format's reason, or a reassignment in progress where a leader's line names replicas being
-    added or removed (Partition.makeLeader from 2.6.0)."""
+    format's reason, or a reassignment - a leader's line naming replicas being added or removed
+    (Partition.makeLeader from 2.6.0), a KRaft partition change that moves the replica set
+    (``moves``, from ``formats.change_fields``)."""
     if fmt.outside:
         return fmt.outside
     adding, removing = ((fields.get(name) or "").strip() for name in ("adding", "removing"))
     if adding or removing:
         return f"{REASSIGNED} (adding replicas [{adding}], removing replicas [{removing}])"
+    if moves:
+        return f"{REASSIGNED} ({', '.join(moves)})"
     return None
 
 

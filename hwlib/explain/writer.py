@@ -95,10 +95,11 @@ def render(fmt: Format, made: Observation, naming: Renaming, writer: str, leader
                 values["isr_list"] = ", ".join(ids)
         else:
             values[name] = value
-    if state is not None and "leo" not in values and "leo" in fmt.fields():
-        values["hw"], values["leo"] = naming.offset(state[0]), naming.offset(state[1])
     if state is not None:
         values["old_hw"] = naming.offset(state[0])
+        if "leo" in fmt.fields():
+            values.setdefault("hw", naming.offset(state[0]))
+            values.setdefault("leo", naming.offset(state[1]))
     if "leo" in values:
         values["largest"] = int(values["leo"]) - 1         # type: ignore[call-overload]
     values.setdefault("hw", values.get("offset", 0))
