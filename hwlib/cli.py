@@ -493,9 +493,10 @@ def main(argv: list[str] | None = None) -> int:
 def _explain(args) -> int:
     """``hwlib explain``: the answer per partition (text or JSON), files with --out; the exit
     status says the verdict: 0 explained, 3 not explainable, 4 outside the model, 5 inconclusive."""
-    from .explain import ExplainSpec, explain, parse_brokers, parse_config, run_dict, write_out
+    from .explain import ExplainSpec, explain, parse_brokers, parse_config
     from .explain.read import check_input
     from .util.files import check_directory
+    from .views.explain_out import run_dict, write_out
     from .views.incident import incident_target, write_incident_page
     from .views.text import explain_text
 

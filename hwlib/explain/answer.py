@@ -1,162 +1,175 @@
-"""An explanation's written forms: the JSON object, the scenario ``hwlib run`` replays, the prefix, the out directory.
+"""An explain answer as values: each partition's verdict, explanation or failure, and every line's verdict in it.
 
-``answer_dict`` is the one JSON form (``hwlib explain --json``, ``answer.json``); ``scenario_of``
-turns the explanation's schedule into a ``Scenario`` whose step notes quote the log lines each
-step matched (``explanation.yaml``), or - when not explained - the shortest schedule matching
-every observation before the one that failed (``prefix.yaml``). ``write_out`` writes them into
-a directory, each file atomically; a file there with other content is replaced only if hwlib
-wrote it (it says so in its first line).
+``explain`` returns an ``ExplainRun``: every line read (``Line``, recognised once and never
+changed; a ``LineRef`` is its index) and one ``Answer`` per partition, each built once and
+frozen. An answer keeps its own verdict for every line (``Answer.lines``: a line matched by a
+step of this answer, informational, about another partition ...), so several partitions'
+answers never share or overwrite a line's verdict. The words - the sentence, the JSON, the
+page - are the views' (``views.explain_words``, ``views.explain_out``, ``views.incident``).
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 
-from ..scenario import Scenario
-from ..util.files import check_directory, write_text_atomically
-from .driver import Answer, ExplainRun
-from .observations import CONTROLLER_LEVEL
+from ..engine.config import ClusterConfig
+from ..engine.steps import Step
+from .formats import Releases
+from .observations import Maps, Observation
 from .recognise import Line
 
-#: the first line of every file ``write_out`` writes (what it may replace)
-HEADER = "# written by hwlib explain"
+#: a line of the run, by its index in ``ExplainRun.lines``
+LineRef = int
+
+#: a line's verdict in an answer, best known first
+LINE_STATUSES = ("matched", "informational", "other-partition", "unattributed", "unrecognised", "outside-model",
+                 "not-matched", "failed")
 
 
-def line_dict(line: Line) -> dict:
-    record = line.record
-    out = {"file": record.file, "line": record.line, "text": record.text, "status": line.status}
-    if record.end_line != record.line:
-        out["end_line"] = record.end_line
-    if line.step is not None:
-        out["step"] = line.step
-    if line.reason:
-        out["reason"] = line.reason
-    if line.format is not None:
-        out["format"] = line.format.id
-    if line.observation is not None:
-        out["observation"] = line.observation.describe()
-    if line.writer is not None:
-        out["broker"] = line.writer
-    return out
+@dataclass(frozen=True)
+class LineVerdict:
+    """What became of one line in one answer: its status, why, and the step that matched it."""
+
+    status: str
+    reason: str = ""
+    step: int | None = None
 
 
-def status_of(line: Line) -> str:
-    """A line's final status: a recognised line the answer did not use is ``informational`` when
-    another line explains the same fact, else as the search left it."""
-    if line.status == "recognised":
-        unattributed = line.observation is not None and line.observation.broker is None \
-            and line.observation.kind not in CONTROLLER_LEVEL
-        return "unattributed" if unattributed else "informational"
-    return line.status
+@dataclass(frozen=True)
+class Attempt:
+    """One search to run: the faults, the records and epoch bounds, the rules' label and the config."""
+
+    faults: tuple[str, ...]
+    records: int
+    epochs: int
+    label: str
+    config: ClusterConfig
 
 
-def answer_dict(answer: Answer) -> dict:
-    config = answer.config
-    for line in answer.lines:
-        line.status = status_of(line)
-    return {
-        "verdict": answer.verdict,
-        "sentence": answer.sentence,
-        "partition": answer.partition,
-        "release": answer.release,
-        "rules": answer.rules_label or None,
-        "release_range": list(answer.release_range) if answer.release_range else None,
-        "protocol": answer.protocol,
-        "config": None if config is None else {"acks": config.acks, "min_insync_replicas": config.min_insync_replicas,
-                                               "unclean_leader_election": config.unclean_leader_election,
-                                               "inter_broker_protocol_version": config.inter_broker_protocol_version,
-                                               "metadata_version": config.metadata_version,
-                                               "replicas": list(config.replicas)},
-        "offset_map": [[real, model] for real, model in answer.maps.offsets],
-        "epoch_map": [[real, model] for real, model in answer.maps.epochs],
-        "broker_map": {real: model for real, model in answer.maps.brokers},
-        "lines": [line_dict(line) for line in answer.lines],
-        "steps": [{"step": n, "do": step.to_obj(), "words": step.describe(), "lines": _quoted(answer, matched)}
-                  for n, (step, matched) in enumerate(answer.steps, 1)],
-        "scenario": None if config is None or answer.verdict != "explained" else scenario_of(answer).to_dict(),
-        "anomalies": answer.anomalies,
-        "expected_effects": answer.expected_effects,
-        "failed_at": answer.failed_at,
-        "search": answer.search,
-    }
+@dataclass(frozen=True)
+class Anomaly:
+    """An anomaly the explanation's replay shows: its kind, step, detail, and whether every
+    explanation within the bounds shows it (None: not decided within its budget)."""
+
+    kind: str
+    step: int
+    detail: str
+    necessary: bool | None = None
+
+    def as_dict(self) -> dict:
+        return {"kind": self.kind, "step": self.step, "detail": self.detail, "necessary": self.necessary}
 
 
-def run_dict(run: ExplainRun) -> dict:
-    """The whole run: one answer per partition, and a summary."""
-    answers = [answer_dict(a) for a in run.answers]
-    if len(answers) == 1:
-        out = dict(answers[0])
-    else:
-        out = {"verdict": _summary_verdict(run), "partitions": answers}
-    out["omitted"] = run.omitted
-    out["seconds"] = round(run.seconds, 2)
-    out["exit_code"] = run.exit_code
-    return out
+@dataclass(frozen=True)
+class Failure:
+    """Where an answer stops: the line, what kind of line it is (``outside-model`` for a line
+    outside the model), what it needs, what the model can do there instead, and whether the
+    rules tried can never make it (decided without a search)."""
+
+    line: LineRef
+    category: str
+    needs: str
+    model_can: tuple[str, ...] = ()
+    never: bool = False
 
 
-def _summary_verdict(run: ExplainRun) -> str:
-    verdicts = {a.verdict for a in run.answers}
-    for verdict in ("inconclusive", "not-explainable", "outside-model"):
-        if verdict in verdicts:
-            return verdict
-    return "explained" if "explained" in verdicts else "nothing"
+@dataclass(frozen=True)
+class Search:
+    """What the searches of one answer cost and proved."""
+
+    states: int = 0
+    transitions: int = 0
+    seconds: float = 0.0
+    searches: int = 0
+    #: every search ran to its end within its bounds (nothing was cut by a budget or the time)
+    complete: bool = False
+    #: "proven" (breadth first), or why not ("" where nothing was explained)
+    shortest: str = ""
+    bounds: Mapping[str, object] = field(default_factory=dict)
+
+    def as_dict(self) -> dict:
+        out = {"states": self.states, "transitions": self.transitions, "seconds": round(self.seconds, 2),
+               "searches": self.searches, "complete": self.complete, "bounds": dict(self.bounds)}
+        if self.shortest:
+            out["shortest"] = self.shortest
+        return out
 
 
-def _quoted(answer: Answer, matched: tuple[int, ...]) -> list[str]:
-    out = []
-    for index in matched:
-        for line in answer.observed[index][1][:1]:
-            out.append(f"{line.record.file}:{line.record.line}: {line.record.message}")
-    return out
+@dataclass(frozen=True)
+class Answer:
+    """One partition's answer, built once (see the module docstring)."""
+
+    partition: str
+    #: explained, not-explainable, outside-model, inconclusive, nothing
+    verdict: str
+    #: every line of the run, by reference, with its verdict in this answer
+    lines: Mapping[LineRef, LineVerdict]
+    #: the observations to explain, in order, each with the lines that show it
+    observed: tuple[tuple[Observation, tuple[LineRef, ...]], ...] = ()
+    #: the releases whose code writes every recognised line of the partition
+    release_range: Releases | None = None
+    #: the rule set that explained the lines (or that the furthest search ran), and its config
+    rules_label: str = ""
+    config: ClusterConfig | None = None
+    maps: Maps = field(default_factory=Maps)
+    #: the explanation (or the prefix before the failing line): each step with the observations it matched
+    steps: tuple[tuple[Step, tuple[int, ...]], ...] = ()
+    anomalies: tuple[Anomaly, ...] = ()
+    expected_effects: tuple[Anomaly, ...] = ()
+    failure: Failure | None = None
+    search: Search = field(default_factory=Search)
+    #: what the reading did that the reader should know (lines reordered, a release range narrowed)
+    notes: tuple[str, ...] = ()
+    #: the partitions the lines name and how many lines each (said when there is nothing to explain)
+    partitions: Mapping[str, int] = field(default_factory=dict)
+
+    @property
+    def exit_code(self) -> int:
+        return {"explained": 0, "nothing": 0, "not-explainable": 3, "outside-model": 4, "inconclusive": 5}[self.verdict]
+
+    @property
+    def explains(self) -> bool:
+        """Whether ``steps`` explain every line they stand for: the whole answer (explained) or
+        the lines before one outside the model (else they are the prefix before a failing line)."""
+        return self.verdict == "explained" or (self.verdict == "outside-model" and bool(self.steps))
+
+    @property
+    def protocol(self) -> str | None:
+        return None if self.config is None else self.config.rules_name
+
+    @property
+    def explained_lines(self) -> int:
+        """How many lines the explanation's steps matched."""
+        return sum(1 for verdict in self.lines.values() if verdict.status == "matched")
+
+    @property
+    def own_lines(self) -> int:
+        """How many lines are about this partition (or about every partition of a broker)."""
+        return sum(1 for verdict in self.lines.values() if verdict.status != "other-partition")
 
 
-def scenario_of(answer: Answer, prefix: bool = False) -> Scenario:
-    """The explanation (or, ``prefix``, the schedule up to the failing line) as a scenario."""
-    assert answer.config is not None
-    steps = answer.steps
-    notes: dict[int, str | dict[str, str]] = {}
-    for number, (_, matched) in enumerate(steps, 1):
-        quoted = _quoted(answer, matched)
-        if quoted:
-            notes[number] = " | ".join(quoted)
-    what = ("the shortest schedule matching every line before the one that cannot be explained" if prefix
-            else "the shortest schedule of hwlib's model that explains the log lines before the first one outside "
-                 "it" if answer.verdict == "outside-model"
-            else "the shortest schedule of hwlib's model that explains the log lines")
-    return Scenario(name=f"explain-{answer.partition}" + ("-prefix" if prefix else ""), config=answer.config,
-                    steps=tuple(step for step, _ in steps), description=f"{what} ({answer.sentence})",
-                    notes=notes)
+@dataclass(frozen=True)
+class ExplainRun:
+    """What ``explain`` found: every line read (kept), counts of the lines not kept, an answer per partition."""
 
+    answers: tuple[Answer, ...]
+    lines: tuple[Line, ...]
+    omitted: Mapping[str, int]
+    seconds: float
+    release_range: Releases | None = None
+    #: each file's physical lines (every one is accounted for: in a record, joined into one, or empty)
+    physical: Mapping[str, int] = field(default_factory=dict)
 
-def write_out(run: ExplainRun, out: str | Path) -> list[Path]:
-    """``answer.json``, and per partition ``explanation.yaml`` (explained, or the lines before
-    one outside the model) or ``prefix.yaml`` (not explainable), into ``out`` (one directory
-    per partition when there are several)."""
-    root = check_directory(out, "out")
-    targets = [(root if len(run.answers) == 1 else root / answer.partition, answer) for answer in run.answers]
-    for folder, _ in targets:
-        for name in ("answer.json", "explanation.yaml", "prefix.yaml"):
-            path = folder / name
-            if path.exists() and not _ours(path):
-                from .spec import ExplainError
+    @property
+    def exit_code(self) -> int:
+        codes = [a.exit_code for a in self.answers] or [0]
+        for code in (5, 3, 4):
+            if code in codes:
+                return code
+        return 0
 
-                raise ExplainError(f"out: {path} exists and hwlib explain did not write it; give another directory")
-    written = []
-    for folder, answer in targets:
-        folder.mkdir(parents=True, exist_ok=True)
-        body = json.dumps({"written_by": "hwlib explain", **answer_dict(answer)}, indent=1, default=str)
-        written.append(write_text_atomically(folder / "answer.json", body + "\n"))
-        if answer.config is not None and answer.steps:
-            name = "explanation.yaml" if answer.explains else "prefix.yaml"
-            text = f"{HEADER}: {answer.sentence[:200]}\n" + scenario_of(answer, name == "prefix.yaml").to_yaml()
-            written.append(write_text_atomically(folder / name, text))
-    return written
-
-
-def _ours(path: Path) -> bool:
-    try:
-        head = path.read_text(encoding="utf-8", errors="replace")[:400]
-    except OSError:
-        return False
-    return head.startswith(HEADER) or head.lstrip("{ \n").startswith('"written_by": "hwlib explain"')
+    def verdicts(self, answer: Answer) -> Iterator[tuple[Line, LineVerdict]]:
+        """Every line of the run with its verdict in ``answer``, in the order read."""
+        for ref, line in enumerate(self.lines):
+            yield line, answer.lines[ref]

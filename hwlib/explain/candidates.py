@@ -13,16 +13,19 @@ such a line needs.
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ..engine.config import ClusterConfig, replica_names
 from ..engine.releases import FLAGS, KRAFT, RELEASES, ZK, Release, parse_feature_version, release
-from .formats import version
+from .formats import ALL, Releases, version
 from .observations import KINDS, Observation
 from .recognise import Line
 from .search import Target
 from .spec import ExplainSpec
+
+#: the observations to explain, each with the lines (by index) that show it
+Observed = Sequence[tuple[Observation, tuple[int, ...]]]
 
 
 @dataclass
@@ -41,29 +44,25 @@ class Rules:
         return names[0] if len(names) == 1 else f"{names[-1]} to {names[0]}"
 
 
-def release_range(lines: list[Line]) -> tuple[tuple[int, ...], tuple[int, ...]] | None:
-    """The releases whose code writes every recognised line's text (None: they disagree)."""
-    low: tuple[int, ...] = (0,)
-    high: tuple[int, ...] = (99,)
+def release_range(lines: list[Line]) -> Releases | None:
+    """The releases whose code writes every recognised line's text (None: none writes them all)."""
+    out = ALL
     for line in lines:
-        if line.releases is None:
-            continue
-        first, last = line.releases
-        low, high = max(low, first), min(high, last)
-    return (low, high) if low <= high else None
+        if line.releases is not None:
+            out = out & line.releases
+    return out if out else None
 
 
-def candidate_rules(spec: ExplainSpec, span: tuple[tuple[int, ...], tuple[int, ...]] | None,
-                    kraft_seen: bool) -> list[Rules]:
+def candidate_rules(spec: ExplainSpec, span: Releases | None, kraft_seen: bool) -> list[Rules]:
     """The rule sets to try: ``--release``'s, else every release row within ``span``, newest
     first (ZooKeeper before KRaft unless a line is KRaft's), one per distinct rule set."""
     if spec.release is not None:
         return [Rules([release(spec.release)])]
     if spec.protocol is not None:
         return []
-    low, high = span if span is not None else ((0,), (99,))
-    rows = [r for r in RELEASES if any(low <= version(p if p.count(".") > 1 or p.startswith("0") else p + ".0")
-                                       <= high for p in r.patches)]
+    within = span if span is not None else ALL
+    rows = [r for r in RELEASES if any(version(p if p.count(".") > 1 or p.startswith("0") else p + ".0") in within
+                                       for p in r.patches)]
     order = (KRAFT, ZK) if kraft_seen else (ZK, KRAFT)
     rows.sort(key=lambda r: (r.version, -order.index(r.mode)), reverse=True)
     groups: dict[tuple, Rules] = {}
@@ -152,7 +151,7 @@ MORE = (("quick_restart", "tick", "isolate", "isolate_unseen", "deliver", "contr
         ("power_loss", "power_loss_unseen", "flush", "controller_failover", "replace_disk"))
 
 
-def fault_tiers(spec: ExplainSpec, observed: list[tuple[Observation, list[Line]]]) -> list[tuple[str, ...]]:
+def fault_tiers(spec: ExplainSpec, observed: Observed) -> list[tuple[str, ...]]:
     """The faults to search, tier by tier: leader moves and crashes, with what the lines' kinds
     imply (``IMPLIED``: a shrinking ISR needs time to pass, a zombie's refused ISR write an
     isolation ...); then the common ones; then every fault. Each tier holds the one before."""
@@ -170,13 +169,13 @@ def fault_tiers(spec: ExplainSpec, observed: list[tuple[Observation, list[Line]]
 
 
 def attempts(spec: ExplainSpec, plans: list[tuple[Release | None, str | None, str]],
-             observed: list[tuple[Observation, list[Line]]], replicas: int
+             observed: Observed, replicas: int, lines: Sequence[Line]
              ) -> Iterator[tuple[tuple[str, ...], int, int, str, ClusterConfig]]:
     """The searches to run, in order: every rule set under its release's default settings, the
     smallest bounds and fewest kinds of fault first; then the other settings likewise."""
     tiers = fault_tiers(spec, observed)
     implied = [IMPLIED_SETTINGS[seen.kind] for seen, _ in observed if seen.kind in IMPLIED_SETTINGS]
-    unclean_first = True if leader_outside_isr(observed) else None
+    unclean_first = True if leader_outside_isr(observed, lines) else None
     bounds = widening(spec, observed)
     # every bound with the fewer faults before a wider tier of faults: a record no line names (lost,
     # or not yet read) is likelier than one more kind of fault, and cheaper to search
@@ -196,12 +195,12 @@ ISR_SAID = {"isr_shrink": "new", "isr_expand": "new", "isr_updated": "isr", "lea
 LEADER_SAID = {"leader": None, "elected": "leader"}
 
 
-def leader_outside_isr(observed: list[tuple[Observation, list[Line]]]) -> bool:
+def leader_outside_isr(observed: Observed, lines: Sequence[Line]) -> bool:
     """Whether, in time order, a broker becomes leader (or is elected) while the last ISR a line
     stated does not hold it - an unclean election, unless an ISR change no line shows came in
     between. Only an order of search: the unclean setting is tried first, the other still after."""
     def when(i: int) -> tuple[bool, float, int]:
-        stamp = observed[i][1][0].record.timestamp          # each observation has its line(s)
+        stamp = lines[observed[i][1][0]].record.timestamp          # each observation has its line(s)
         return stamp is None, stamp or 0.0, i
 
     stamped = sorted(range(len(observed)), key=when)
@@ -218,7 +217,7 @@ def leader_outside_isr(observed: list[tuple[Observation, list[Line]]]) -> bool:
     return False
 
 
-def named_values(observed: list[tuple[Observation, list[Line]]]) -> tuple[int, int]:
+def named_values(observed: Observed) -> tuple[int, int]:
     """How many distinct offsets and leader epochs (other than 0 and -1) the lines name."""
     offsets: set[int] = set()
     epochs: set[int] = set()
@@ -232,7 +231,7 @@ def named_values(observed: list[tuple[Observation, list[Line]]]) -> tuple[int, i
     return len(offsets), len(epochs)
 
 
-def bound_caps(spec: ExplainSpec, observed: list[tuple[Observation, list[Line]]]) -> tuple[int, int]:
+def bound_caps(spec: ExplainSpec, observed: Observed) -> tuple[int, int]:
     """The widest (records, leader epoch) bounds searched: the spec's, else the lines' distinct
     offsets + 2 (at least 3) and distinct epochs + 2 (at least 4)."""
     offsets, epochs = named_values(observed)
@@ -240,7 +239,7 @@ def bound_caps(spec: ExplainSpec, observed: list[tuple[Observation, list[Line]]]
             spec.max_epoch if spec.max_epoch is not None else max(4, epochs + 2))
 
 
-def widening(spec: ExplainSpec, observed: list[tuple[Observation, list[Line]]]) -> list[tuple[int, int]]:
+def widening(spec: ExplainSpec, observed: Observed) -> list[tuple[int, int]]:
     """The (records, leader epoch) bounds to search, smallest first: the model needs a distinct
     value for each distinct offset and epoch the lines name (the maps are strictly increasing),
     so no smaller bound can explain them; each try widens both by one, up to ``bound_caps``."""

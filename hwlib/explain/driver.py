@@ -1,212 +1,185 @@
-"""``explain(spec)``: the five stages run for each partition, and the answer - the explanation, or the line it stops at.
+"""``explain(spec)``: the stages run for each partition - read, project, search in rounds, shorten, decide necessity.
 
-Read (``read``: any layout, streamed) and recognise (``recognise``: the format table) every
-line; attribute each file to its broker and project onto one partition, the lines becoming
-observations in their order (``project``); search (``search.ExplainSearch``) the candidates in
-order (``candidates``: each distinct rule set of the releases whose code writes the lines, the
-settings the logs cannot show, faults and bounds widening). The first explanation found is
-made a shortest one (breadth first within its length), replayed, and each anomaly it shows
-is marked ``necessary`` when a second search that forbids it finds no explanation within the
-same bounds. Not explained: the line the furthest search stopped at, what it needs, and what
-the model could do there.
+Read (``read``: any layout, streamed), assemble and recognise (``recognise``) every line;
+attribute each file to its broker and project onto one partition (``project``); search
+(``search.ExplainSearch``) the candidates in order (``candidates``: each distinct rule set of the
+releases whose code writes the lines, the settings the logs cannot show, faults and bounds
+widening) in rounds of growing state budgets. The first explanation found is made a shortest
+one, replayed, and each anomaly it shows is marked necessary when a second search that forbids
+it finds no explanation within the same bounds. ``conclude`` builds the answer from what was
+found; the views say it in words.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import replace
 
 from ..anomalies.checker import EFFECTS, SEVERITY
 from ..check.model import Bounds
-from ..engine.config import ClusterConfig
 from ..engine.releases import Release
-from ..engine.steps import Step
 from ..run import run_steps
-from .candidates import NEEDS, attempts, bound_caps, candidate_rules, release_range, unmakeable
-from .formats import RCM
-from .observations import KINDS, Maps, Observation
-from .project import observed_of, partition_lines, partitions_of, read_lines, target_of
+from . import conclude
+from .answer import Anomaly, Answer, Attempt, ExplainRun, Search
+from .candidates import attempts, bound_caps, candidate_rules, release_range, unmakeable
+from .conclude import Found, Partition
+from .formats import RCM, about
+from .project import observed_of, partition_lines, partitions_of, read_lines, target_of, to_explain
 from .recognise import Line
 from .search import ExplainSearch, Outcome, Target
-from .spec import ExplainSpec
+from .spec import ExplainError, ExplainSpec
 from .stated import emit, emit_target
 
 #: the loggers only a KRaft cluster writes with (a line of one rules out ZooKeeper mode)
 KRAFT_LOGGERS = ("kafka.server.BrokerServer", "kafka.server.KafkaRaftServer", RCM)
 
+#: the states each search may meet in the first round, and how the budget grows each round after
+FIRST_BUDGET = 20_000
+BUDGET_GROWTH = 4
+#: the nodes each greedy search for a shorter explanation may meet
+DESCENT_STATES = 40_000
+#: the nodes the breadth-first search for a shortest explanation may meet
+SHORTEN_STATES = 150_000
 #: the nodes the second search that decides whether an anomaly is necessary may meet, each (a
 #: budget of states, not seconds: the same answer on any machine)
 NECESSITY_STATES = 60_000
 
-
-@dataclass
-class Answer:
-    """One partition's answer."""
-
-    partition: str
-    verdict: str                       # explained, not-explainable, outside-model, inconclusive, nothing
-    sentence: str
-    lines: list[Line]
-    release: str | None = None
-    rules_label: str = ""
-    protocol: str | None = None
-    config: ClusterConfig | None = None
-    maps: Maps = field(default_factory=Maps)
-    steps: list[tuple[Step, tuple[int, ...]]] = field(default_factory=list)
-    anomalies: list[dict] = field(default_factory=list)
-    expected_effects: list[dict] = field(default_factory=list)
-    failed_at: dict | None = None
-    prefix: list[Step] = field(default_factory=list)
-    search: dict = field(default_factory=dict)
-    #: the observations explained, in order, each with its lines
-    observed: list[tuple[Observation, list[Line]]] = field(default_factory=list)
-    release_range: tuple[str, str] | None = None
-
-    @property
-    def exit_code(self) -> int:
-        return {"explained": 0, "nothing": 0, "not-explainable": 3, "outside-model": 4, "inconclusive": 5}[self.verdict]
-
-    @property
-    def explains(self) -> bool:
-        """Whether ``steps`` explain every line they stand for: the whole answer (explained) or
-        the lines before one outside the model (else they are the prefix before a failing line)."""
-        return self.verdict == "explained" or (self.verdict == "outside-model" and bool(self.steps))
+Progress = Callable[[str], None] | None
 
 
-@dataclass
-class ExplainRun:
-    """What ``explain`` found: every line read (kept), counts of the lines not kept, an answer per partition."""
-
-    answers: list[Answer]
-    lines: list[Line]
-    omitted: dict[str, int]
-    seconds: float
-    release_range: tuple[str, str] | None = None
-
-    @property
-    def exit_code(self) -> int:
-        codes = [a.exit_code for a in self.answers] or [0]
-        for code in (5, 3, 4):
-            if code in codes:
-                return code
-        return 0
-
-
-def explain(spec: ExplainSpec, progress: Callable[[str], None] | None = None) -> ExplainRun:
+def explain(spec: ExplainSpec, progress: Progress = None) -> ExplainRun:
     """The answer for each partition (the spec's partition, else every partition the logs name)."""
     started = time.perf_counter()
     if spec.emit_observations is not None:
         emit_target(spec.emit_observations)          # refused before anything is read
-    lines, omitted = read_lines(spec, progress)
+    lines, omitted, physical = read_lines(spec, progress)
     if spec.emit_observations is not None:
-        path, count = emit(lines, spec.emit_observations)
+        path, count = emit(lines, spec.emit_observations, spec.partition)
         if progress is not None:
             progress(f"wrote {count} observations to {path}")
-    partitions = [spec.partition] if spec.partition is not None else partitions_of(lines)
+    named = partitions_of(lines)
+    if spec.partition is not None and not any(line.partition is not None for line in lines
+                                              if _is(line, spec.partition)) and named:
+        raise ExplainError(f"partition: no line names {spec.partition}; the logs name " + _listed(named))
+    partitions = [spec.partition] if spec.partition is not None else to_explain(lines)
     deadline = started + spec.time_limit
-    answers = [answer_partition(spec, lines, p, deadline, progress) for p in partitions]
+    alone = len(partitions) == 1 and len(named) <= 1
+    answers = [answer_partition(spec, lines, p, alone, deadline, progress) for p in partitions]
     if not answers:
-        answers = [Answer("-", "nothing", "no line names a partition hwlib can explain: nothing to explain", lines)]
+        part = Partition("-", lines, frozenset(range(len(lines))), (), None)
+        answers = [conclude.nothing(part, named)]
     span = release_range([line for line in lines if line.format is not None])
-    named = _named(span) if any(line.releases for line in lines) else None
-    return ExplainRun(answers, lines, omitted, time.perf_counter() - started, named)
+    return ExplainRun(tuple(answers), tuple(lines), omitted, time.perf_counter() - started,
+                      span if any(line.releases for line in lines) else None, physical)
 
 
-def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, deadline: float,
-                     progress: Callable[[str], None] | None) -> Answer:
-    own = partition_lines(lines, partition)
-    observed = observed_of(own)
-    cut = first_outside(own)
+def _is(line: Line, partition: str) -> bool:
+    return line.partition is not None and about(line.partition, partition)
+
+
+def _listed(named: dict[str, int]) -> str:
+    shown = [f"{name} ({count} line{'s' if count != 1 else ''})" for name, count in list(named.items())[:12]]
+    more = len(named) - len(shown)
+    return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
+def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, alone: bool, deadline: float,
+                     progress: Progress) -> Answer:
+    own = partition_lines(lines, partition, alone)
+    observed = observed_of(lines, own)
+    cut = first_outside(lines, own)
     if cut is not None:
-        observed = [(o, seen) for o, seen in observed if before(seen[0], cut)]
+        observed = [(o, refs) for o, refs in observed if before(lines[refs[0]], lines[cut])]
+    span = release_range([lines[ref] for ref in own])
+    part = Partition(partition, lines, frozenset(own), tuple(observed),
+                     span if any(lines[ref].releases for ref in own) else None)
+    if not observed:
+        answer = conclude.nothing(part, partitions_of(lines))
+        return answer if cut is None else conclude.outside(answer, part, cut)
     brokers = sorted({o.broker for o, _ in observed if o.broker is not None}, key=lambda b: (len(b), b))
     replicas = spec.replicas or max(2, min(5, len(brokers) or 2))
-    span = release_range(own)
-    kraft_seen = any(line.format is not None and line.format.logger in KRAFT_LOGGERS for line in own)
-    candidates = candidate_rules(spec, span, kraft_seen)
-    answer = Answer(partition, "inconclusive", "", own, observed=observed,
-                    release_range=_named(span) if any(line.releases for line in own) else None)
-    if not observed:
-        if cut is not None:
-            return _outside(answer, cut)
-        answer.verdict = "nothing"
-        answer.sentence = f"{partition}: no line about it states anything the model has: nothing to explain"
-        return answer
-    target = target_of(observed, spec.skew_ms)
-    caps = bound_caps(spec, observed)
+    kraft_seen = any((fmt := lines[ref].format) is not None and fmt.logger in KRAFT_LOGGERS for ref in own)
     plans: list[tuple[Release | None, str | None, str]] = []
     if spec.protocol is not None:
         plans.append((None, spec.protocol, spec.protocol))
-    for rules in candidates:
-        plans.append((rules.rows[0], None, rules.label))
-    best: tuple[Outcome, ClusterConfig, str, ExplainSearch] | None = None
-    totals: dict[str, object] = {"states": 0, "transitions": 0, "seconds": 0.0, "searches": 0}
-    found: tuple[Outcome, ClusterConfig, str, ExplainSearch] | None = None
-    # rounds of growing state budgets over every search not yet finished: an explanation cheap
-    # under any settings, faults or bounds is found before an expensive search elsewhere runs out
-    # the time (a search that finishes without one is never run again)
-    pending = list(attempts(spec, plans, observed, replicas))
+    plans += [(rules.rows[0], None, rules.label) for rules in candidate_rules(spec, span, kraft_seen)]
+    target = target_of(lines, observed, spec.skew_ms)
+    found, best, totals, complete = _search_rounds(spec, [Attempt(*a) for a in attempts(spec, plans, observed, replicas,
+                                                                                          lines)],
+                                                   target, replicas, partition, deadline, progress)
+    caps = bound_caps(spec, observed)
+    bounds = {"replicas": replicas, "max_records": caps[0], "max_epoch": caps[1], "max_silent": spec.max_silent,
+              "depth": spec.depth, "time_limit": spec.time_limit}
+    if found is None:
+        return conclude.unexplained(part, best, target, complete, Search(**totals, complete=complete, bounds=bounds))
+    found, proven = shorten(found, deadline)
+    shortest = "proven" if proven else \
+        f"not proven (the breadth-first search met its budget of {SHORTEN_STATES:,} states)"
+    anomalies, effects = _anomalies(spec, found, deadline, progress)
+    answer = conclude.explained(part, found, anomalies, effects,
+                                Search(**totals, complete=complete, shortest=shortest, bounds=bounds))
+    return answer if cut is None else conclude.outside(answer, part, cut)
+
+
+def _search_rounds(spec: ExplainSpec, pending: list[Attempt], target: Target, replicas: int, partition: str,
+                   deadline: float, progress: Progress) -> tuple[Found | None, Found | None, dict, bool]:
+    """Rounds of growing state budgets over every search not yet finished: an explanation cheap
+    under any settings, faults or bounds is found before an expensive search elsewhere runs out
+    the time (a search that finishes without one is never run again). The explanation found (or
+    None), the search that got furthest, the totals, and whether every search finished."""
+    best: Found | None = None
+    totals = {"states": 0, "transitions": 0, "seconds": 0.0, "searches": 0}
     budget = FIRST_BUDGET
-    while pending and found is None and time.perf_counter() <= deadline:
+    while pending and time.perf_counter() <= deadline:
         unfinished = []
         for attempt in pending:
             if time.perf_counter() > deadline:
                 unfinished.append(attempt)
                 continue
-            tier, records, epochs, label, config = attempt
-            bounds = Bounds(replicas=replicas, max_records=records, max_epoch=epochs,
-                            max_ticks=1 if "tick" in tier else 0, depth=spec.depth)
-            search = ExplainSearch(config, bounds, tier, target, spec.max_silent, deadline=deadline,
+            bounds = Bounds(replicas=replicas, max_records=attempt.records, max_epoch=attempt.epochs,
+                            max_ticks=1 if "tick" in attempt.faults else 0, depth=spec.depth)
+            search = ExplainSearch(attempt.config, bounds, attempt.faults, target, spec.max_silent, deadline=deadline,
                                    max_states=budget)
-            impossible = unmakeable(config, target)
+            impossible = unmakeable(attempt.config, target)
             if impossible is not None:
-                if best is None or impossible > _progress(best[0]):
-                    stuck = Outcome(None, None, True)
-                    stuck.impossible = impossible
-                    best = (stuck, config, label, search)
+                if best is None or impossible > _progress(best.outcome):
+                    best = Found(Outcome(None, None, True, impossible=impossible), attempt, search)
                 continue
             outcome = search.run(greedy=True)
-            for name, amount in (("states", outcome.states), ("transitions", outcome.transitions),
-                                 ("seconds", outcome.seconds), ("searches", 1)):
-                totals[name] = totals[name] + amount          # type: ignore[operator]
+            totals["states"] += outcome.states
+            totals["transitions"] += outcome.transitions
+            totals["seconds"] += outcome.seconds
+            totals["searches"] += 1
             if progress is not None:
-                progress(f"{partition}: {label}, {'unclean' if config.unclean_leader_election else 'clean'} "
-                         f"election, min ISR {config.min_insync_replicas}, acks {config.acks}, faults "
-                         f"{'/'.join(tier)}, {records} records, epoch <= {epochs}: {outcome.states:,} states "
-                         f"(budget {budget:,}), {outcome.seconds:.1f} s"
-                         + (" - explained" if outcome.goal is not None else ""))
+                progress(_tried(partition, attempt, outcome, budget))
             if outcome.goal is not None:
-                found = (outcome, config, label, search)
-                found, proven = shorten(found, deadline)
-                totals["shortest"] = "proven" if proven else \
-                    f"not proven (the breadth-first search met its budget of {SHORTEN_STATES:,} states)"
-                break
+                return Found(outcome, attempt, search), best, totals, not unfinished
             if outcome.stopped == "state budget reached":
                 unfinished.append(attempt)
-            if best is None or _progress(outcome) > _progress(best[0]):
-                best = (outcome, config, label, search)
+            if best is None or _progress(outcome) > _progress(best.outcome):
+                best = Found(outcome, attempt, search)
         pending = unfinished
         budget *= BUDGET_GROWTH
-    complete_everywhere = not pending
-    answer.search = {**totals, "seconds": round(float(totals["seconds"]), 2),       # type: ignore[arg-type]
-                     "complete": complete_everywhere,
-                     "bounds": {"replicas": replicas, "max_records": caps[0], "max_epoch": caps[1],
-                                "max_silent": spec.max_silent, "depth": spec.depth, "time_limit": spec.time_limit}}
-    if found is not None:
-        answer = _explained(answer, found, spec, deadline)
-        return answer if cut is None else _outside(answer, cut)
-    return _unexplained(answer, best, target, complete_everywhere)
+    return None, best, totals, not pending
 
 
-def first_outside(own: list[Line]) -> Line | None:
+def _tried(partition: str, attempt: Attempt, outcome: Outcome, budget: int) -> str:
+    config = attempt.config
+    return (f"{partition}: {attempt.label}, {'unclean' if config.unclean_leader_election else 'clean'} election, "
+            f"min ISR {config.min_insync_replicas}, acks {config.acks}, faults {'/'.join(attempt.faults)}, "
+            f"{attempt.records} records, epoch <= {attempt.epochs}: {outcome.states:,} states (budget {budget:,}), "
+            f"{outcome.seconds:.1f} s" + (" - explained" if outcome.goal is not None else ""))
+
+
+def first_outside(lines: list[Line], own: list[int]) -> int | None:
     """The first line that says Kafka did something the model does not have (by timestamp where
     the lines carry one, else in the order read)."""
-    outside = [(index, line) for index, line in enumerate(own) if line.status == "outside-model"]
+    outside = [ref for ref in own if lines[ref].status == "outside-model"]
     if not outside:
         return None
-    stamped = [(line.record.timestamp, index, line) for index, line in outside if line.record.timestamp is not None]
-    return min(stamped, key=lambda item: item[:2])[2] if stamped else outside[0][1]
+    stamped = [(lines[ref].record.timestamp, ref) for ref in outside if lines[ref].record.timestamp is not None]
+    return min(stamped)[1] if stamped else outside[0]
 
 
 def before(line: Line, cut: Line) -> bool:
@@ -218,71 +191,37 @@ def before(line: Line, cut: Line) -> bool:
     return stamp is not None and limit is not None and stamp < limit
 
 
-def _outside(answer: Answer, cut: Line) -> Answer:
-    """The answer at a line outside the model: the lines before it explained (if any), the
-    line named with what Kafka did there, every later line left unmatched."""
-    where = f"line {cut.record.line} of {cut.record.file}"
-    explained = answer.verdict == "explained"
-    answer.verdict = "outside-model"
-    answer.failed_at = {"file": cut.record.file, "line": cut.record.line, "text": cut.record.text,
-                        "category": "outside-model", "needs": cut.reason, "model_can": []}
-    for line in answer.lines:
-        if line.status == "recognised" and not line.reason:
-            line.reason = f"not matched: the answer stops at {where}, outside hwlib's model"
-    head = f"outside hwlib's model at {where}: {cut.reason}"
-    if explained:
-        answer.sentence = f"{head}. Before it: {answer.sentence}"
-    else:
-        answer.sentence = f"{head}; no line before it states anything the model has"
-    return answer
-
-
-def _named(span: tuple[tuple[int, ...], tuple[int, ...]] | None) -> tuple[str, str] | None:
-    """A range of releases as text (None: no release writes every line)."""
-    return None if span is None else (".".join(map(str, span[0])), ".".join(map(str, span[1])))
-
-
-#: the states each search may meet in the first round, and how the budget grows each round after
-FIRST_BUDGET = 20_000
-BUDGET_GROWTH = 4
-
-#: the nodes each greedy search for a shorter explanation may meet
-DESCENT_STATES = 40_000
-
-#: the nodes the search for a shorter explanation may meet (a budget of states, not seconds)
-SHORTEN_STATES = 150_000
-
-
-def shorten(found: tuple[Outcome, ClusterConfig, str, ExplainSearch], deadline: float
-            ) -> tuple[tuple[Outcome, ClusterConfig, str, ExplainSearch], bool]:
+def shorten(found: Found, deadline: float) -> tuple[Found, bool]:
     """A shorter explanation under the same rules, settings and bounds, and whether it is a
     shortest one. First greedy searches, each no deeper than one step less than the last
     explanation found (``DESCENT_STATES`` each), while they find one; then breadth first no
     deeper than the shortest so far, whose first goal is a shortest one - proven if it finishes
     within ``SHORTEN_STATES`` (else the shortest found stands, not known to be shortest)."""
-    outcome, config, label, search = found
-    assert outcome.goal is not None
-    length = len(outcome.goal.schedule(search.steps))
-
-    def bounded(depth: int) -> Bounds:
-        return Bounds(replicas=search.bounds.replicas, max_records=search.bounds.max_records,
-                      max_epoch=search.bounds.max_epoch, max_ticks=search.bounds.max_ticks, depth=depth)
-
+    goal = found.outcome.goal
+    assert goal is not None
+    length = len(goal.schedule(found.search.steps))
     while length > 1 and time.perf_counter() <= deadline:
-        descent = ExplainSearch(config, bounded(length - 1), search.faults, search.target, search.max_silent,
-                                deadline=deadline, max_states=DESCENT_STATES)
+        descent = _again(found, length - 1, deadline, DESCENT_STATES)
         shorter = descent.run(greedy=True)
         if shorter.goal is None:
             break
-        found = (shorter, config, label, descent)
+        found = Found(shorter, found.attempt, descent)
         length = len(shorter.goal.schedule(descent.steps))
-    breadth = ExplainSearch(config, bounded(length), search.faults, search.target, search.max_silent,
-                            deadline=deadline, max_states=SHORTEN_STATES)
+    breadth = _again(found, length, deadline, SHORTEN_STATES)
     result = breadth.run()
     if result.goal is not None:
         result.complete = True                 # breadth first: the first goal is a shortest one
-        return (result, config, label, breadth), True
+        return Found(result, found.attempt, breadth), True
     return found, False
+
+
+def _again(found: Found, depth: int, deadline: float, states: int, forbid: str | None = None) -> ExplainSearch:
+    """The search of ``found`` again, no deeper than ``depth`` (forbidding an anomaly kind)."""
+    search = found.search
+    bounds = Bounds(replicas=search.bounds.replicas, max_records=search.bounds.max_records,
+                    max_epoch=search.bounds.max_epoch, max_ticks=search.bounds.max_ticks, depth=depth)
+    return ExplainSearch(found.config, bounds, search.faults, search.target, search.max_silent, forbid=forbid,
+                         deadline=deadline, max_states=states)
 
 
 def _progress(outcome: Outcome) -> int:
@@ -292,132 +231,34 @@ def _progress(outcome: Outcome) -> int:
     return 0 if best is None else sum(best.cursors)
 
 
-def _explained(answer: Answer, found: tuple[Outcome, ClusterConfig, str, ExplainSearch], spec: ExplainSpec,
-               deadline: float) -> Answer:
-    """The answer of an explanation found: its schedule, the lines each step matched, the
-    anomalies of its replay (each marked necessary when a search that forbids it, within the
-    same bounds, finds no explanation), and the sentence."""
-    outcome, config, label, search = found
-    goal = outcome.goal
+def _anomalies(spec: ExplainSpec, found: Found, deadline: float, progress: Progress
+               ) -> tuple[tuple[Anomaly, ...], tuple[Anomaly, ...]]:
+    """The anomalies and expected effects the explanation's replay shows (each kind once, the
+    first), each anomaly marked necessary when a search that forbids it, within the same bounds,
+    finds no explanation (``NECESSITY_STATES`` each)."""
+    goal = found.outcome.goal
     assert goal is not None
-    schedule = goal.schedule(search.steps)
-    answer.verdict = "explained"
-    answer.config, answer.rules_label, answer.maps, answer.steps = config, label, goal.maps, schedule
-    answer.release = config.release
-    answer.protocol = config.rules().name if hasattr(config.rules(), "name") else config.protocol
-    for number, (_, matched) in enumerate(schedule, 1):
-        for index in matched:
-            for line in answer.observed[index][1]:
-                line.status, line.step = "matched", number
-    result = run_steps(config, [step for step, _ in schedule], name="explanation")
-    kinds: list[str] = []
+    result = run_steps(found.config, [step for step, _ in goal.schedule(found.search.steps)], name="explanation")
+    seen: list[str] = []
+    anomalies: list[Anomaly] = []
+    effects: list[Anomaly] = []
     for anomaly in result.anomalies:
-        if anomaly.kind in kinds:
+        if anomaly.kind in seen:
             continue
-        kinds.append(anomaly.kind)
-        entry = {"kind": anomaly.kind, "step": anomaly.step, "detail": anomaly.detail, "necessary": None}
-        if anomaly.kind in EFFECTS:
-            answer.expected_effects.append(entry)
-        else:
-            answer.anomalies.append(entry)
-    answer.anomalies.sort(key=lambda entry: SEVERITY.index(str(entry["kind"])))
-    bounds = Bounds(replicas=search.bounds.replicas, max_records=search.bounds.max_records,
-                    max_epoch=search.bounds.max_epoch, max_ticks=search.bounds.max_ticks, depth=spec.depth)
-    for entry in answer.anomalies:
+        seen.append(anomaly.kind)
+        (effects if anomaly.kind in EFFECTS else anomalies).append(Anomaly(anomaly.kind, anomaly.step, anomaly.detail))
+    anomalies.sort(key=lambda entry: SEVERITY.index(entry.kind))
+    decided = []
+    for entry in anomalies:
         if time.perf_counter() > deadline:
-            break
-        forbid = ExplainSearch(config, bounds, search.faults, search.target, search.max_silent,
-                               forbid=str(entry["kind"]), deadline=deadline, max_states=NECESSITY_STATES)
-        other = forbid.run(greedy=True)
-        if other.goal is not None:
-            entry["necessary"] = False
-        elif other.complete:
-            entry["necessary"] = True
-    explained_lines = sum(len(lines) for _, lines in answer.observed)
-    total = len(answer.lines)
-    offsets = ", ".join(f"{real:,} -> {model}" for real, model in answer.maps.offsets if real not in (0, -1))
-    epochs = ", ".join(f"{real} -> {model}" for real, model in answer.maps.epochs if real not in (0, -1))
-    marks = {True: " (necessary)", False: " (not necessary)", None: ""}
-    kinds_said = ", ".join(f"{a['kind']}{marks[a['necessary']]}" for a in necessary_first(answer.anomalies))
-    loses = any(a["kind"] == "lost-write" and a["necessary"] is True for a in answer.anomalies)
-    answer.sentence = (f"hwlib's model of Kafka {label} ({rules_words(config)} rules) explains {explained_lines} of "
-                       f"{total} lines in {len(schedule)} steps"
-                       + (f"; offsets {offsets}" if offsets else "") + (f"; epochs {epochs}" if epochs else "")
-                       + (f"; it loses acknowledged writes: {kinds_said}" if loses
-                          else (f"; anomalies: {kinds_said}" if kinds_said else "; no anomaly")))
-    return answer
-
-
-def rules_words(config: ClusterConfig) -> str:
-    """The rules a config runs, with the protocol version that selects older ones where set (a
-    cluster part way through an upgrade)."""
-    said = config.rules_name
-    if config.inter_broker_protocol_version is not None:
-        said += f", inter.broker.protocol.version={config.inter_broker_protocol_version}"
-    if config.metadata_version is not None:
-        said += f", metadata.version={config.metadata_version}"
-    return said
-
-
-def necessary_first(anomalies: list[dict]) -> list[dict]:
-    """An answer's anomalies as its sentence names them: the necessary, the undecided, the not
-    necessary (each group in severity order)."""
-    rank = {True: 0, None: 1, False: 2}
-    return sorted(anomalies, key=lambda entry: rank[entry["necessary"]])
-
-
-def _unexplained(answer: Answer, best: tuple[Outcome, ClusterConfig, str, ExplainSearch] | None, target: Target,
-                 complete: bool) -> Answer:
-    if best is None:
-        answer.verdict = "inconclusive"
-        answer.sentence = f"{answer.partition}: no search ran within the time limit"
-        return answer
-    outcome, config, label, search = best
-    node = outcome.best
-    if outcome.impossible is not None:
-        index = outcome.impossible
-    else:
-        assert node is not None
-        waiting = target.next_ones(node.cursors)
-        index = min(i for _, i in waiting) if waiting else 0
-    wanted, lines = answer.observed[index]
-    first = lines[0]
-    kind_text = KINDS[wanted.kind][0]
-    needs = NEEDS.get(wanted.kind, f"{kind_text}: {wanted.describe()}")
-    same = [o for o in outcome.frontier if o.kind == wanted.kind]
-    can = sorted({o.describe() for o in (same or outcome.frontier)})[:6]
-    if outcome.impossible is not None:
-        can = [f"never make it: Kafka {label}'s rules have no such line"
-               + (" with unclean.leader.election.enable=true"
-                  if wanted.kind == "halt" and config.unclean_leader_election else "")]
-    answer.verdict = "not-explainable" if complete else "inconclusive"
-    answer.config, answer.rules_label = config, label
-    if node is not None:
-        answer.maps = node.maps
-        answer.prefix = [step for step, _ in node.schedule(search.steps)]
-        answer.steps = node.schedule(search.steps)
-    for number, (_, matched) in enumerate(answer.steps, 1):
-        for index in matched:
-            for line in answer.observed[index][1]:
-                line.status, line.step = "matched", number
-    answer.failed_at = {"file": first.record.file, "line": first.record.line, "text": first.record.text,
-                        "category": wanted.kind, "needs": needs, "model_can": can}
-    first.reason = f"needs {needs}"
-    where = f"line {first.record.line} of {first.record.file}"
-    for line in answer.lines:
-        if line.status == "recognised" and line is not first and not line.reason:
-            line.reason = f"not matched: the answer stops at {where}"
-    if outcome.impossible is not None:
-        answer.sentence = (f"not explainable under Kafka {label}: {where} needs {needs}; Kafka {label}'s rules never "
-                           f"make such a line" + (" with unclean.leader.election.enable=true"
-                                                  if wanted.kind == "halt" and config.unclean_leader_election
-                                                  else ""))
-    elif complete:
-        answer.sentence = (f"not explainable under Kafka {label}: {where} needs {needs}; at that point the model can "
-                           f"only {', '.join(can) if can else 'do nothing more within the bounds'}")
-    else:
-        answer.sentence = (f"inconclusive: no explanation within the bounds and time; the furthest search (Kafka "
-                           f"{label}) stopped before {where} ({wanted.describe()})")
-    return answer
-
-
+            decided.append(entry)
+            continue
+        started = time.perf_counter()
+        other = _again(found, spec.depth, deadline, NECESSITY_STATES, forbid=entry.kind).run(greedy=True)
+        necessary = False if other.goal is not None else (True if other.complete else None)
+        decided.append(replace(entry, necessary=necessary))
+        if progress is not None:
+            progress(f"{found.label}: is {entry.kind} necessary? "
+                     f"{ {True: 'yes', False: 'no', None: 'not decided'}[necessary]} "
+                     f"({other.states:,} states, {time.perf_counter() - started:.1f} s)")
+    return tuple(decided), tuple(effects)

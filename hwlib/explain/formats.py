@@ -1,66 +1,45 @@
 """The log messages hwlib reads and writes: each one's text, level, logger and releases, from Kafka's logging calls.
 
-A ``Format`` is one message as one range of releases writes it: its template - the log-ident
-prefix and the text, with ``{field}`` for each value -, level, logger (as log4j's ``%c``
-prints it), the first and last release whose code has that exact text, where it was read, and
-the observation kind it carries (``observations.KINDS``; None: the line is recognised but
-states nothing the model has - ``informational``). The same table recognises a pasted line
-(``Format.parse``: a regular expression built from the template, anchored, each field a bounded
-class with no nested repetition) and renders the model's observations as a release's lines
-(``Format.render``: the log writer's test material).
+A ``Format`` is one message as one range of releases writes it: the log ident Kafka's logger
+puts before it (``ident``, optional when read: people paste messages without it), its text (the
+call's own words, ``{field}`` for each value - ``template.Template``), level, logger (as log4j's
+``%c`` prints it), the first and last release whose code has that exact text, where it was read,
+and the observation kind it carries (``observations.KINDS``; None: the line is recognised but
+states nothing the model has - ``informational``). The same table recognises a pasted message
+(``Format.find``: the text anywhere in it, the ident before it where present, the longest match
+preferred) and renders the model's observations as a release's lines (``Format.render``: the log
+writer's test material). A text too short to say anything alone (``MIN_TEXT`` literal
+characters: "started", "shut down completed") is read only with its ident.
 
-Fields: ``tp`` a partition as ``t-0`` (``TopicPartition``, 0.10.1 on; the fetcher's own format
-strings until 0.11.0.2 use ``tpb``, ``[t,0]``); ``log`` the log's directory name (``t-0``);
-``topic`` a topic alone; ``dir`` a log directory; ``writer`` the broker that wrote the line;
-``fetcher`` a fetcher thread's id; offsets and epochs by their observation names (``offset``,
-``leo``, ``hw``, ``leader_leo``, ``epoch``); ``leader`` a broker id; ``prev_epoch``,
-``prev_offset``, ``entries``, ``count`` and ``rest`` are read past. Release ranges are inclusive
-and name Apache Kafka tags (``release_key``): a patch release can change a message (1.0.2, 2.0.1,
-3.3.2 did).
+Fields: ``tp`` a partition (``t-0`` or ``[t,0]``, either form anywhere; ``tpb`` and ``log`` the
+same where Kafka printed the old form or a log's directory name); ``topic`` a topic alone;
+``dir`` a log directory; ``writer`` the broker that wrote the line; ``fetcher`` a fetcher
+thread's id; offsets and epochs by their observation names (``offset``, ``leo``, ``hw``,
+``leader_leo``, ``epoch``; ``hw_meta`` a LogOffsetMetadata holding the HW); ``leader`` a broker
+id; ``prev_epoch``, ``prev_offset``, ``entries``, ``count`` and ``rest`` are read past. Release
+ranges are inclusive and name Apache Kafka tags (``release_key``): a patch release can change a
+message (1.0.2, 2.0.1, 3.3.2 did).
 """
 
 from __future__ import annotations
 
 import functools
 import re
-import string
 from dataclasses import dataclass
+
+from ..engine.releases import RELEASES
+from .template import Found, Template
 
 Version = tuple[int, ...]
 
-#: each field's pattern (no nested repetition: a field is one bounded character class)
-FIELDS = {
-    "ids": r"[0-9,]{0,200}",
-    "old": r"[0-9,]{0,200}",
-    "new": r"[0-9,]{0,200}",
-    "isr": r"[0-9,]{0,200}",
-    "isr_list": r"[0-9, ]{0,200}",
-    "adding": r"[0-9, ]{0,200}",
-    "removing": r"[0-9, ]{0,200}",
-    "ctl": r"\[[A-Za-z ]{1,60}(?:id=)?\d{1,10}\][:,]? ",
-    "state": r"[A-Za-z]{1,40}",
-    "to_state": r"[A-Za-z]{1,40}",
-    "topic_id": r"[^ ]{1,100}",
-    "under": r"(?:\(under-min-isr\))?",
-    "prev_leader": r"[^ ]{1,30}",
-    "tp": r"[A-Za-z0-9._\-]{1,249}-\d{1,9}",
-    "tpb": r"\[[A-Za-z0-9._\-]{1,249},\d{1,9}\]",
-    "log": r"[A-Za-z0-9._\-]{1,249}-\d{1,9}",
-    "topic": r"[A-Za-z0-9._\-]{1,249}",
-    "dir": r"[^\]]{0,4096}",
-    "rest": r"[^\n]{0,4096}",
-    "diff": r"[^\n]{0,4096}",
-    "rest2": r"[A-Z_]{1,40}",
-    "segment": r"[0-9 :\-]{1,60}",
-}
-#: fields holding a number (offsets, epochs, broker ids, counts)
-NUMBER = r"-?\d{1,19}"
 #: fields that name a broker
 BROKER_FIELDS = ("writer", "leader", "fetcher")
 #: fields that hold a set of brokers, and how a line separates them
 BROKER_SETS = {"old": ",", "new": ",", "isr": ",", "isr_list": ", "}
 #: fields that name the partition
 PARTITION_FIELDS = ("tp", "tpb", "log", "topic")
+#: a text with fewer literal characters than this is read only with its ident
+MIN_TEXT = 20
 
 
 def version(text: str) -> Version:
@@ -77,8 +56,10 @@ class Format:
     last: str
     level: str
     logger: str
-    template: str
+    text: str
     read_at: str
+    #: the log ident before the text ("": none)
+    ident: str = ""
     #: whether the log writer renders the kind with it (False: a line Kafka writes only in a
     #: case the observation does not say, e.g. a truncation below the HW)
     written: bool = True
@@ -86,60 +67,158 @@ class Format:
     #: ``recognise.outside_reason`` decides per line where the fields say whether it did)
     outside: str = ""
 
-    @functools.cached_property
-    def pieces(self) -> list[tuple[str, str | None]]:
-        """The template as (literal text, field name or None), as ``str.format`` reads it."""
-        return [(literal, name) for literal, name, _, _ in string.Formatter().parse(self.template)]
+    @property
+    def template(self) -> str:
+        """The whole message as Kafka prints it: the ident, then the text."""
+        return self.ident + self.text
 
     @functools.cached_property
-    def pattern(self) -> re.Pattern[str]:
-        out = []
-        seen: set[str] = set()
-        for literal, name in self.pieces:
-            out.append(re.escape(literal))
-            if name is not None:
-                body = FIELDS.get(name, NUMBER)
-                out.append(f"(?P<{name}>{body})" if name not in seen else f"(?P={name})")
-                seen.add(name)
-        return re.compile("".join(out))
+    def body(self) -> Template:
+        return Template(self.text)
 
     @functools.cached_property
-    def anchor(self) -> str:
-        """The longest literal piece of the template: a line without it cannot match."""
-        return max((literal for literal, _ in self.pieces), key=len)
+    def prefix(self) -> Template | None:
+        return Template(self.ident) if self.ident else None
+
+    @functools.cached_property
+    def _ident_at_end(self) -> re.Pattern[str] | None:
+        if self.prefix is None:
+            return None
+        return re.compile(self.prefix._regex(len(self.prefix.pieces)) + r"\s*\Z")
+
+    @property
+    def needs_ident(self) -> bool:
+        """Whether the text alone is too short to recognise (``MIN_TEXT``)."""
+        return self.body.literal < MIN_TEXT
 
     @property
     def releases(self) -> tuple[Version, Version]:
         return version(self.first), version(self.last)
 
-    def parse(self, message: str) -> dict[str, str] | None:
-        """The fields of ``message`` if it is this format's text (the whole message), else None."""
-        if self.anchor not in message:
+    def find(self, message: str, cut: bool = False) -> Found | None:
+        """This message anywhere in ``message``: the text (or, ``cut``, its first pieces ending
+        the message), with the ident's fields where the ident stands right before it. A short
+        text needs its ident; with no ident, a short text must be the whole message."""
+        found = self.body.search(message) if not cut else self.body.search_cut(message)
+        if found is None:
             return None
-        match = self.pattern.fullmatch(message)
-        return None if match is None else match.groupdict()
+        ident = self._ident_at_end.search(message, 0, found.start) if self._ident_at_end is not None else None
+        if ident is None and self.needs_ident and (self.ident or message.strip() != message[found.start:found.end]):
+            return None
+        if ident is None:
+            return found
+        fields = {**{k: v for k, v in ident.groupdict().items() if v is not None}, **found.fields}
+        return Found(fields, ident.start(), found.end, found.literal + self.prefix.literal,  # type: ignore[union-attr]
+                     found.cut)
+
+    def parse(self, message: str) -> dict[str, str] | None:
+        """The fields of this message found in ``message`` (None: it is not there)."""
+        found = self.find(message)
+        return None if found is None else found.fields
 
     def render(self, **fields: object) -> str:
-        return self.template.format(**{k: v for k, v in fields.items()})
+        return self.template.format(**fields)
 
     def fields(self) -> tuple[str, ...]:
-        return tuple(dict.fromkeys(name for _, name in self.pieces if name is not None))
+        return tuple(dict.fromkeys(Template(self.template).fields()))
+
+
+@dataclass(frozen=True)
+class Releases:
+    """A set of releases as inclusive ranges (sorted, disjoint): those whose code writes a text."""
+
+    ranges: tuple[tuple[Version, Version], ...]
+
+    @classmethod
+    def of(cls, ranges: object) -> Releases:
+        merged: list[tuple[Version, Version]] = []
+        for low, high in sorted(ranges):                # type: ignore[call-overload]
+            if merged and _touch(merged[-1][1], low):
+                merged[-1] = (merged[-1][0], max(merged[-1][1], high))
+            else:
+                merged.append((low, high))
+        return cls(tuple(merged))
+
+    def __bool__(self) -> bool:
+        return bool(self.ranges)
+
+    def __contains__(self, release: object) -> bool:
+        return any(low <= release <= high for low, high in self.ranges)     # type: ignore[operator]
+
+    def __and__(self, other: Releases) -> Releases:
+        out = []
+        for low, high in self.ranges:
+            for other_low, other_high in other.ranges:
+                start, end = max(low, other_low), min(high, other_high)
+                if start <= end:
+                    out.append((start, end))
+        return Releases.of(out)
+
+    @property
+    def span(self) -> tuple[Version, Version] | None:
+        """The first and last release (None: none)."""
+        return (self.ranges[0][0], self.ranges[-1][1]) if self.ranges else None
+
+    def words(self) -> str:
+        """``0.10.2.0 to 0.10.2.2`` (and more ranges, ``and``-joined)."""
+        return " and ".join(f"{_name(low)} to {_name(high)}" if low != high else _name(low)
+                            for low, high in self.ranges)
+
+
+def _touch(high: Version, low: Version) -> bool:
+    """Whether a range ending at ``high`` and one starting at ``low`` leave no release between them."""
+    return low <= high or not any(high < known < low for known in KNOWN)
+
+
+#: every Apache Kafka release hwlib knows (its release table's patch releases)
+KNOWN: tuple[Version, ...] = tuple(sorted({version(p if p.count(".") > 1 or p.startswith("0") else p + ".0")
+                                           for row in RELEASES for p in row.patches}))
+
+
+def _name(release: Version) -> str:
+    return "later" if release[0] >= 9 else ".".join(map(str, release))
+
+
+#: every release (no constraint)
+ALL = Releases((((0,), (99,)),))
 
 
 def partition_of(fields: dict[str, str]) -> str | None:
-    """The partition a line names, as ``topic-N``; a topic alone as ``topic`` (None: none)."""
-    if fields.get("tp"):
-        return fields["tp"]
-    if fields.get("log"):
-        return fields["log"]
-    if fields.get("tpb"):
-        topic, number = fields["tpb"][1:-1].rsplit(",", 1)
-        return f"{topic}-{number}"
+    """The partition a line names, as ``topic-N`` (either of Kafka's forms read; a redacted
+    name kept as written); a topic alone as ``topic`` (None: none)."""
+    for name in ("tp", "log", "tpb"):
+        if fields.get(name):
+            return normal_partition(fields[name])
     if fields.get("topic") and fields.get("pid"):
         return f"{fields['topic']}-{fields['pid']}"
     if fields.get("topic"):
         return fields["topic"]
     return None
+
+
+def about(named: str, partition: str) -> bool:
+    """Whether a line naming ``named`` (a partition, or a topic alone) is about ``partition``."""
+    named, partition = normal_partition(named), normal_partition(partition)
+    return named == partition or named == partition.rsplit("-", 1)[0]
+
+
+def normal_partition(text: str) -> str:
+    """``[topic,0]`` as ``topic-0``; ``topic-0`` (or anything else) as it is."""
+    if text.startswith("[") and text.endswith("]") and "," in text:
+        topic, number = text[1:-1].rsplit(",", 1)
+        return f"{topic}-{number.strip()}"
+    return text
+
+
+def offset_metadata(offset: int, release: Version) -> str:
+    """A LogOffsetMetadata as the release's toString prints it (an unknown segment: [0:0] here):
+    ``(offset=N segment=[B:P])`` 2.0 - 3.4 (core LogOffsetMetadata.scala), ``(offset=Nsegment=[B:P])``
+    3.5 (the Java class, storage LogOffsetMetadata.java), ``(offset=N, segment=[B:P])`` from 3.6."""
+    if release >= (3, 6, 0):
+        return f"(offset={offset}, segment=[0:0])"
+    if release >= (3, 5, 0):
+        return f"(offset={offset}segment=[0:0])"
+    return f"(offset={offset} segment=[0:0])"
 
 
 # ------------------------------------------------------------------------------ idents
@@ -150,6 +229,15 @@ FETCHER = "[ReplicaFetcher replicaId={writer}, leaderId={leader}, fetcherId={fet
 RFT = "kafka.server.ReplicaFetcherThread"
 LOG_IDENT = "[Log partition={tp}, dir={dir}] "
 UNIFIED_IDENT = "[UnifiedLog partition={tp}, dir={dir}] "
+PARTITION_OLD = "Partition {tpb} on broker {writer}: "
+PARTITION = "[Partition {tp} broker={writer}] "
+BROKER_SC = "[Broker id={writer}] "
+CONTROLLER_SC = "[Controller id={controller} epoch={controller_epoch}] "
+#: every ident a table row's template may start with (``_f`` splits it off), longest first
+IDENTS = sorted((FETCHER_OLD, FETCHER_011, FETCHER, LOG_IDENT, UNIFIED_IDENT, PARTITION_OLD, PARTITION, BROKER_SC,
+                 CONTROLLER_SC, "[Kafka Server {writer}], ", "[KafkaServer id={writer}] ",
+                 "[BrokerServer id={writer}] ", "[KafkaRaftServer nodeId={writer}] ", "[LeaderEpochCache {tp}] ",
+                 "{ctl}"), key=len, reverse=True)
 
 
 def _fetcher(first: str, last: str) -> list[tuple[str, str, str]]:
@@ -165,7 +253,9 @@ def _fetcher(first: str, last: str) -> list[tuple[str, str, str]]:
 
 def _f(id: str, kind: str | None, first: str, last: str, level: str, logger: str, template: str,
        read_at: str, written: bool = True, outside: str = "") -> Format:
-    return Format(id, kind, first, last, level, logger, template, read_at, written, outside)
+    """A row; a template that starts with one of ``IDENTS`` has it split off as the ident."""
+    ident = next((i for i in IDENTS if template.startswith(i)), "")
+    return Format(id, kind, first, last, level, logger, template[len(ident):], read_at, ident, written, outside)
 
 
 def _fetcher_rows(id: str, kind: str | None, first: str, last: str, level: str, text: str,
@@ -298,11 +388,8 @@ FOLLOWER: list[Format] = [
 # ------------------------------------------------------ the leader's side and the controller
 # Read at each tag from core/src/main/scala/kafka/{cluster/Partition,controller/PartitionStateMachine,
 # server/KafkaServer,server/BrokerServer}.scala
-PARTITION_OLD = "Partition {tpb} on broker {writer}: "
-PARTITION = "[Partition {tp} broker={writer}] "
 PART = "kafka.cluster.Partition"
 SCL = "state.change.logger"
-BROKER_SC = "[Broker id={writer}] "
 LEADER: list[Format] = [
     # Partition.makeLeader: "from offset" is the new leader's log end (its epoch's start offset)
     _f("partition_leader_starts", "leader", "0.11.0.0", "0.11.0.3", "INFO", PART,
@@ -386,10 +473,13 @@ LEADER: list[Format] = [
     _f("partition_hw_updated", "leader_hw", "1.0.0", "1.1.1", "DEBUG", PART,
        PARTITION + "High watermark updated to {hw} [{segment}]", "1.0.0 Partition.maybeIncrementLeaderHW"),
     _f("partition_hw_updated", "leader_hw", "2.0.0", "2.3.1", "DEBUG", PART,
-       PARTITION + "High watermark updated to (offset={hw} segment=[{segment}])",
-       "2.0.0 Partition.maybeIncrementLeaderHW"),
+       PARTITION + "High watermark updated to {hw_meta}",
+       "2.0.0 Partition.maybeIncrementLeaderHW; LogOffsetMetadata.toString \"(offset=N segment=[B:P])\""),
+    # from 2.4 both sides are LogOffsetMetadata: "(offset=N segment=[B:P])" to 3.4, "(offset=Nsegment=[B:P])"
+    # in 3.5 (the Java class's toString lost its space), "(offset=N, segment=[B:P])" from 3.6
     _f("partition_hw_updated", "leader_hw", "2.4.0", "9.9.9", "DEBUG", PART,
-       PARTITION + "High watermark updated from {old_hw} to {hw}", "2.4.0 Partition.maybeIncrementLeaderHW"),
+       PARTITION + "High watermark updated from {old_hw_meta} to {hw_meta}",
+       "2.4.0 Partition.maybeIncrementLeaderHW; 3.5.0, 3.6.0 LogOffsetMetadata.toString (Java)"),
     # a zombie leader's ISR write refused (ZooKeeper's conditional update)
     _f("partition_cached_zkversion", "isr_refused", "0.9.0.0", "0.11.0.3", "INFO", PART,
        PARTITION_OLD + "Cached zkVersion [{partition_epoch}] not equal to that in zookeeper, skip updating ISR",

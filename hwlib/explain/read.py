@@ -31,7 +31,7 @@ import io
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -71,15 +71,43 @@ class Record:
     continuation: list[str] = field(default_factory=list)
     #: whether the record is an elision ("...") someone put in place of lines
     elision: bool = False
+    #: lines after the first that carry no layout (a message wrapped by a terminal or a page), as
+    #: (line number, text); ``recognise.assemble`` joins them to the message or splits them off
+    wrapped: list[tuple[int, str]] = field(default_factory=list)
+    #: whether the line carries no layout at all (no timestamp, level or logger)
+    bare: bool = False
+    #: whether the message is known to end early: a cut last line, a message ending in "..."
+    cut: bool = False
+    #: the end of a time range the line stands for (``[t1]~[t2] ...``: repeated until t2)
+    until: float | None = None
+    #: what the line is when it is not a broker's log line (e.g. a DumpLogSegments listing)
+    listing: str | None = None
+
+    def merged(self, pieces: list[tuple[int, str]], separator: str = " ") -> Record:
+        """This record with ``pieces`` - lines (number, text) that continue its message - joined
+        to the message by ``separator`` (a logger ending them read as the record's), its last
+        line the last piece's; the pieces are kept as ``wrapped`` (what the record joined)."""
+        texts = [unmangle(text).strip() for _, text in pieces]
+        joined = separator.join([self.message.rstrip() if separator else self.message.rstrip("\n"), *texts])
+        message, logger = split_logger(joined)
+        last = pieces[-1][0] if pieces else self.end_line
+        merged = replace(self, message=message.strip(), logger=self.logger or logger, wrapped=list(pieces),
+                         end_line=max(self.end_line, last))
+        for mark in ELLIPSIS:
+            if merged.message.endswith(mark) and len(merged.message) > len(mark):
+                merged = replace(merged, message=merged.message[:-len(mark)].rstrip(), cut=True)
+        return merged
 
 
 # --------------------------------------------------------------------------- line layouts
 _TS = r"(?P<ts>\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d(?:[,.]\d{1,9})?(?:Z|[+-]\d\d:?\d\d)?)"
 _LEVEL = r"(?P<level>TRACE|DEBUG|INFO|WARN|WARNING|ERROR|FATAL|SEVERE)"
 #: Kafka's ``[%d] %p %m (%c)``: the logger is the last parenthesised word
-KAFKA = re.compile(r"\[" + _TS + r"\]\s++" + _LEVEL + r"\s++(?P<msg>.*)")
+KAFKA = re.compile(r"\[" + _TS + r"\]\s++(?:\[[^\]]{0,200}\]\s++)?" + _LEVEL + r"\s++(?P<msg>.*)")
+#: the same inside a line, after a prefix of someone else's (syslog, a file name, a host)
+KAFKA_INSIDE = re.compile(r"\[" + _TS + r"\]\s++" + _LEVEL + r"\s")
 #: ISO-8601 first, an optional [thread], the level
-ISO = re.compile(_TS + r"\s++(?:\[(?P<thread>[^\]]{0,200})\]\s++)?" + _LEVEL + r"\s*+(?::\s*+)?(?P<msg>.*)")
+ISO = re.compile(_TS + r"\s++(?:\[[^\]]{0,200}\]\s++){0,2}" + _LEVEL + r"\s*+(?::\s*+)?(?P<msg>.*)")
 #: the level first, no timestamp
 LEVEL_FIRST = re.compile(_LEVEL + r"\s++(?P<msg>.*)")
 #: a trailing ``(logger)`` as log4j's %c writes it
@@ -90,6 +118,19 @@ COMPOSE = re.compile(r"(?P<source>[A-Za-z0-9][\w.\-]{0,100})\s*+\|\s?(?P<rest>.*
 RFC3339 = re.compile(r"(?P<ts>\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,9})?(?:Z|[+-]\d\d:\d\d))\s(?P<rest>.*)")
 #: a line that continues a Java stack trace
 STACK = re.compile(r"\s++at\s|Caused by:|\s*+\.\.\. \d+ more|\s*+Suppressed:|[\w$.]{1,300}(?:Exception|Error)\b")
+#: a time range standing for repeats (``[t1]~[t2] INFO ...``, ``[t1] - [t2] ...``)
+RANGE = re.compile(r"\[" + _TS.replace("?P<ts>", "?P<first>") + r"\]\s*+(?:~|-|to)\s*+\[" +
+                   _TS.replace("?P<ts>", "?P<until>") + r"\]\s++(?P<rest>.*)")
+#: stern's and kubectl's prefixes (``pod container ...``, ``[pod/name/container] ...``) before a timestamp
+POD = re.compile(r"(?:\[pod/(?P<kpod>[^\]/ ]{1,253})/[^\] ]{1,253}\]|(?P<pod>[a-z0-9][a-z0-9.\-]{0,252})"
+                 r"(?: [a-z0-9][a-z0-9.\-]{0,62})?) (?P<rest>\[?\d{4}-\d\d-\d\d[ T].*)")
+#: Strimzi's layout and others: a ``[thread]`` after the logger; a ``[logger]`` or ``logger -`` before the message
+TRAILING_THREAD = re.compile(r"\s\((?P<logger>[A-Za-z_$][\w$.]{0,300})\)\s*+\[[^\]]{0,200}\]\s*+$")
+LEADING_LOGGER = re.compile(r"\[?(?P<logger>(?:[a-z][\w$]*\.)+[A-Z][\w$]*|state\.change\.logger)\]?(?:\s*+[-:]\s|\s)"
+                            r"(?P<msg>.*)")
+#: lines of a ``kafka-dump-log`` / DumpLogSegments listing pasted beside a log
+LISTING = re.compile(r"\s*+(?:Dumping \S|Starting offset: \d|baseOffset: \d|offset: \d+ position: |"
+                     r"\| offset: \d|Log starting offset: \d)")
 #: a line standing for lines left out
 ELISION = re.compile(r"\s*+(?:\.\.\.|\u2026|\[\.\.\.\]|\[snip\]|<snip>|\(\.\.\.\)|\[…\])\s*+")
 
@@ -120,39 +161,81 @@ class Parsed:
     level: str | None = None
     logger: str | None = None
     source: str | None = None
+    until: float | None = None
+
+
+#: characters a page or an old code page put in place of Kafka's: ISO 646-SE brackets (``Ä`` ``Å``
+#: for ``[`` ``]``), typographic quotes, non-breaking and zero-width spaces
+MANGLED = str.maketrans({"\u201c": '"', "\u201d": '"', "\u2018": "'", "\u2019": "'", "\u00a0": " ",
+                         "\u202f": " ", "\u200b": None, "\ufeff": None})
+BRACKETS = str.maketrans({"\u00c4": "[", "\u00c5": "]"})
+ENTITIES = (("&lt;", "<"), ("&gt;", ">"), ("&quot;", '"'), ("&#39;", "'"), ("&apos;", "'"), ("&amp;", "&"))
+
+
+def unmangle(text: str) -> str:
+    """``text`` with what a page or a code page did to it undone (``MANGLED``; brackets only
+    where the line has none of its own; HTML entities)."""
+    text = text.translate(MANGLED)
+    if ("\u00c4" in text or "\u00c5" in text) and "[" not in text and "]" not in text:
+        text = text.translate(BRACKETS)
+    if "&" in text and ";" in text:
+        for entity, char in ENTITIES:
+            text = text.replace(entity, char)
+    return text
 
 
 def parse_line(text: str, source: str | None = None, timestamp: float | None = None) -> Parsed | None:
     """The layout of one line (prefixes stripped): a ``Parsed`` when it starts an event, None
     when it has no timestamp and no level - a continuation, or a bare message (the caller
     decides which)."""
+    until = None
     match = COMPOSE.fullmatch(text)
     if match is not None and (RFC3339.match(match["rest"]) or KAFKA.match(match["rest"])
                               or ISO.match(match["rest"]) or match["rest"].startswith("[")):
         source, text = match["source"], match["rest"]
-    match = RFC3339.fullmatch(text)
+    match = POD.fullmatch(text)
     if match is not None:
+        source, text = match["kpod"] or match["pod"], match["rest"]
+    match = RFC3339.fullmatch(text)
+    if match is not None and (KAFKA.match(match["rest"]) or ISO.match(match["rest"]) or RANGE.match(match["rest"])
+                              or LEVEL_FIRST.match(match["rest"]) or match["rest"].startswith("[")):
         timestamp = parse_time(match["ts"]) if timestamp is None else timestamp
         text = match["rest"]
+    match = RANGE.fullmatch(text)
+    if match is not None:                             # [t1]~[t2] LEVEL ...: as a line at t1, repeated until t2
+        until = parse_time(match["until"])
+        text = f"[{match['first']}] {match['rest']}"
     for layout in (KAFKA, ISO, LEVEL_FIRST):
         match = layout.fullmatch(text)
         if match is None:
             continue
-        message = match["msg"]
-        logger = None
-        found = LOGGER.search(message)
-        if found is not None:
-            logger, message = found["logger"], message[:found.start()]
+        message, logger = split_logger(match["msg"])
         stamp = parse_time(match["ts"]) if "ts" in layout.groupindex else None
         level = match["level"]
         return Parsed(message.strip(), stamp if stamp is not None else timestamp,
-                      "WARN" if level == "WARNING" else level, logger, source)
+                      "WARN" if level == "WARNING" else level, logger, source, until)
     if timestamp is not None:
-        found = LOGGER.search(text)
-        if found is not None:
-            return Parsed(text[:found.start()].strip(), timestamp, None, found["logger"], source)
-        return Parsed(text.strip(), timestamp, None, None, source)
+        message, logger = split_logger(text)
+        return Parsed(message.strip(), timestamp, None, logger, source, until)
+    inside = KAFKA_INSIDE.search(text, 0, 300)
+    if inside is not None and inside.start() > 0:      # someone's prefix, then Kafka's layout
+        parsed = parse_line(text[inside.start():], source, timestamp)
+        if parsed is not None and parsed.source is None:
+            parsed.source = text[:inside.start()].strip(" |:-[]") or None
+        return parsed
     return None
+
+
+def split_logger(message: str) -> tuple[str, str | None]:
+    """A message without the logger around it - ``(logger)`` at its end (a ``[thread]`` after
+    it, as Strimzi writes), or ``[logger]`` / ``logger -`` at its start - and the logger."""
+    found = TRAILING_THREAD.search(message) or LOGGER.search(message)
+    if found is not None:
+        return message[:found.start()], found["logger"]
+    lead = LEADING_LOGGER.match(message)
+    if lead is not None:
+        return lead["msg"], lead["logger"]
+    return message, None
 
 
 # ------------------------------------------------------------------------------ raw lines
@@ -319,48 +402,68 @@ def _chain(head: list, tail: Iterator) -> Iterator:
 
 
 def _line_records(label: str, lines: Iterator[tuple[int, str, str | None]]) -> Iterator[Record]:
-    """Plain log lines: a new record at each line with a layout; others continue the last one
-    (a stack frame as continuation, else joined to its message), or - before any record, or in a
-    file whose lines carry no layout at all - stand alone."""
+    """Plain log lines: a new record at each line with a layout; a stack trace's lines continue
+    the record before them; other lines without a layout are kept as the record's ``wrapped``
+    lines in a file whose lines carry a layout, and stand alone (``bare``) in one whose lines
+    carry none - ``recognise.assemble`` decides which join. Blank lines end a record."""
     current: Record | None = None
     laid_out = False
-    for number, text, problem in lines:
-        if ELISION.fullmatch(text):
+    for number, raw, problem in lines:
+        binary = problem is not None and problem.startswith("binary")
+        text = raw if binary else unmangle(raw)
+        if ELISION.fullmatch(text) or LISTING.match(text) or not text.strip():
             if current is not None:
                 yield current
             current = None
-            yield Record(label, number, number, text, text.strip(), problem=problem, elision=True)
+            if ELISION.fullmatch(text):
+                yield Record(label, number, number, raw, text.strip(), problem=problem, elision=True)
+            elif text.strip():
+                yield Record(label, number, number, raw, text.strip(), problem=problem,
+                             listing="a DumpLogSegments (kafka-dump-log) listing: a segment's records, not a line "
+                                     "a broker logged")
             continue
-        parsed = parse_line(text) if problem is None or not problem.startswith("binary") else None
+        parsed = None if binary else parse_line(text)
         if parsed is not None:
             laid_out = True
             if current is not None:
                 yield current
-            current = Record(label, number, number, text, parsed.message, parsed.timestamp, parsed.level,
-                             parsed.logger, parsed.source, problem)
+            current = _record(label, number, raw, parsed.message, problem, parsed)
             continue
-        if current is not None and problem is None and (laid_out or STACK.match(text)) and text.strip():
+        if current is not None and not binary and STACK.match(text):
             current.end_line = number
-            if STACK.match(text):
-                if len(current.continuation) < MAX_CONTINUATION:
-                    current.continuation.append(text)
-            else:
-                current.message = f"{current.message} {text.strip()}"
-                found = LOGGER.search(current.message)
-                if found is not None and current.logger is None:
-                    current.logger, current.message = found["logger"], current.message[:found.start()].strip()
+            if len(current.continuation) < MAX_CONTINUATION:
+                current.continuation.append(text)
+            continue
+        if current is not None and laid_out and (problem is None or problem.startswith("cut")) \
+                and len(current.wrapped) < MAX_CONTINUATION:
+            current.end_line = number
+            current.wrapped.append((number, text))
+            if problem is not None and problem.startswith("cut"):
+                current.cut = True
             continue
         if current is not None:
             yield current
-            current = None
-        if not text.strip():
-            continue
-        found = LOGGER.search(text)
-        logger = found["logger"] if found is not None and problem is None else None
-        message = text[:found.start()].strip() if logger is not None and found is not None else text.strip()
-        yield Record(label, number, number, text, message, None, None, logger, None, problem)
+        message, logger = (text, None) if binary else split_logger(text)
+        current = _record(label, number, raw, message.strip(), problem, Parsed(message, logger=logger), bare=True)
     if current is not None:
         yield current
+
+
+#: what a person writes at the end of a message they cut short
+ELLIPSIS = ("...", "\u2026", "[...]", "(...)")
+
+
+def _record(label: str, number: int, raw: str, message: str, problem: str | None, parsed: Parsed,
+            bare: bool = False) -> Record:
+    """A record of one line; a message ending in an ellipsis, or a cut last line, is cut short."""
+    stripped = message.rstrip()
+    cut = problem is not None and problem.startswith("cut")
+    for mark in ELLIPSIS:
+        if stripped.endswith(mark) and len(stripped) > len(mark):
+            stripped, cut = stripped[:-len(mark)].rstrip(), True
+            break
+    return Record(label, number, number, raw, stripped, parsed.timestamp, parsed.level, parsed.logger, parsed.source,
+                  problem, bare=bare, cut=cut, until=parsed.until)
 
 
 def _json_records(label: str, lines: Iterator[tuple[int, str, str | None]]) -> Iterator[Record]:

@@ -1,47 +1,60 @@
 """Recognising what a log record says: its format (``formats``), partition, writer and observation, or why it is none.
 
-``recognise(record)`` tries the formats whose longest literal piece the message holds and
-returns a ``Line``: the record, its status so far - ``recognised`` (an observation about one
+``recognise(record)`` looks for every format's text anywhere in the message (``Format.find``:
+an ident, a timestamp, a level and a logger are optional - people paste messages without them),
+keeps the longest match (ties: the format at the record's level, then at its logger), and
+returns a ``Line``: the record, its status - ``recognised`` (an observation about one
 partition), ``informational`` (a known message that states nothing the model has, an elision),
 ``outside-model`` (Kafka did something the model does not have: ``outside_reason``),
-``unrecognised`` (no format matched; ``reason`` says what was wrong with the bytes if anything)
-- the format, the partition it names (``topic-N``; a topic alone for the oldest fatal exit),
-the broker that wrote it where the line itself says (``replicaId=``, ``[Broker id=N]``,
-``broker=N``, ``[KafkaServer id=N]``, ``on broker N``) and its observation in Kafka's values.
-Files and container names are attributed afterwards (``Attribution``): a file, or a container
-prefix, whose lines name one writer only is that broker's log; ``--broker FILE=ID`` says it
-outright.
+``unrecognised`` (no format matched; ``reason`` says what was wrong with the bytes, or which
+known message it resembles and what did not fit) - the format, the partition it names
+(``topic-N``; a topic alone for the oldest fatal exit), the broker that wrote it where the line
+itself says (``replicaId=``, ``[Broker id=N]``, ``broker=N``, ``[KafkaServer id=N]``, ``on broker
+N``), its observation in Kafka's values and the releases whose code writes that text at that
+level. A record whose message ends inside a format's text (cut short) matches it, and says so;
+a stack trace's exception messages are read too (an exception a format knows tells what the
+record is about when its own message does not).
+
+Lines are values: files and container names are attributed afterwards (``project``), each
+answer keeps its own verdict per line (``answer.LineVerdict``).
 """
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
 
-from .formats import BROKER_SETS, FORMATS, PARTITION_FIELDS, REASSIGNED, Format, change_fields, partition_of
+from .formats import BROKER_SETS, FORMATS, PARTITION_FIELDS, REASSIGNED, Format, Releases, change_fields, partition_of
 from .observations import KINDS, Observation, observation
-from .read import Record
+from .read import Record, split_logger, unmangle
 
 #: a broker id a line's own words give (any message, recognised or not)
 WRITER = re.compile(r"replicaId=(\d{1,10})|\[Broker id=(\d{1,10})\]|broker=(\d{1,10})\]|"
-                    r"\[KafkaServer id=(\d{1,10})\]|on broker (\d{1,10}):|\[BrokerServer id=(\d{1,10})\]")
+                    r"\[KafkaServer id=(\d{1,10})\]|on broker (\d{1,10}):|\[BrokerServer id=(\d{1,10})\]|"
+                    r"\[KafkaRaftServer nodeId=(\d{1,10})\]|\[Kafka Server (\d{1,10})\]|"
+                    r"\[ReplicaManager broker=(\d{1,10})\]|\[BrokerLifecycleManager id=(\d{1,10})\]")
 #: a partition a line names (``t-0`` or ``[t,0]``), for lines no format recognises
 PARTITION = re.compile(r"(?<![\w.\-])([A-Za-z0-9._\-]{1,249})-(\d{1,9})(?![\w\-])"
-                       r"|\[([A-Za-z0-9._\-]{1,249}),(\d{1,9})\]")
+                       r"|\[([A-Za-z0-9._\-]{1,249}), ?(\d{1,9})\]")
+#: an exception's message in a stack trace line (``Caused by: x.y.ZException: text``)
+EXCEPTION = re.compile(r"(?:Caused by: )?[\w$.]{1,300}(?:Exception|Error)(?::\s*+(?P<text>.+))?")
 
-#: statuses a line can end with (``matched`` is the search's)
-STATUSES = ("matched", "informational", "other-partition", "unattributed", "unrecognised", "outside-model")
+#: statuses recognition gives a line, best first (``Line.score``)
+RANK = {"recognised": 3, "outside-model": 3, "informational": 2, "unrecognised": 0}
+#: lines a wrapped message may be joined from, at most
+MAX_JOINED = 8
 
 #: values a format carries in another form than the observation's (``largest``: the largest
 #: offset in the log, the log end minus one)
 DERIVED = {"largest": ("leo", 1)}
 #: fields that carry an observation's value under another name
-RENAMED = {"isr_list": "isr"}
+RENAMED = {"isr_list": "isr", "hw_meta": "hw"}
 
 
-@dataclass
+@dataclass(frozen=True)
 class Line:
-    """One record as recognised; ``status`` and ``reason`` say what became of it."""
+    """One record as recognised (see the module docstring)."""
 
     record: Record
     status: str
@@ -50,12 +63,22 @@ class Line:
     partition: str | None = None
     writer: str | None = None
     observation: Observation | None = None
-    #: the step of the explanation it matched (1-based), once matched
-    step: int | None = None
-    #: the other records merged into this one (the same line repeated)
-    repeats: list[Record] = field(default_factory=list)
-    #: the releases whose code writes this text at this level (first, last)
-    releases: tuple[tuple[int, ...], tuple[int, ...]] | None = None
+    #: the releases whose code writes this text at this level
+    releases: Releases | None = None
+    #: whether the message ends inside the format's text (cut short)
+    cut: bool = False
+    #: the literal characters of the format matched (how good the match is: the longest wins)
+    literal: int = 0
+
+    @property
+    def score(self) -> tuple[int, bool, int]:
+        """How much of a known message this line is: its status, whether it is whole, its literal."""
+        return RANK.get(self.status, 0), not self.cut, self.literal
+
+    @property
+    def complete(self) -> bool:
+        """Whether the line is a known message in full (not cut short, not unrecognised)."""
+        return self.status != "unrecognised" and not self.cut and self.format is not None
 
 
 def own_writer(message: str) -> str | None:
@@ -65,47 +88,192 @@ def own_writer(message: str) -> str | None:
     return next(g for g in found.groups() if g is not None)
 
 
+@dataclass(frozen=True)
+class _Match:
+    fmt: Format
+    fields: dict[str, str]
+    literal: int
+    cut: bool
+
+
+def best_match(message: str, level: str | None = None, logger: str | None = None) -> list[_Match]:
+    """The formats found in ``message`` with the most literal characters matched (in full; else
+    cut short), the one at the record's level and logger first; empty when none is."""
+    for cut in (False, True):
+        found: list[_Match] = []
+        for fmt in FORMATS:
+            hit = fmt.find(message, cut)
+            if hit is not None:
+                found.append(_Match(fmt, hit.fields, hit.literal, hit.cut))
+        if found:
+            top = max(m.literal for m in found)
+            best = [m for m in found if m.literal == top]
+            best.sort(key=lambda m: (level is not None and m.fmt.level != level,
+                                     logger is not None and m.fmt.logger != logger))
+            return best
+    return []
+
+
+def releases_of(best: list[_Match], level: str | None, logger: str | None) -> Releases:
+    """The releases whose code writes the text matched - at the record's level and logger where
+    it says them and some format of that text has them."""
+    fmt = best[0].fmt
+    same = [m.fmt for m in best if m.fmt.text == fmt.text and m.fmt.ident == fmt.ident] or [fmt]
+    if level is not None and any(f.level == level for f in same):
+        same = [f for f in same if f.level == level]
+    if logger is not None and any(f.logger == logger for f in same):
+        same = [f for f in same if f.logger == logger]
+    return Releases.of(f.releases for f in same)
+
+
 def recognise(record: Record) -> Line:
     """The record's format, partition, writer and observation (see the module docstring)."""
     if record.elision:
         return Line(record, "informational", "an elision: lines were left out here")
     if record.problem is not None and record.problem.startswith("binary"):
         return Line(record, "unrecognised", f"{record.problem}: not a log line")
-    message = record.message
+    line = _recognise_message(record, record.message)
+    if line.status in ("recognised", "outside-model") or not record.continuation:
+        return line
+    for text in record.continuation:                  # a stack trace: what its exceptions say
+        found = EXCEPTION.match(text.strip())
+        if found is None or not found["text"]:
+            continue
+        thrown = _recognise_message(record, found["text"])
+        if thrown.status == "outside-model" or (thrown.status != "unrecognised" and line.status == "unrecognised"):
+            return replace(thrown, partition=thrown.partition or line.partition, writer=thrown.writer or line.writer)
+    return line
+
+
+def assemble(records: Iterable[Record]) -> Iterator[Line]:
+    """Each record recognised, its wrapped lines read as a person would: a record's lines
+    without a layout are joined to its message - by a space, or by nothing where that reads a
+    known message better (a line cut at a column) - unless a line is a whole known message
+    itself (a message pasted without its layout); in a file whose lines carry no layout, a line
+    that is no whole known message is joined to the next ones while that reads it better."""
+    pending: Line | None = None
+    for record in records:
+        for line in _split(record):
+            if pending is not None and _joins(pending, line):
+                pending = _joined(pending, line)
+                continue
+            if pending is not None:
+                yield pending
+            pending = line
+    if pending is not None:
+        yield pending
+
+
+def _split(record: Record) -> list[Line]:
+    """A laid-out record and its wrapped lines as lines: joined, or split where a wrapped line is
+    a whole known message of its own (and the message before it whole too)."""
+    if not record.wrapped:
+        return [recognise(record)]
+    out: list[Line] = []
+    base = replace(record, wrapped=[], end_line=record.line)
+    pieces: list[tuple[int, str]] = []
+    for number, text in record.wrapped:
+        alone = recognise(_bare(record, number, text))
+        if alone.complete and (pieces or recognise(base).complete):
+            out.append(_best_join(base, pieces))
+            base, pieces = alone.record, []
+            continue
+        pieces.append((number, text))
+    out.append(_best_join(base, pieces))
+    return out
+
+
+def _bare(record: Record, number: int, text: str) -> Record:
+    message, logger = _logger_of(text)
+    return Record(record.file, number, number, text, message, None, None, logger, record.source, bare=True)
+
+
+def _logger_of(text: str) -> tuple[str, str | None]:
+    message, logger = split_logger(unmangle(text))
+    return message.strip(), logger
+
+
+def _best_join(base: Record, pieces: list[tuple[int, str]]) -> Line:
+    """``base`` with ``pieces`` joined by a space or by nothing, whichever reads better (a space on a tie)."""
+    if not pieces:
+        return recognise(base)
+    spaced = recognise(base.merged(pieces, " "))
+    tight = recognise(base.merged(pieces, ""))
+    return tight if tight.score > spaced.score else spaced
+
+
+def _joins(pending: Line, line: Line) -> bool:
+    """Whether ``line`` (a bare line right after ``pending``, a bare one too) continues its message."""
+    first, record = pending.record, line.record
+    if not (first.bare and record.bare) or record.file != first.file or record.line != first.end_line + 1:
+        return False
+    if pending.complete or line.complete or len(first.wrapped) + 1 >= MAX_JOINED:
+        return False
+    joined = _best_join(replace(first, wrapped=[]), [*first.wrapped, (record.line, record.text)])
+    return joined.score > pending.score and joined.score > line.score
+
+
+def _joined(pending: Line, line: Line) -> Line:
+    first = pending.record
+    joined = _best_join(replace(first, wrapped=[], continuation=[*first.continuation, *line.record.continuation]),
+                        [*first.wrapped, (line.record.line, line.record.text)])
+    return joined
+
+
+def _recognise_message(record: Record, message: str) -> Line:
     writer = own_writer(message)
-    found: list[tuple[Format, dict[str, str]]] = []
-    for fmt in FORMATS:
-        fields = fmt.parse(message)
-        if fields is not None and (record.level is None or fmt.level == record.level or not found):
-            found.append((fmt, fields))
-    if found:
-        # the same text at the record's level where it says one; the line's releases are every
-        # range that writes that text so
-        same = [item for item in found if record.level is None or item[0].level == record.level] or found[:1]
-        fmt, fields = same[0]
-        first = min(f.releases[0] for f, _ in same if f.template == fmt.template)
-        last = max(f.releases[1] for f, _ in same if f.template == fmt.template)
-        partition = partition_of(fields)
-        who = fields.get("writer") or writer
-        moves: list[str] = []
-        if fields.get("diff") is not None:              # a KRaft partition change: its fields
-            changed, moves = change_fields(fields["diff"])
-            fields = {**fields, **changed}
-            if "epoch" not in changed and not moves:    # no new leader epoch: not an election
-                return Line(record, "informational", fmt.id, fmt, partition, who, releases=(first, last))
-        outside = outside_reason(fmt, fields, moves)
-        if outside is not None:
-            return Line(record, "outside-model", outside, fmt, partition, who, releases=(first, last))
-        if fmt.kind is None:
-            return Line(record, "informational", fmt.id, fmt, partition, who, releases=(first, last))
-        return Line(record, "recognised", "", fmt, partition, who, to_observation(fmt, fields, who),
-                    releases=(first, last))
-    reason = record.problem or "no message hwlib knows"
+    best = best_match(message, record.level, record.logger)
+    if not best:
+        return _unrecognised(record, message, writer)
+    match = best[0]
+    fmt, fields = match.fmt, match.fields
+    releases = releases_of(best, record.level, record.logger)
+    partition = partition_of(fields)
+    if partition is None:
+        named = PARTITION.search(message)
+        if named is not None:
+            partition = f"{named[1]}-{named[2]}" if named[1] is not None else f"{named[3]}-{named[4]}"
+    who = fields.get("writer") or writer
+    cut = " (cut short: the message ends inside it)" if match.cut else ""
+    moves: list[str] = []
+    if fields.get("diff") is not None:              # a KRaft partition change: its fields
+        changed, moves = change_fields(fields["diff"])
+        fields = {**fields, **changed}
+        if "epoch" not in changed and not moves:    # no new leader epoch: not an election
+            return Line(record, "informational", fmt.id + cut, fmt, partition, who, releases=releases,
+                        cut=match.cut, literal=match.literal)
+    outside = outside_reason(fmt, fields, moves)
+    if outside is not None:
+        return Line(record, "outside-model", outside, fmt, partition, who, releases=releases, cut=match.cut,
+                    literal=match.literal)
+    if fmt.kind is None:
+        return Line(record, "informational", fmt.id + cut, fmt, partition, who, releases=releases, cut=match.cut,
+                    literal=match.literal)
+    return Line(record, "recognised", cut.strip(" ()"), fmt, partition, who, to_observation(fmt, fields, who),
+                releases=releases, cut=match.cut, literal=match.literal)
+
+
+def _unrecognised(record: Record, message: str, writer: str | None) -> Line:
+    reason = record.problem or near_miss(message) or "no message hwlib knows"
     named = PARTITION.search(message)
     partition = None
     if named is not None:
         partition = f"{named[1]}-{named[2]}" if named[1] is not None else f"{named[3]}-{named[4]}"
     return Line(record, "unrecognised", reason, None, partition, writer)
+
+
+def near_miss(message: str) -> str | None:
+    """Which known message ``message`` resembles, and what did not fit (None: none)."""
+    best: tuple[int, Format, str] | None = None
+    for fmt in FORMATS:
+        what = fmt.body.near(message)
+        if what is not None and (best is None or len(fmt.body.anchor) > best[0]):
+            best = (len(fmt.body.anchor), fmt, what)
+    if best is None:
+        return None
+    _, fmt, what = best
+    words = " ".join(fmt.body.anchor.split()[:6])
+    return f"like the {fmt.first} - {fmt.last.replace('9.9.9', 'later')} {words!r} message, but {what}"
 
 
 def outside_reason(fmt: Format, fields: dict[str, str], moves: list[str]) -> str | None:
@@ -137,12 +305,12 @@ def to_observation(fmt: Format, fields: dict[str, str], writer: str | None) -> O
             if target in sorts:
                 values[target] = int(text) + plus
             continue
+        target = RENAMED.get(name, name)
         if name in BROKER_SETS:
-            target = RENAMED.get(name, name)
             if target in sorts:
                 values[target] = tuple(part.strip() for part in text.split(",") if part.strip())
             continue
-        if name not in sorts:
+        if target not in sorts:
             continue
-        values[name] = text if sorts[name] == "broker" else int(text)
+        values[target] = text if sorts[target] == "broker" else int(text)
     return observation(kind, writer, **values)

@@ -31,6 +31,7 @@ import yaml
 
 from ..util.files import check_replaceable, write_text_atomically
 from ..util.yamlfile import StrictLoader, describe_error
+from .formats import Releases, about
 from .observations import BROKER_LEVEL, KINDS, observation
 from .read import Record, check_input, parse_time
 from .recognise import Line
@@ -121,7 +122,7 @@ def _line(fact: object, where: str, label: str, yaml_line: int, partition: str |
     at = None if fact.get("at") is None else _time(fact["at"], f"{where}.at")
     seen = observation(kind, broker, **values)
     text = str(fact.get("text") or seen.describe())
-    releases = None if fact.get("releases") is None else _releases(fact["releases"], f"{where}.releases")
+    releases = None if fact.get("releases") is None else Releases.of([_releases(fact["releases"], f"{where}.releases")])
     record = Record(log, line, line, text, text, timestamp=at)
     return Line(record, "recognised", "", None, named, broker, seen, releases=releases)
 
@@ -189,8 +190,9 @@ def fact_of(line: Line) -> dict:
     if record.timestamp is not None:
         moment = datetime.fromtimestamp(record.timestamp / 1000.0, tz=UTC)
         fact["at"] = moment.isoformat(timespec="milliseconds").replace("+00:00", "Z")
-    if line.releases is not None:
-        fact["releases"] = [".".join(map(str, version)) for version in line.releases]
+    span = None if line.releases is None else line.releases.span
+    if span is not None:
+        fact["releases"] = [".".join(map(str, version)) for version in span]
     fact.update({"log": record.file, "line": record.line, "text": record.text})
     return fact
 
@@ -201,14 +203,15 @@ def emit_target(path: str | Path) -> Path:
     return check_replaceable(path, "emit-observations", HEADER, head=len(HEADER))
 
 
-def emit(lines: Iterable[Line], path: str | Path) -> tuple[Path, int]:
-    """Writes the observation of every line about a partition or a broker's process, in read
-    order, as an observations file (replacing a file there only if hwlib wrote it); the path
-    and the count."""
+def emit(lines: Iterable[Line], path: str | Path, partition: str | None = None) -> tuple[Path, int]:
+    """Writes the observation of every line about a partition (``partition`` only, where given)
+    or a broker's process, in read order, as an observations file (replacing a file there only
+    if hwlib wrote it); the path and the count."""
     target = emit_target(path)
     facts = [fact_of(line) for line in lines
-             if line.observation is not None and line.status != "other-partition"
-             and (line.partition is not None or line.observation.kind in BROKER_LEVEL)]
+             if line.observation is not None
+             and (line.observation.kind in BROKER_LEVEL
+                  or (line.partition is not None and (partition is None or about(line.partition, partition))))]
     body = yaml.safe_dump({"observations": facts}, sort_keys=False, allow_unicode=True, width=1 << 30,
                           default_flow_style=None)
     text = (f"{HEADER}: what the logs' lines were understood to say ({len(facts)} facts); edit, then give it\n"

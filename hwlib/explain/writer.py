@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from ..engine.cluster import Cluster
 from ..engine.config import ClusterConfig
 from ..engine.steps import Step
-from .formats import Format, formats_for, version
+from .formats import Format, formats_for, offset_metadata, version
 from .observations import KINDS, Observation, StepView, observe_step
 
 
@@ -102,6 +102,9 @@ def render(fmt: Format, made: Observation, naming: Renaming, writer: str, leader
             values.setdefault("leo", naming.offset(state[1]))
     if "leo" in values:
         values["largest"] = int(values["leo"]) - 1         # type: ignore[call-overload]
+    if "hw_meta" in fmt.fields():
+        values["hw_meta"] = offset_metadata(int(values.get("hw", values.get("offset", 0))), fmt.releases[0])   # type: ignore[call-overload]
+        values["old_hw_meta"] = offset_metadata(int(values["old_hw"]), fmt.releases[0])     # type: ignore[call-overload]
     values.setdefault("hw", values.get("offset", 0))
     values.setdefault("leader_hw", values["hw"])
     values.setdefault("leader", naming.brokers.get(str(leader), "0") if leader is not None else "0")

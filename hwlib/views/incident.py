@@ -15,13 +15,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ..explain.answer import answer_dict, scenario_of
-from ..explain.driver import Answer, ExplainRun, necessary_first, rules_words
+from ..explain.answer import Answer, ExplainRun
 from ..run import run_steps
 from ..util.files import check_replaceable, write_text_atomically
+from .explain_out import answer_dict, scenario_of
+from .explain_words import NECESSITY_WORDS, necessary_first, rules_words, search_words, settings_words
 from .sequence import esc
 from .stepper import STEPPER_JS, scenario_file_html, static_text, stepper_markup, unique_id
-from .text import NECESSITY_WORDS, search_words, settings_words
 
 #: what marks a page ``write_incident_page`` wrote (the only kind of file it replaces)
 GENERATOR = '<meta name="generator" content="hwlib explain">'
@@ -37,8 +37,12 @@ STATUS_WORDS = {
     "unattributed": "unattributed: no broker could be named for it",
     "unrecognised": "unrecognised: no message hwlib knows",
     "outside-model": "outside-model: needs behaviour the model does not have",
-    "failed": "the line the search could not explain",
+    "not-matched": "not matched: the answer stopped before it",
+    "failed": "the line the answer stops at",
 }
+#: the stopping line's badge, by verdict: an inconclusive search says nothing of what the rules can make
+FAILED_BADGE = {"not-explainable": "cannot be made", "outside-model": "outside the model",
+                "inconclusive": "not reached in time", "explained": "failed", "nothing": "failed"}
 
 
 STYLE = static_text("incident.css")
@@ -48,12 +52,13 @@ INCIDENT_JS = static_text("incident.js")
 
 def incident_markup(run: ExplainRun) -> str:
     """Every partition's answer (a summary first when there are several), with its script."""
-    sections = [_answer_section(answer) for answer in run.answers]
+    datas = [answer_dict(answer, run) for answer in run.answers]
+    sections = [_answer_section(answer, data, run) for answer, data in zip(run.answers, datas, strict=True)]
     summary = ""
     if len(run.answers) > 1:
         rows = "".join(f'<tr><td><a href="#incident-{esc(a.partition)}">{esc(a.partition)}</a></td>'
                        f'<td class="{VERDICTS[a.verdict][0]}">{VERDICTS[a.verdict][1]}</td>'
-                       f'<td>{esc(a.sentence)}</td></tr>' for a in run.answers)
+                       f'<td>{esc(d["sentence"])}</td></tr>' for a, d in zip(run.answers, datas, strict=True))
         summary = f'<table class="summary"><tr><th>partition</th><th>verdict</th><th>answer</th></tr>{rows}</table>'
     omitted = "".join(f"<p class=\"omitted\">{count:,} more lines {esc(status)}, not listed.</p>"
                       for status, count in run.omitted.items())
@@ -63,16 +68,16 @@ def incident_markup(run: ExplainRun) -> str:
             f'{omitted}<script>(function(){{{script}}})();</script></div>')
 
 
-def _answer_section(answer: Answer) -> str:
-    data = answer_dict(answer)
+def _answer_section(answer: Answer, data: dict, run: ExplainRun) -> str:
     colour, words = VERDICTS[answer.verdict]
     facts = _facts(answer, data)
-    lines = _lines(answer, data)
-    stepper = _stepper(answer, data)
+    lines = _lines(data)
+    stepper = _stepper(answer, data, run)
+    shown = sum(1 for entry in data["lines"] if entry["status"] not in ("empty", "joined"))
     return (f'<section class="hwl-incident" id="incident-{esc(answer.partition)}">'
             f'<h2>{esc(answer.partition)} <span class="verdict {colour}">{words}</span></h2>'
-            f'<p class="sentence {colour}">{esc(answer.sentence)}</p>{facts}'
-            f'<div class="columns"><div class="lines-col"><h3>The lines ({len(answer.lines)})</h3>'
+            f'<p class="sentence {colour}">{esc(data["sentence"])}</p>{facts}'
+            f'<div class="columns"><div class="lines-col"><h3>The lines ({shown})</h3>'
             f'<p class="hint">Click a matched line to see its step; the step shown lights its lines.</p>'
             f'{lines}</div><div class="stepper-col">{stepper}</div></div></section>')
 
@@ -80,9 +85,8 @@ def _answer_section(answer: Answer) -> str:
 def _facts(answer: Answer, data: dict) -> str:
     """The answer's facts as table rows (name, HTML)."""
     rows: list[tuple[str, str]] = []
-    if data["release_range"]:
-        first, last = data["release_range"]
-        rows.append(("release", esc(f"the lines' texts are written by Kafka {first} to {last}"
+    if answer.release_range:
+        rows.append(("release", esc(f"the lines' texts are written by Kafka {answer.release_range.words()}"
                      + (f"; explained under Kafka {answer.rules_label}" if answer.explains else
                         (f"; the furthest search ran Kafka {answer.rules_label}" if answer.rules_label else "")))))
     elif answer.rules_label:
@@ -99,13 +103,15 @@ def _facts(answer: Answer, data: dict) -> str:
         shown = [f"{real:,} -> {model}" for real, model in pairs if real not in (0, -1)]
         if shown:
             rows.append((name, esc("Kafka's -> the model's: " + ", ".join(shown) + " (0 and -1 kept)")))
+    for note in answer.notes:
+        rows.append(("note", esc(note)))
     for entry in necessary_first(answer.anomalies):                   # as the sentence names them
-        rows.append(("anomaly", f"<b>{esc(entry['kind'])}</b> at step {entry['step']} "
-                     f"({NECESSITY_WORDS[entry['necessary']]}): {esc(entry['detail'])}"))
+        rows.append(("anomaly", f"<b>{esc(entry.kind)}</b> at step {entry.step} "
+                     f"({NECESSITY_WORDS[entry.necessary]}): {esc(entry.detail)}"))
     for entry in answer.expected_effects:
-        rows.append(("expected effect", f"{esc(entry['kind'])} at step {entry['step']}: {esc(entry['detail'])}"))
-    if answer.failed_at:
-        failed = answer.failed_at
+        rows.append(("expected effect", f"{esc(entry.kind)} at step {entry.step}: {esc(entry.detail)}"))
+    if data["failed_at"]:
+        failed = data["failed_at"]
         said = "outside the model: " if failed["category"] == "outside-model" else "needs "
         rows.append(("stops at", f"line {failed['line']} of {esc(failed['file'])}: {said}{esc(failed['needs'])}"))
     if data["search"]:
@@ -114,17 +120,17 @@ def _facts(answer: Answer, data: dict) -> str:
     return f'<table class="facts">{body}</table>'
 
 
-def _lines(answer: Answer, data: dict) -> str:
-    failed = answer.failed_at
+def _lines(data: dict) -> str:
+    failed = data["failed_at"]
     items = []
     for entry in data["lines"]:
         status = entry["status"]
+        if status in ("empty", "joined"):
+            continue
         is_failed = failed is not None and entry["file"] == failed["file"] and entry["line"] == failed["line"]
         shown = "failed" if is_failed else status
         step = f' data-step="{entry["step"]}"' if "step" in entry else ""
-        badge = f"step {entry['step']}" if "step" in entry else (
-            ("outside the model" if failed is not None and failed["category"] == "outside-model" else "cannot")
-            if is_failed else status)
+        badge = f"step {entry['step']}" if "step" in entry else (FAILED_BADGE[data["verdict"]] if is_failed else status)
         reason = entry.get("reason", "") if status != "matched" else ""
         items.append(f'<li class="line st-{shown}"{step} title="{esc(STATUS_WORDS.get(shown, shown))}">'
                      f'<span class="where">{esc(entry["file"])}:{entry["line"]}</span>'
@@ -133,7 +139,7 @@ def _lines(answer: Answer, data: dict) -> str:
     return f'<ol class="lines">{"".join(items)}</ol>'
 
 
-def _stepper(answer: Answer, data: dict) -> str:
+def _stepper(answer: Answer, data: dict, run: ExplainRun) -> str:
     if answer.config is None or not answer.steps:
         return '<p class="hint">No schedule to step through: the search matched no line.</p>'
     explained = answer.explains
@@ -146,7 +152,7 @@ def _stepper(answer: Answer, data: dict) -> str:
     _, markup = stepper_markup(result, [f"{title} · {answer.config.rules_name}"],
                                start=len(steps) if not explained else None, captions=[captions],
                                packed=True, sequence_open=False)
-    scenario = scenario_of(answer, prefix=not explained)
+    scenario = scenario_of(answer, run, prefix=not explained)
     name = "explanation.yaml" if explained else "prefix.yaml"
     return f'<h3>{"The explanation" if explained else "How far it gets"} ({len(steps)} steps)</h3>{markup}' + \
         scenario_file_html(scenario, name)

@@ -11,10 +11,12 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..check import CheckResult, Verdict, coverage_text, matrix_markdown
-from ..explain import ExplainRun, answer_dict
+from ..explain import ExplainRun
 from ..profiles import FaultProfile
 from ..run import RunResult
 from ..scenario import Scenario
+from .explain_out import answer_dict
+from .explain_words import NECESSITY_WORDS, search_words, settings_words
 
 #: the coverage line where none was measured: a search that did not complete (its states are
 #: not the reachable space), or one an earlier run finished with other coverage runs
@@ -155,80 +157,47 @@ def profiles_text(profiles: Mapping[str, FaultProfile], actions: Mapping[str, st
     return "\n".join(lines)
 
 
-#: what an explain answer's anomaly being necessary (True), not (False) or undecided (None) means
-NECESSITY_WORDS = {True: "necessary: every explanation within the bounds shows it",
-                   False: "not necessary: another explanation does without it",
-                   None: "necessity not decided within its budget"}
-
-
-def settings_words(cfg: dict) -> str:
-    """An explain answer's settings (its JSON ``config``) as Kafka's keys: acks,
-    min.insync.replicas, unclean.leader.election.enable, and the protocol version where one
-    selected older rules."""
-    said = (f"acks={cfg['acks']}, min.insync.replicas={cfg['min_insync_replicas']}, "
-            f"unclean.leader.election.enable={str(cfg['unclean_leader_election']).lower()}")
-    for key, name in (("inter_broker_protocol_version", "inter.broker.protocol.version"),
-                      ("metadata_version", "metadata.version")):
-        if cfg.get(key) is not None:
-            said += f", {name}={cfg[key]}"
-    return said
-
-
-def search_words(search: dict, verdict: str) -> str:
-    """An explain answer's search in words: how many searches and states, how long, and what
-    that proves (an explanation shortest within the bounds; none within them; or neither)."""
-    count = search.get("searches", 0)
-    said = (f"{count} search{'es' if count != 1 else ''}, {search.get('states', 0):,} states, "
-            f"{search.get('seconds', 0)} s")
-    if verdict == "explained" or (verdict == "outside-model" and "shortest" in search):
-        shortest = search.get("shortest")
-        return said + ("; no shorter explanation within the bounds (breadth first)" if shortest == "proven"
-                       else f"; shortest {shortest}" if shortest else "")
-    if count == 0 and search.get("complete"):
-        return "no search needed: the rules tried never make the line the answer stops at"
-    return said + ("; complete: no schedule within the bounds explains the lines" if search.get("complete")
-                   else "; not complete: stopped at the time limit or a budget")
-
-
 def explain_text(run: ExplainRun) -> str:
     """``hwlib explain``: per partition the verdict sentence, the maps, release and settings, the
     explanation's steps with the lines each matched, the anomalies, every input line with its
-    status, and the search."""
+    status (lines joined into another's record shown with it, empty ones left out), and the search."""
     out: list[str] = []
     for answer in run.answers:
-        data = answer_dict(answer)
+        data = answer_dict(answer, run)
         out.append(f"{answer.partition}: {answer.verdict.upper()}")
-        out.append(f"  {answer.sentence}")
-        if data["release_range"]:
-            out.append(f"  release: the lines' texts are written by Kafka {data['release_range'][0]} to "
-                       f"{data['release_range'][1]}" + (f"; explained under {answer.rules_label}"
-                                                         if answer.rules_label and answer.explains
-                                                         else ""))
-        explained = answer.explains
-        if data["config"] is not None and explained:
-            cfg = data["config"]
-            out.append(f"  settings inferred: {settings_words(cfg)}; brokers "
+        out.append(f"  {data['sentence']}")
+        if answer.release_range:
+            out.append(f"  release: the lines' texts are written by Kafka {answer.release_range.words()}"
+                       + (f"; explained under {answer.rules_label}" if answer.rules_label and answer.explains
+                          else ""))
+        for note in answer.notes:
+            out.append(f"  note: {note}")
+        if data["config"] is not None and answer.explains:
+            out.append(f"  settings inferred: {settings_words(data['config'])}; brokers "
                        + ", ".join(f"{real} -> {model}" for real, model in data["broker_map"].items()))
         if answer.steps:
             title = ("explanation" if answer.verdict == "explained"
-                     else "explanation of the lines before it" if explained
+                     else "explanation of the lines before it" if answer.explains
                      else "prefix (matches every line before)")
             out.append(f"  {title}, {len(answer.steps)} steps:")
             for item in data["steps"]:
-                quoted = "" if not item["lines"] else "   <- " + " | ".join(item["lines"])
-                out.append(f"    {item['step']:>3}. {item['words']}{quoted}")
+                shown = "" if not item["lines"] else "   <- " + " | ".join(item["lines"])
+                out.append(f"    {item['step']:>3}. {item['words']}{shown}")
         for entry in answer.anomalies:
-            necessary = NECESSITY_WORDS[entry["necessary"]]
-            out.append(f"  anomaly {entry['kind']} at step {entry['step']} ({necessary}): {entry['detail']}")
+            out.append(f"  anomaly {entry.kind} at step {entry.step} ({NECESSITY_WORDS[entry.necessary]}): "
+                       f"{entry.detail}")
         for entry in answer.expected_effects:
-            out.append(f"  expected effect {entry['kind']} at step {entry['step']}: {entry['detail']}")
-        if answer.failed_at:
-            failed = answer.failed_at
+            out.append(f"  expected effect {entry.kind} at step {entry.step}: {entry.detail}")
+        if data["failed_at"]:
+            failed = data["failed_at"]
             said = "outside the model at" if failed["category"] == "outside-model" else "failed at"
             out.append(f"  {said} {failed['file']}:{failed['line']}: {failed['text']}")
         out.append("  lines:")
         for line in data["lines"]:
-            where = f"{line['file']}:{line['line']}"
+            if line["status"] in ("empty", "joined"):
+                continue
+            end = f"-{line['end_line']}" if "end_line" in line else ""
+            where = f"{line['file']}:{line['line']}{end}"
             status = line["status"] + (f" (step {line['step']})" if "step" in line else "")
             reason = f" - {line['reason']}" if line.get("reason") and line["status"] != "matched" else ""
             out.append(f"    {where:<24} {status:<22} {line['text'][:140]}{reason}")
@@ -237,4 +206,3 @@ def explain_text(run: ExplainRun) -> str:
     for status, count in run.omitted.items():
         out.append(f"({count:,} more lines {status}, not listed)")
     return "\n".join(out)
-

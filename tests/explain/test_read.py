@@ -8,6 +8,7 @@ import pytest
 
 from hwlib.explain import LogInputError, read_records, recognise
 from hwlib.explain.read import MAX_LINE
+from hwlib.explain.recognise import assemble
 
 KAFKA_LINE = ("[2019-03-05 10:15:32,123] INFO [Log partition=orders-0, dir=/var/lib/kafka] Truncating to offset "
               "6656337 (kafka.log.Log)")
@@ -75,10 +76,10 @@ def test_stack_traces_and_wrapped_messages_join_the_record_before_them(tmp_path)
             "\t... 3 more\n"
             "[2019-03-05 10:15:33,000] INFO [Log partition=orders-0, dir=/var/lib/kafka] Truncating to\n"
             "offset 7 (kafka.log.Log)\n")
-    first, second = _records(tmp_path, text)
-    assert first.line == 1 and first.end_line == 4 and len(first.continuation) == 3
-    assert second.message.endswith("Truncating to offset 7") and second.logger == "kafka.log.Log"
-    assert recognise(second).observation.value("offset") == 7
+    first, second = assemble(_records(tmp_path, text))
+    assert first.record.line == 1 and first.record.end_line == 4 and len(first.record.continuation) == 3
+    assert second.record.message.endswith("Truncating to offset 7") and second.record.logger == "kafka.log.Log"
+    assert second.observation.value("offset") == 7 and second.record.end_line == 6
 
 
 def test_an_elision_is_a_record_of_its_own_and_said_so(tmp_path):

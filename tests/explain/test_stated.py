@@ -15,6 +15,8 @@ import yaml
 
 from hwlib.explain import ExplainError, ExplainSpec, explain
 from hwlib.explain.stated import HEADER, read_stated
+from hwlib.views.explain_out import failed_at
+from hwlib.views.explain_words import sentence
 
 from .test_explain import _situation, _write
 
@@ -23,22 +25,25 @@ def test_emitted_observations_read_back_alone_ask_the_same_question(tmp_path):
     config, steps, release, _ = _situation("noop-truncation-on-empty-log")
     paths = _write(tmp_path, config, steps, release)
     facts = tmp_path / "facts.yaml"
-    from_logs = explain(ExplainSpec(tuple(paths), emit_observations=str(facts), time_limit=60)).answers[0]
+    logs_run = explain(ExplainSpec(tuple(paths), emit_observations=str(facts), time_limit=60))
+    from_logs = logs_run.answers[0]
     text = facts.read_text()
     assert text.startswith(HEADER)
     stated = yaml.safe_load(text)["observations"]
-    read = [line for line in from_logs.lines if line.observation is not None]
+    read = [line for line in logs_run.lines if line.observation is not None]
     assert len(stated) == len(read) > 0
     assert [(fact["log"], fact["line"]) for fact in stated] == [(line.record.file, line.record.line) for line in read]
-    assert [fact["releases"] for fact in stated] == [[".".join(map(str, v)) for v in line.releases] for line in read]
-    from_facts = explain(ExplainSpec((), observations=(str(facts),), time_limit=60)).answers[0]
-    assert from_facts.verdict == from_logs.verdict == "explained", from_facts.sentence
+    assert [fact["releases"] for fact in stated] == [[".".join(map(str, v)) for v in line.releases.span]
+                                                     for line in read]
+    facts_run = explain(ExplainSpec((), observations=(str(facts),), time_limit=60))
+    from_facts = facts_run.answers[0]
+    assert from_facts.verdict == from_logs.verdict == "explained", sentence(from_facts, facts_run.lines)
     assert [o for o, _ in from_facts.observed] == [o for o, _ in from_logs.observed]
     assert [s for s, _ in from_facts.steps] == [s for s, _ in from_logs.steps]
     assert from_facts.rules_label == from_logs.rules_label and from_facts.release_range == from_logs.release_range
     # each fact quotes its line and keeps where it was read
-    assert [(line.record.file, line.record.line, line.record.text) for line in from_facts.lines] == \
-        [(line.record.file, line.record.line, line.record.text) for line in from_logs.lines
+    assert [(line.record.file, line.record.line, line.record.text) for line in facts_run.lines] == \
+        [(line.record.file, line.record.line, line.record.text) for line in logs_run.lines
          if line.observation is not None]
 
 
@@ -59,13 +64,16 @@ def test_facts_stated_in_prose_are_explained_under_the_release_that_can_make_the
     """A follower that exits on a leader log shorter than its own: 0.10.2 does that; 2.1.0
     truncates instead (KAFKA-7414, fixed in 2.0.1), so the same fact is where it stops."""
     path = _facts(tmp_path, FOLLOWER_EXIT)
-    old = explain(ExplainSpec((), observations=(path,), release="0.10.2", time_limit=60)).answers[0]
-    assert old.verdict == "explained", old.sentence
+    old_run = explain(ExplainSpec((), observations=(path,), release="0.10.2", time_limit=60))
+    old = old_run.answers[0]
+    assert old.verdict == "explained", sentence(old, old_run.lines)
     assert old.partition == "orders-3" and dict(old.maps.brokers)["1002"] in old.config.replicas
-    assert all(line.status == "matched" for line in old.lines)
-    new = explain(ExplainSpec((), observations=(path,), release="2.1.0", time_limit=60)).answers[0]
-    assert new.verdict == "not-explainable", new.sentence
-    assert new.failed_at["category"] == "halt" and new.failed_at["line"] == 4        # its line in the YAML
+    assert all(verdict.status == "matched" for _, verdict in old_run.verdicts(old))
+    new_run = explain(ExplainSpec((), observations=(path,), release="2.1.0", time_limit=60))
+    new = new_run.answers[0]
+    assert new.verdict == "not-explainable", sentence(new, new_run.lines)
+    failed = failed_at(new, new_run)
+    assert failed["category"] == "halt" and failed["line"] == 4        # its line in the YAML
 
 
 def test_broker_level_facts_need_no_partition_and_a_fact_may_leave_its_broker_out(tmp_path):

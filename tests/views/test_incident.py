@@ -18,6 +18,7 @@ import pytest
 from hwlib.explain import ExplainSpec, explain
 from hwlib.util.files import OutputError
 from hwlib.views import incident_page, write_incident_page
+from hwlib.views.explain_words import sentence
 
 from ..explain.test_explain import _situation, _write
 from ..helpers.browser import ARTIFACTS, offline_page
@@ -38,13 +39,13 @@ def follower_exit(tmp_path_factory):
 def test_the_page_puts_the_verdict_first_and_keeps_every_line_with_its_status(follower_exit):
     folder, paths, run, page = follower_exit
     (answer,) = run.answers
-    assert answer.verdict == "explained", answer.sentence
+    assert answer.verdict == "explained", sentence(answer, run.lines)
     text = page.read_text()
     body = text[text.index("<body"):]
     assert body.index("verdict ok") < body.index('class="facts"') < body.index('class="lines"') \
         < body.index('class="hwl-stepper"')
-    assert text.count('<li class="line ') == len(answer.lines)
-    for line in answer.lines:
+    assert text.count('<li class="line ') == len(run.lines)
+    for line in run.lines:
         assert f">{line.record.file}:{line.record.line}<" in text
     steps = [int(n) for n in re.findall(r'<li class="line st-matched" data-step="(\d+)"', text)]
     assert steps and all(1 <= n <= len(answer.steps) for n in steps)
@@ -79,7 +80,7 @@ def test_a_line_that_cannot_be_explained_is_red_with_what_it_needs_and_the_prefi
     paths = _write(tmp_path, config, steps, release)
     run = explain(ExplainSpec(tuple(paths), release="2.0.1", time_limit=60))
     (answer,) = run.answers
-    assert answer.verdict == "not-explainable", answer.sentence
+    assert answer.verdict == "not-explainable", sentence(answer, run.lines)
     page_path = write_incident_page(run, tmp_path / "refused.html")
     page = offline_page(browser, page_path.as_uri())
     failed = page.locator("li.line.st-failed")
