@@ -25,7 +25,7 @@ from .answer import Anomaly, Answer, Attempt, ExplainRun, Search
 from .candidates import attempts, bound_caps, candidate_rules, release_range, unmakeable
 from .conclude import Found, Partition
 from .formats import RCM, about
-from .project import observed_of, partition_lines, partitions_of, read_lines, target_of, to_explain
+from .project import observed_of, ordered, partition_lines, partitions_of, read_lines, target_of, to_explain
 from .recognise import Line
 from .search import ExplainSearch, Outcome, Target
 from .spec import ExplainError, ExplainSpec
@@ -59,9 +59,9 @@ def explain(spec: ExplainSpec, progress: Progress = None) -> ExplainRun:
         if progress is not None:
             progress(f"wrote {count} observations to {path}")
     named = partitions_of(lines)
-    if spec.partition is not None and not any(line.partition is not None for line in lines
-                                              if _is(line, spec.partition)) and named:
-        raise ExplainError(f"partition: no line names {spec.partition}; the logs name " + _listed(named))
+    if spec.partition is not None and lines and not any(_is(line, spec.partition) for line in lines):
+        raise ExplainError(f"partition: no line names {spec.partition}; the logs name "
+                           + (_listed(named) if named else "no partition"))
     partitions = [spec.partition] if spec.partition is not None else to_explain(lines)
     deadline = started + spec.time_limit
     alone = len(partitions) == 1 and len(named) <= 1
@@ -92,8 +92,10 @@ def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, alone
     if cut is not None:
         observed = [(o, refs) for o, refs in observed if before(lines[refs[0]], lines[cut])]
     span = release_range([lines[ref] for ref in own])
+    order = ordered(lines, observed)
+    observed = order.observed
     part = Partition(partition, lines, frozenset(own), tuple(observed),
-                     span if any(lines[ref].releases for ref in own) else None)
+                     span if any(lines[ref].releases for ref in own) else None, order.notes)
     if not observed:
         answer = conclude.nothing(part, partitions_of(lines))
         return answer if cut is None else conclude.outside(answer, part, cut)
@@ -104,7 +106,7 @@ def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, alone
     if spec.protocol is not None:
         plans.append((None, spec.protocol, spec.protocol))
     plans += [(rules.rows[0], None, rules.label) for rules in candidate_rules(spec, span, kraft_seen)]
-    target = target_of(lines, observed, spec.skew_ms)
+    target = target_of(order, spec.skew_ms)
     found, best, totals, complete = _search_rounds(spec, [Attempt(*a) for a in attempts(spec, plans, observed, replicas,
                                                                                           lines)],
                                                    target, replicas, partition, deadline, progress)

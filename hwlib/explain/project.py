@@ -11,8 +11,10 @@ order the chains.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import replace
+import itertools
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from .formats import about, normal_partition
@@ -157,13 +159,138 @@ def observed_of(lines: list[Line], refs: list[int]) -> list[tuple[Observation, t
     return out
 
 
-def target_of(lines: list[Line], observed: list[tuple[Observation, tuple[int, ...]]], skew_ms: float) -> Target:
-    files: list[str] = []
-    chain_of, stamps = [], []
-    for _, refs in observed:
-        record = lines[refs[0]].record
-        if record.file not in files:
-            files.append(record.file)
-        chain_of.append(files.index(record.file))
-        stamps.append(record.timestamp)
-    return Target.of([o for o, _ in observed], chain_of, stamps, skew_ms)
+#: the kinds of line that make a leader epoch (the controller's election, the leader's start), and
+#: those that name an epoch a broker can only have learnt after it was made
+MAKES_EPOCH = ("elected", "leader")
+NAMES_EPOCH = ("follower", "fenced", "unknown_epoch", "epoch_entry", "leader", "elected")
+
+
+@dataclass(frozen=True)
+class Ordered:
+    """The observations in the order the search takes them: each one's chain (a broker's lines
+    in one file), its timestamp, the skew allowed between two chains whose clocks disagree with
+    what their lines say, and what the reading did (said in the answer)."""
+
+    observed: list[tuple[Observation, tuple[int, ...]]]
+    chain_of: list[int]
+    stamps: list[float | None]
+    pair_skew: dict[tuple[int, int], float]
+    #: pairs (i, j): observation i comes after observation j, by what they say
+    after: list[tuple[int, int]]
+    notes: tuple[str, ...]
+
+
+def ordered(lines: Sequence[Line], observed: list[tuple[Observation, tuple[int, ...]]]) -> Ordered:
+    """The observations in chains - one per file, or per broker in a file holding several
+    brokers' lines - each chain in time order where its timestamps say another order than the
+    file's (an unsorted paste), and the skew two chains need where a line of one names a leader
+    epoch stamped before the line of the other that made it (a broker's clock behind: lines are
+    then ordered by what they say, not by their stamps)."""
+    notes: list[str] = []
+    writers: dict[str, set[str]] = {}
+    for seen, refs in observed:
+        if seen.broker is not None:
+            writers.setdefault(lines[refs[0]].record.file, set()).add(seen.broker)
+    keys: list[tuple[str, str | None]] = []
+    chain_keys = []
+    for seen, refs in observed:
+        file = lines[refs[0]].record.file
+        key = (file, seen.broker if len(writers.get(file, ())) > 1 else None)
+        if key not in keys:
+            keys.append(key)
+        chain_keys.append(keys.index(key))
+    stamps = [lines[refs[0]].record.timestamp for _, refs in observed]
+    order = list(range(len(observed)))
+    for chain in range(len(keys)):
+        members = [i for i in order if chain_keys[i] == chain]
+        known = [(stamp, i) for i in members if (stamp := stamps[i]) is not None]
+        back = next((i for (a, i), (b, _) in itertools.pairwise(known) if b < a), None)
+        if back is None:
+            continue
+        file, broker = keys[chain]
+        line = lines[observed[back][1][0]].record
+        notes.append(f"the timestamps of {file}{f' (broker {broker})' if broker else ''} go back after line "
+                     f"{line.line}: its lines are taken in time order, not in the order of the file")
+        sorted_members = sorted(members, key=lambda i: (stamps[i] is None, stamps[i] or 0.0, i))
+        slots = sorted(order.index(i) for i in members)
+        for slot, i in zip(slots, sorted_members, strict=True):
+            order[slot] = i
+    observed = [observed[i] for i in order]
+    chain_of = [chain_keys[i] for i in order]
+    stamps = [stamps[i] for i in order]
+    pair_skew, after, said = _clock_skew(observed, chain_of, stamps, keys)
+    return Ordered(observed, chain_of, stamps, pair_skew, after, tuple(notes + said))
+
+
+def _clock_skew(observed: list[tuple[Observation, tuple[int, ...]]], chain_of: list[int], stamps: list[float | None],
+                keys: list[tuple[str, str | None]]
+                ) -> tuple[dict[tuple[int, int], float], list[tuple[int, int]], list[str]]:
+    """The chains whose clocks disagree with what their lines say - a line stamped before a
+    line of another chain it must follow (``_follows``) - and how they are ordered instead: not
+    by time against the other chains (by how much the clock is off nothing says but a lower
+    bound), only by what the lines say (the pairs, kept as ``after``). The chain of the line
+    stamped too early is the one whose clock is off, unless the other chain's lines are early
+    against more chains. The skews, the pairs, what was done in words."""
+    pairs = [(i, j) for i, j in _follows(observed, stamps) if chain_of[i] != chain_of[j]]
+    broken = [(i, j) for i, j in pairs if stamps[i] < stamps[j]]                   # type: ignore[operator]
+    if not broken:
+        return {}, [], []
+    blamed: dict[int, set[int]] = {}
+    for i, j in broken:
+        blamed.setdefault(chain_of[i], set()).add(chain_of[j])
+    off: dict[int, float] = {}
+    for i, j in broken:
+        early, other = chain_of[i], chain_of[j]
+        chain = other if len(blamed.get(other, ())) > len(blamed[early]) else early
+        off[chain] = max(off.get(chain, 0.0), stamps[j] - stamps[i])               # type: ignore[operator]
+    skew = {pair: math.inf for chain in off for other in range(len(keys)) if other != chain
+            for pair in ((chain, other), (other, chain))}
+    said = [f"the clock of {_chain_name(keys[chain])} disagrees with what its lines say by at least {gap / 1000.0:,.1f}"
+            f" s (a line stamped before one it must follow): its lines are ordered against the other files' by what "
+            f"they say, not by their timestamps" for chain, gap in sorted(off.items())]
+    return skew, pairs, said
+
+
+def _follows(observed: list[tuple[Observation, tuple[int, ...]]], stamps: list[float | None]
+             ) -> list[tuple[int, int]]:
+    """Pairs (i, j): observation i can only come after observation j, by what they say - a
+    leader epoch is named only once it is made (``MAKES_EPOCH``: the first line making it); a
+    fetch fenced in epoch e comes after a later epoch was made; a follower's HW h comes after
+    the leader's HW reached h (the first line saying so)."""
+    made: dict[int, int] = {}
+    leader_hw: list[tuple[int, int]] = []
+    for i, (seen, _) in enumerate(observed):
+        if stamps[i] is None:
+            continue
+        epoch, hw = seen.value("epoch"), seen.value("hw")
+        if seen.kind in MAKES_EPOCH and isinstance(epoch, int):
+            if epoch not in made or stamps[i] < stamps[made[epoch]]:                # type: ignore[operator]
+                made[epoch] = i
+        if seen.kind == "leader_hw" and isinstance(hw, int):
+            leader_hw.append((hw, i))
+    out = []
+    for i, (seen, _) in enumerate(observed):
+        if stamps[i] is None:
+            continue
+        epoch, hw = seen.value("epoch"), seen.value("hw")
+        if seen.kind in NAMES_EPOCH and isinstance(epoch, int) and epoch in made:
+            out.append((i, made[epoch]))
+        if seen.kind == "fenced" and isinstance(epoch, int):
+            later = [e for e in made if e > epoch]
+            if later:
+                out.append((i, made[min(later)]))
+        if seen.kind == "hw" and isinstance(hw, int) and hw > 0:
+            reached = [j for value, j in leader_hw if value >= hw]
+            if reached:
+                out.append((i, min(reached, key=lambda j: stamps[j])))            # type: ignore[arg-type,return-value]
+    return out
+
+
+def _chain_name(key: tuple[str, str | None]) -> str:
+    file, broker = key
+    return f"{file} (broker {broker})" if broker else file
+
+
+def target_of(order: Ordered, skew_ms: float) -> Target:
+    return Target.of([o for o, _ in order.observed], order.chain_of, order.stamps, skew_ms, order.pair_skew,
+                     order.after)

@@ -24,7 +24,7 @@ from __future__ import annotations
 import gc
 import heapq
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..anomalies import AnomalyChecker
@@ -54,25 +54,34 @@ class Target:
 
     @classmethod
     def of(cls, observations: Sequence[Observation], chain_of: Sequence[int],
-           stamps: Sequence[float | None], skew_ms: float = 0.0) -> Target:
+           stamps: Sequence[float | None], skew_ms: float = 0.0,
+           pair_skew: Mapping[tuple[int, int], float] | None = None,
+           after: Sequence[tuple[int, int]] = ()) -> Target:
         """``observations`` in their chains' order (``chain_of``: each one's chain; within a
         chain in the order given); ``stamps`` their timestamps: an observation stamped more
-        than ``skew_ms`` before another of another chain must be matched first."""
+        than ``skew_ms`` (or, between two chains whose clocks disagree with what their lines
+        say, ``pair_skew[(its chain, the other's)]``: infinite for no order by time at all)
+        before another of another chain must be matched first; ``after``: pairs (i, j) where
+        observation i can only be matched once observation j is, by what they say."""
         count = max(chain_of, default=-1) + 1
         chains: list[list[int]] = [[] for _ in range(count)]
         for i, c in enumerate(chain_of):
             chains[c].append(i)
-        order = []
+        order: list[list[int]] = []
         for i, stamp in enumerate(stamps):
             need: list[int] = []
             for c, members in enumerate(chains):
                 if c == chain_of[i] or stamp is None:
                     need.append(0)
                     continue
-                before = stamp - skew_ms
+                before = stamp - max(skew_ms, (pair_skew or {}).get((chain_of[i], c), 0.0))
                 need.append(sum(1 for j in members if (other := stamps[j]) is not None and other < before))
-            order.append(tuple(need))
-        return cls(tuple(observations), tuple(tuple(m) for m in chains), tuple(order))
+            order.append(need)
+        for i, j in after:
+            chain = chain_of[j]
+            if chain != chain_of[i]:
+                order[i][chain] = max(order[i][chain], chains[chain].index(j) + 1)
+        return cls(tuple(observations), tuple(tuple(m) for m in chains), tuple(tuple(need) for need in order))
 
     def next_ones(self, cursors: tuple[int, ...]) -> list[tuple[int, int]]:
         """The observations that may be matched next: (chain, observation index)."""

@@ -15,7 +15,8 @@ from ..errors import ConfigError, HwlibError
 
 #: the settings a log seldom shows and the search tries (``--config``), each with what it takes
 SETTINGS = {"acks": ("0", "1", "all"), "min_insync_replicas": None, "unclean_leader_election": (True, False)}
-PARTITION = re.compile(r"^[A-Za-z0-9._\-]{1,249}-\d{1,9}$")
+#: a partition as the logs write it: ``topic-N``, ``[topic,N]``, or redacted (``X-N``, ``[XXXXXXX,1]``)
+PARTITION = re.compile(r"^[^\s\x00-\x1f]{1,300}$")
 
 
 class ExplainError(HwlibError, ValueError):
@@ -58,7 +59,8 @@ class ExplainSpec:
         if not self.logs and not self.observations:
             raise ExplainError("LOG: give at least one log file (or --observations FILE.yaml)")
         if self.partition is not None and not PARTITION.match(self.partition):
-            raise ExplainError(f"partition: {self.partition!r} is not TOPIC-N (e.g. orders-0)")
+            raise ExplainError(f"partition: {self.partition!r}: give the partition as the logs write it, without "
+                               "spaces (e.g. orders-0 or [orders,0])")
         if self.release is not None and self.protocol is not None:
             raise ExplainError("release: give --release or --protocol, not both")
         if self.release is not None:

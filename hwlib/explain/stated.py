@@ -157,8 +157,8 @@ def _broker(value: object, where: str) -> str:
 
 def _partition(value: object, where: str, label: str) -> str:
     if not isinstance(value, str) or not PARTITION.match(value):
-        raise ExplainError(f"observations: {label}: {where.split(': ')[-1]}: {value!r} is not TOPIC-N "
-                           "(e.g. orders-0)")
+        raise ExplainError(f"observations: {label}: {where.split(': ')[-1]}: {value!r} is not a partition as the "
+                           "logs write it (text without spaces, e.g. orders-0)")
     return value
 
 

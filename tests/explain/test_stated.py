@@ -94,7 +94,7 @@ def test_broker_level_facts_need_no_partition_and_a_fact_may_leave_its_broker_ou
     ("observations: [3]\n", "observations[0]: a fact is a mapping"),
     ("observations: [{kind: leader_elected}]\n", "observations[0].kind: 'leader_elected'; allowed: truncate"),
     ("observations: [{kind: hw, hw: 5}]\n", "observations[0].partition: say which partition"),
-    ("partition: orders\nobservations: []\n", "'orders' is not TOPIC-N"),
+    ("partition: orders 0\nobservations: []\n", "'orders 0' is not a partition"),
     ("partition: t-0\nobservations: [{kind: hw, hw: x}]\n", "observations[0].hw: an offset, an integer >= -1"),
     ("partition: t-0\nobservations: [{kind: hw, hw: -2}]\n", "observations[0].hw: an offset"),
     ("partition: t-0\nobservations: [{kind: hw, epoch: 2}]\n", "observations[0].epoch: not a value of hw"),
