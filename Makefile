@@ -32,13 +32,13 @@ report: setup
 # The fast subset (CI's): every check but those marked slow - the longest searches, installs into
 # fresh venvs, live clusters - which pytest counts as "deselected"; make test-all runs them too.
 test: setup
-	$(VENV)/bin/ruff check hwlib tests benchmarks setup.py
+	$(VENV)/bin/ruff check hwlib tests benchmarks tools setup.py
 	$(VENV)/bin/mypy hwlib
 	@echo "make test: the fast subset; the tests marked slow are deselected (make test-all runs every test)"
 	$(PY) -m pytest -q -m "not slow" --durations=20
 
 test-all: setup
-	$(VENV)/bin/ruff check hwlib tests benchmarks setup.py
+	$(VENV)/bin/ruff check hwlib tests benchmarks tools setup.py
 	$(VENV)/bin/mypy hwlib
 	$(PY) -m pytest -q
 
@@ -49,7 +49,7 @@ bench: setup
 	$(PY) benchmarks/check.py
 
 lint: setup
-	$(VENV)/bin/ruff check hwlib tests benchmarks setup.py
+	$(VENV)/bin/ruff check hwlib tests benchmarks tools setup.py
 	$(VENV)/bin/mypy hwlib
 
 clean:

@@ -108,6 +108,8 @@ KAFKA = re.compile(r"\[" + _TS + r"\]\s++(?:\[[^\]]{0,200}\]\s++)?" + _LEVEL + r
 KAFKA_INSIDE = re.compile(r"\[" + _TS + r"\]\s++" + _LEVEL + r"\s")
 #: ISO-8601 first, an optional [thread], the level
 ISO = re.compile(_TS + r"\s++(?:\[[^\]]{0,200}\]\s++){0,2}" + _LEVEL + r"\s*+(?::\s*+)?(?P<msg>.*)")
+#: a bracketed timestamp and the message, no level (a copy from a log viewer)
+STAMPED = re.compile(r"\[" + _TS + r"\]\s++(?P<msg>.*)")
 #: the level first, no timestamp
 LEVEL_FIRST = re.compile(_LEVEL + r"\s++(?P<msg>.*)")
 #: a trailing ``(logger)`` as log4j's %c writes it
@@ -205,13 +207,13 @@ def parse_line(text: str, source: str | None = None, timestamp: float | None = N
     if match is not None:                             # [t1]~[t2] LEVEL ...: as a line at t1, repeated until t2
         until = parse_time(match["until"])
         text = f"[{match['first']}] {match['rest']}"
-    for layout in (KAFKA, ISO, LEVEL_FIRST):
+    for layout in (KAFKA, ISO, STAMPED, LEVEL_FIRST):
         match = layout.fullmatch(text)
         if match is None:
             continue
         message, logger = split_logger(match["msg"])
         stamp = parse_time(match["ts"]) if "ts" in layout.groupindex else None
-        level = match["level"]
+        level = match["level"] if "level" in layout.groupindex else None
         return Parsed(message.strip(), stamp if stamp is not None else timestamp,
                       "WARN" if level == "WARNING" else level, logger, source, until)
     if timestamp is not None:
@@ -290,21 +292,34 @@ MESSAGE_KEYS = ("message", "msg", "log", "_raw", "line", "textPayload", "body", 
 TIME_KEYS = ("@timestamp", "timestamp", "time", "ts", "_time", "date", "Timestamp", "datetime")
 LEVEL_KEYS = ("level", "log.level", "severity", "levelname", "loglevel", "Level")
 LOGGER_KEYS = ("logger", "logger_name", "loggerName", "log.logger", "category", "class")
+MESSAGE_KEYS_LOWER = {key.lower() for key in MESSAGE_KEYS}
 SOURCE_KEYS = ("host", "hostname", "container", "container_name", "pod", "pod_name", "kubernetes.pod_name",
                "source", "instance", "broker")
 
 
 def _field(obj: dict, keys: tuple[str, ...]) -> object:
+    """The first of ``keys`` ``obj`` holds a value under (in any case; ``a.b`` inside ``a``)."""
+    lowered = {str(k).lower(): v for k, v in obj.items()}
     for key in keys:
-        if key in obj and obj[key] not in (None, ""):
-            return obj[key]
-        head, _, tail = key.partition(".")
-        if tail and isinstance(obj.get(head), dict) and obj[head].get(tail) not in (None, ""):
-            return obj[head][tail]
+        value = lowered.get(key.lower())
+        if value not in (None, ""):
+            return value
+        head, _, tail = key.lower().partition(".")
+        inner = lowered.get(head)
+        if tail and isinstance(inner, dict):
+            found = {str(k).lower(): v for k, v in inner.items()}.get(tail)
+            if found not in (None, ""):
+                return found
     return None
 
 
 def _from_fields(obj: dict) -> Parsed | None:
+    if isinstance(obj.get("_source"), dict):                # an Elasticsearch / Kibana hit
+        obj = {**obj["_source"], **{k: v for k, v in obj.items() if k != "_source"}}
+    return _from_export(obj)
+
+
+def _from_export(obj: dict) -> Parsed | None:
     """An exported event (a JSON object or a CSV row) as a ``Parsed``: its message field,
     itself parsed as a line when it carries Kafka's layout, and the fields around it."""
     message = _field(obj, MESSAGE_KEYS)
@@ -327,26 +342,47 @@ def _from_fields(obj: dict) -> Parsed | None:
     return inner
 
 
-def _sniff(first: str) -> str:
-    """A file's kind from its first non-empty line: json-lines, json-array, csv or lines."""
-    stripped = first.lstrip("\ufeff").strip()
+#: column names an export may give its message under (beside ``MESSAGE_KEYS``), in any case
+MESSAGE_COLUMNS = ("log line", "logline", "log message", "event", "text", "raw", "raw message", "content",
+                   "message text", "line")
+#: non-empty lines a file's kind is told from
+SNIFFED = 5
+
+
+def _sniff(head: list[str]) -> tuple[str, str | None]:
+    """A file's kind from its first non-empty lines - json-lines, json-array, csv or lines - and,
+    for CSV, the column holding the message: one named so (``MESSAGE_KEYS``, ``MESSAGE_COLUMNS``),
+    else the one whose first value reads as a log line or is the longest."""
+    stripped = head[0].lstrip("\ufeff").strip()
     if stripped.startswith("{"):
-        return "json-lines"
+        return "json-lines", None
     if stripped.startswith("["):
         try:                                            # "[2024-...] INFO" is a Kafka line, not JSON
-            if KAFKA.match(stripped) or ISO.match(stripped.lstrip("[")):
-                return "lines"
+            if KAFKA.match(stripped) or ISO.match(stripped.lstrip("[")) or STAMPED.match(stripped):
+                return "lines", None
         except re.error:
             pass
-        return "json-array" if stripped in ("[", "[{") or stripped.startswith(("[{", "[ {")) else "lines"
+        return ("json-array" if stripped in ("[", "[{") or stripped.startswith(("[{", "[ {")) else "lines"), None
+    if parse_line(stripped) is not None:
+        return "lines", None
     try:
-        header = next(csv.reader([stripped]))
-    except (csv.Error, StopIteration):
-        return "lines"
-    names = {h.strip().lower() for h in header}
-    if len(header) >= 2 and names & {k.lower() for k in MESSAGE_KEYS}:
-        return "csv"
-    return "lines"
+        rows = list(csv.reader(io.StringIO("\n".join(line.lstrip("\ufeff") for line in head))))
+    except csv.Error:
+        return "lines", None
+    header = [h.strip() for h in rows[0]] if rows else []
+    if len(header) < 2 or any(len(h) > 60 or not h for h in header):
+        return "lines", None
+    names = {h.lower(): h for h in header}
+    for key in (*MESSAGE_KEYS, *MESSAGE_COLUMNS):
+        if key.lower() in names:
+            return "csv", names[key.lower()]
+    data = [row for row in rows[1:] if len(row) == len(header)]
+    if not data:
+        return "lines", None
+    first = data[0]
+    laid = [i for i, value in enumerate(first) if parse_line(value.strip()) is not None]
+    column = laid[0] if laid else max(range(len(first)), key=lambda i: len(first[i]))
+    return "csv", header[column]
 
 
 def check_input(path: str | Path) -> Path:
@@ -379,17 +415,18 @@ def read_records(path: str | Path, name: str | None = None,
     label = name or str(path)
     with path.open("rb") as stream:
         lines = raw_lines(stream, progress)
-        first: tuple[int, str, str | None] | None = None
+        peeked: list[tuple[int, str, str | None]] = []
         for item in lines:
-            if item[1].strip():
-                first = item
+            if item[1].strip() or peeked:
+                peeked.append(item)
+            if sum(1 for _, text, _ in peeked if text.strip()) >= SNIFFED:
                 break
-        if first is None:
+        if not peeked:
             return
-        kind = _sniff(first[1])
-        rest = _chain([first], lines)
+        kind, column = _sniff([text for _, text, _ in peeked if text.strip()])
+        rest = _chain(peeked, lines)
         if kind == "csv":
-            yield from _csv_records(label, rest)
+            yield from _csv_records(label, rest, column)
         elif kind in ("json-lines", "json-array"):
             yield from _json_records(label, rest)
         else:
@@ -487,8 +524,9 @@ def _json_records(label: str, lines: Iterator[tuple[int, str, str | None]]) -> I
                      parsed.source, problem)
 
 
-def _csv_records(label: str, lines: Iterator[tuple[int, str, str | None]]) -> Iterator[Record]:
-    """CSV with a header naming the message column (quoted fields may span lines)."""
+def _csv_records(label: str, lines: Iterator[tuple[int, str, str | None]], column: str | None = None
+                 ) -> Iterator[Record]:
+    """CSV with a header; ``column`` holds the message (quoted fields may span lines)."""
     numbers: list[int] = []
 
     def texts() -> Iterator[str]:
@@ -514,7 +552,11 @@ def _csv_records(label: str, lines: Iterator[tuple[int, str, str | None]]) -> It
         first, last = (numbers[start - 1] if start - 1 < len(numbers) else start), (numbers[-1] if numbers else start)
         if not row:
             continue
-        parsed = _from_fields(dict(zip(header, row, strict=False)))
+        fields = dict(zip(header, row, strict=False))
+        if column is not None and column in fields:
+            others = {k: v for k, v in fields.items() if k.lower() not in MESSAGE_KEYS_LOWER}
+            fields = {**others, "message": fields[column]}
+        parsed = _from_fields(fields)
         text = ",".join(row)
         if parsed is None:
             yield Record(label, first, last, text, text, problem="CSV row without a message")

@@ -1,4 +1,4 @@
-"""Lines ordered by what they say where the clocks disagree: a broker's clock minutes behind, brokers' lines pasted unsorted."""
+"""Lines ordered by what they say where the clocks disagree: a clock minutes behind, brokers pasted unsorted."""
 
 from __future__ import annotations
 
