@@ -50,6 +50,10 @@ Loggers and idents (best effort, from the source alone):
     per distinct caller logger).
   * ``throw``: level THROW, logger the exception's simple class name, no ident (Scala's
     ``sys.error(msg)`` is a ``RuntimeException``).
+The last two columns, ``disposition`` and ``note``, are hwlib's reading of each row, kept by hand
+(``hwlib/explain/inventory.py`` says what they may be): a run carries them over from the CSV it
+replaces, matched by level, logger, class and template, and says how many new rows still need one.
+
 Not followed: ``swallow*`` helpers, ``throw Errors.X.exception(..)``, messages built in other
 files' helpers, subclasses outside the scanned files (e.g. the old consumer's fetcher thread).
 """
@@ -113,7 +117,9 @@ STATE_CHANGE_MARK = re.compile(r"state\.change\.logger|StateChangeLogger")
 LEVELS = {"trace": "TRACE", "debug": "DEBUG", "info": "INFO", "warn": "WARN", "error": "ERROR",
           "fatal": "FATAL"}
 CSV_COLUMNS = ("level", "logger", "class", "function", "template", "ident", "first", "last",
-               "file", "kind")
+               "file", "kind", "disposition", "note")
+#: the columns a person keeps (hwlib's reading of each row): carried over when the CSV is made again
+KEPT_COLUMNS = ("disposition", "note")
 STATE_CHANGE_LOGGER = "state.change.logger"
 #: parents that give a Scala class Kafka's ``Logging`` methods
 LOGGING_BASES = frozenset({"Logging", "KafkaMetricsGroup"})
@@ -2293,6 +2299,28 @@ def build_rows(seen: dict[Key, Seen], labels: list[str]) -> list[dict[str, str]]
     return [row for _, row in rows]
 
 
+def kept(row: dict[str, str]) -> tuple[str, str, str, str]:
+    """What a kept column belongs to: the call's level, logger, class and template (whatever its
+    releases; one call printed by two loggers - a fetcher's, an alter-log-dirs thread's - is two)."""
+    return row["level"], row["logger"], row["class"], row["template"]
+
+
+def carry_over(path: Path, rows: list[dict[str, str]]) -> int:
+    """Each new row's disposition and note from the CSV already at ``path`` (the same level,
+    logger, class and template); the count of rows left without one."""
+    old: dict[tuple[str, str, str, str], dict[str, str]] = {}
+    if path.is_file():
+        with path.open(encoding="utf-8", newline="") as stream:
+            for row in csv.DictReader(stream):
+                if row.get("disposition"):
+                    old.setdefault(kept(row), {name: row.get(name) or "" for name in KEPT_COLUMNS})
+    missing = 0
+    for row in rows:
+        row.update(old.get(kept(row), {name: "" for name in KEPT_COLUMNS}))
+        missing += not row["disposition"]
+    return missing
+
+
 def write_csv(path: Path, rows: list[dict[str, str]]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8", newline="") as out:
@@ -2368,7 +2396,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     git.close()
     rows = build_rows(seen, [r.label for r in releases])
     out = Path(args.out)
+    missing = carry_over(out, rows)
     write_csv(out, rows)
+    if missing:
+        print(f"{missing} rows have no disposition yet: give each one (a format:<id> of hwlib/explain/formats.py, "
+              "informational, outside-model or ignored, with a note) - tests/explain/test_inventory.py checks them",
+              file=sys.stderr)
     write_files_list(out.with_name(out.stem + ".files.txt"), scanned, skipped if not args.releases else [],
                      fingerprints, options_text(args))
     report(rows, releases, skipped, problems, time.monotonic() - started)

@@ -28,6 +28,7 @@ import re
 from dataclasses import dataclass
 
 from ..engine.releases import RELEASES
+from .inventory import DISPOSITIONS, calls
 from .template import Found, Template
 
 Version = tuple[int, ...]
@@ -35,7 +36,7 @@ Version = tuple[int, ...]
 #: fields that name a broker
 BROKER_FIELDS = ("writer", "leader", "fetcher")
 #: fields that hold a set of brokers, and how a line separates them
-BROKER_SETS = {"old": ",", "new": ",", "isr": ",", "isr_list": ", "}
+BROKER_SETS = {"old": ",", "new": ",", "isr": ",", "isr_list": ", ", "isr_states": ","}
 #: fields that name the partition
 PARTITION_FIELDS = ("tp", "tpb", "log", "topic")
 #: a text with fewer literal characters than this is read only with its ident
@@ -66,6 +67,10 @@ class Format:
     #: what Kafka did that hwlib's model does not have, when the line says it did ("": nothing;
     #: ``recognise.outside_reason`` decides per line where the fields say whether it did)
     outside: str = ""
+    #: a format read from the inventory (``inventory``): its values are any text, found by its words
+    generic: bool = False
+    #: why a line of it says nothing the model uses (an informational format read from the inventory)
+    note: str = ""
 
     @property
     def template(self) -> str:
@@ -74,17 +79,28 @@ class Format:
 
     @functools.cached_property
     def body(self) -> Template:
-        return Template(self.text)
+        return Template(self.text, self.generic)
 
     @functools.cached_property
     def prefix(self) -> Template | None:
-        return Template(self.ident) if self.ident else None
+        return Template(self.ident, self.generic) if self.ident else None
 
     @functools.cached_property
     def _ident_at_end(self) -> re.Pattern[str] | None:
         if self.prefix is None:
             return None
         return re.compile(self.prefix._regex(len(self.prefix.pieces)) + r"\s*\Z")
+
+    @property
+    def mode(self) -> str | None:
+        """The cluster mode only whose brokers write it: ``zookeeper`` (the ZooKeeper controller's,
+        ``KafkaServer``'s), ``kraft`` (the KRaft controller's, ``BrokerServer``'s and
+        ``KafkaRaftServer``'s), None for both."""
+        if self.logger in KRAFT_ONLY:
+            return "kraft"
+        if self.logger in ZOOKEEPER_ONLY or self.ident == CONTROLLER_SC:
+            return "zookeeper"
+        return None
 
     @property
     def needs_ident(self) -> bool:
@@ -221,6 +237,11 @@ def offset_metadata(offset: int, release: Version) -> str:
     return f"(offset={offset} segment=[0:0])"
 
 
+#: loggers only a KRaft cluster's processes write with, and only a ZooKeeper-mode cluster's
+KRAFT_ONLY = ("kafka.server.BrokerServer", "kafka.server.KafkaRaftServer",
+              "org.apache.kafka.controller.ReplicationControlManager")
+ZOOKEEPER_ONLY = ("kafka.server.KafkaServer", "kafka.controller.KafkaController")
+
 # ------------------------------------------------------------------------------ idents
 #: the fetcher thread's prefix: 0.9.0.0 - 0.10.2.2, 0.11.0.x, from 1.0.0
 FETCHER_OLD = "[ReplicaFetcherThread-{fetcher}-{leader}], "
@@ -229,13 +250,16 @@ FETCHER = "[ReplicaFetcher replicaId={writer}, leaderId={leader}, fetcherId={fet
 RFT = "kafka.server.ReplicaFetcherThread"
 LOG_IDENT = "[Log partition={tp}, dir={dir}] "
 UNIFIED_IDENT = "[UnifiedLog partition={tp}, dir={dir}] "
+UNIFIED_JAVA = "org.apache.kafka.storage.internals.log.UnifiedLog"
 PARTITION_OLD = "Partition {tpb} on broker {writer}: "
 PARTITION = "[Partition {tp} broker={writer}] "
 BROKER_SC = "[Broker id={writer}] "
 CONTROLLER_SC = "[Controller id={controller} epoch={controller_epoch}] "
+KRAFT_OLD = "[Controller {controller}] "
+KRAFT_IDENT = "[QuorumController id={controller}] "
 #: every ident a table row's template may start with (``_f`` splits it off), longest first
 IDENTS = sorted((FETCHER_OLD, FETCHER_011, FETCHER, LOG_IDENT, UNIFIED_IDENT, PARTITION_OLD, PARTITION, BROKER_SC,
-                 CONTROLLER_SC, "[Kafka Server {writer}], ", "[KafkaServer id={writer}] ",
+                 CONTROLLER_SC, KRAFT_OLD, KRAFT_IDENT, "[Kafka Server {writer}], ", "[KafkaServer id={writer}] ",
                  "[BrokerServer id={writer}] ", "[KafkaRaftServer nodeId={writer}] ", "[LeaderEpochCache {tp}] ",
                  "{ctl}"), key=len, reverse=True)
 
@@ -276,17 +300,23 @@ FOLLOWER: list[Format] = [
        "Truncating log {log} to offset {offset}.", "0.11.0.0 Log.truncateTo"),
     _f("log_truncating", "truncate", "1.0.2", "3.0.2", "INFO", "kafka.log.Log",
        LOG_IDENT + "Truncating to offset {offset}", "1.0.2 Log.truncateTo"),
-    _f("log_truncating", "truncate", "3.1.0", "3.9.1", "INFO", "kafka.log.UnifiedLog",
+    _f("log_truncating", "truncate", "3.1.0", "4.0.0", "INFO", "kafka.log.UnifiedLog",
        UNIFIED_IDENT + "Truncating to offset {offset}", "3.1.0 UnifiedLog.truncateTo"),
+    # 4.1: UnifiedLog is Java, in the storage module (apache/kafka#19030): the same text, another logger
+    _f("log_truncating", "truncate", "4.1.0", "9.9.9", "INFO", UNIFIED_JAVA,
+       UNIFIED_IDENT + "Truncating to offset {offset}", "4.1.0 UnifiedLog.truncateTo (storage, Java)"),
     _f("log_truncate_noop", "truncate_noop", "0.9.0.0", "1.0.1", "INFO", "kafka.log.Log",
        "Truncating {log} to {offset} has no effect as the largest offset in the log is {largest}.",
        "0.9.0.0 Log.truncateTo"),
     _f("log_truncate_noop", "truncate_noop", "1.0.2", "3.0.2", "INFO", "kafka.log.Log",
        LOG_IDENT + "Truncating to {offset} has no effect as the largest offset in the log is {largest}",
        "1.0.2 Log.truncateTo"),
-    _f("log_truncate_noop", "truncate_noop", "3.1.0", "3.9.1", "INFO", "kafka.log.UnifiedLog",
+    _f("log_truncate_noop", "truncate_noop", "3.1.0", "4.0.0", "INFO", "kafka.log.UnifiedLog",
        UNIFIED_IDENT + "Truncating to {offset} has no effect as the largest offset in the log is {largest}",
        "3.1.0 UnifiedLog.truncateTo"),
+    _f("log_truncate_noop", "truncate_noop", "4.1.0", "9.9.9", "INFO", UNIFIED_JAVA,
+       UNIFIED_IDENT + "Truncating to {offset} has no effect as the largest offset in the log is {largest}",
+       "4.1.0 UnifiedLog.truncateTo (storage, Java)"),
     # the fatal "truncation not allowed" (ReplicaFetcherThread.handleOffsetOutOfRange), gone in 2.0.1 (KAFKA-7414)
     *_fetcher_rows("oor_fatal_exit", "halt", "0.9.0.0", "0.10.0.0", "FATAL",
                    "Halting because log truncation is not allowed for topic {topic}, Current leader {leader}'s "
@@ -507,25 +537,34 @@ LEADER: list[Format] = [
        "[Controller id={controller} epoch={controller_epoch}] Changed partition {tp} from {state} to {to_state} with "
        "state LeaderAndIsr(leader={leader}, leaderEpoch={epoch}, isr=List({isr_list}), leaderRecoveryState={rest2}, "
        "partitionEpoch={partition_epoch})", "3.3.0 PartitionStateMachine.doHandleStateChanges"),
-    # the broker process (KafkaServer / BrokerServer / KafkaRaftServer)
+    # 3.5 (KIP-903): the ISR with each member's broker epoch, BrokerState as AlterPartitionRequestData's
+    # generated toString prints it (LeaderAndIsr.toString; the ZooKeeper controller is gone in 4.0)
+    _f("psm_changed_with_leader", "elected", "3.5.0", "3.9.1", "INFO", SCL,
+       "[Controller id={controller} epoch={controller_epoch}] Changed partition {tp} from {state} to {to_state} with "
+       "state LeaderAndIsr(leader={leader}, leaderEpoch={epoch}, isrWithBrokerEpoch=List({isr_states}), "
+       "leaderRecoveryState={rest2}, partitionEpoch={partition_epoch})",
+       "3.5.0 PartitionStateMachine.doHandleStateChanges; LeaderAndIsr.toString"),
+    # the broker process (KafkaServer - the ZooKeeper mode's, gone in 4.0 -, BrokerServer, KafkaRaftServer)
     _f("server_started", "started", "0.9.0.0", "0.11.0.3", "INFO", "kafka.server.KafkaServer",
        "[Kafka Server {writer}], started", "0.9.0.0 KafkaServer.startup"),
-    _f("server_started", "started", "1.0.0", "9.9.9", "INFO", "kafka.server.KafkaServer",
+    _f("server_started", "started", "1.0.0", "3.9.1", "INFO", "kafka.server.KafkaServer",
        "[KafkaServer id={writer}] started", "1.0.0 KafkaServer.startup"),
+    _f("server_started", "started", "2.8.0", "3.2.3", "INFO", "kafka.server.KafkaRaftServer",
+       "Kafka Server started", "2.8.0 KafkaRaftServer.startup (no log ident before 3.3.0)"),
     _f("server_started", "started", "3.3.0", "9.9.9", "INFO", "kafka.server.KafkaRaftServer",
        "[KafkaRaftServer nodeId={writer}] Kafka Server started", "3.3.0 KafkaRaftServer.startup"),
     _f("server_shut_down", "stopped", "0.9.0.0", "0.11.0.3", "INFO", "kafka.server.KafkaServer",
        "[Kafka Server {writer}], shut down completed", "0.9.0.0 KafkaServer.shutdown"),
-    _f("server_shut_down", "stopped", "1.0.0", "9.9.9", "INFO", "kafka.server.KafkaServer",
+    _f("server_shut_down", "stopped", "1.0.0", "3.9.1", "INFO", "kafka.server.KafkaServer",
        "[KafkaServer id={writer}] shut down completed", "1.0.0 KafkaServer.shutdown"),
     _f("server_shut_down", "stopped", "2.8.0", "9.9.9", "INFO", "kafka.server.BrokerServer",
        "[BrokerServer id={writer}] shut down completed", "2.8.0 BrokerServer.shutdown"),
     # recognised, but nothing the model has: said as informational
-    _f("server_starting", None, "0.9.0.0", "9.9.9", "INFO", "kafka.server.KafkaServer", "starting",
+    _f("server_starting", None, "0.9.0.0", "3.9.1", "INFO", "kafka.server.KafkaServer", "starting",
        "0.9.0.0 KafkaServer.startup (before its log ident is set)"),
     _f("server_shutting_down", None, "0.9.0.0", "0.11.0.3", "INFO", "kafka.server.KafkaServer",
        "[Kafka Server {writer}], shutting down", "0.9.0.0 KafkaServer.shutdown"),
-    _f("server_shutting_down", None, "1.0.0", "9.9.9", "INFO", "kafka.server.KafkaServer",
+    _f("server_shutting_down", None, "1.0.0", "3.9.1", "INFO", "kafka.server.KafkaServer",
        "[KafkaServer id={writer}] shutting down", "1.0.0 KafkaServer.shutdown"),
 ]
 
@@ -542,7 +581,6 @@ START_OFFSET = ("a follower's fetch offset reset to the leader's log start offse
                 "between the out-of-range fetch and the offset lookup and Kafka kept the follower's log as it was; "
                 "hwlib's logs start at offset 0 and keep every record, and its follower answers an out-of-range "
                 "fetch in one step")
-CONTROLLER = "kafka.controller.KafkaController"
 OUTSIDE: list[Format] = [
     *_fetcher_rows("oor_reset_to_leader_start", None, "0.9.0.0", "0.10.0.1", "WARN",
                    "Replica {writer} for partition {tpb} reset its fetch offset from {offset} to current leader "
@@ -563,19 +601,6 @@ OUTSIDE: list[Format] = [
     _f("oor_keep_local_end", None, "3.6.0", "9.9.9", "INFO", RFT,
        FETCHER + "Reset fetch offset for partition {tp} from {offset} to the current local replica's end offset "
        "{start}", "3.6.0 AbstractFetcherThread.fetchOffsetAndTruncate", outside=START_OFFSET),
-    # the ZooKeeper controller's reassignment (gone with the ZooKeeper controller in 4.0)
-    _f("controller_reassigning", None, "0.9.0.0", "1.0.2", "INFO", CONTROLLER,
-       "{ctl}Handling reassignment of partition {tpb} to new replicas {ids}",
-       "0.9.0.0 PartitionsReassignedListener.handleDataChange; 1.0.0 KafkaController", outside=REASSIGNED),
-    _f("controller_reassigning", None, "1.1.0", "2.3.1", "INFO", CONTROLLER,
-       "{ctl}Handling reassignment of partition {tp} to new replicas {ids}",
-       "1.1.0 KafkaController.PartitionReassignment.process (gone in 2.4.0, KIP-455)", outside=REASSIGNED),
-    _f("controller_reassigned_leader", None, "0.9.0.0", "1.0.2", "INFO", CONTROLLER,
-       "{ctl}Leader {leader} for partition {tpb} being reassigned, {rest}",
-       "0.9.0.0 KafkaController.moveReassignedPartitionLeaderIfRequired", outside=REASSIGNED),
-    _f("controller_reassigned_leader", None, "1.1.0", "3.9.1", "INFO", CONTROLLER,
-       "{ctl}Leader {leader} for partition {tp} being reassigned, {rest}",
-       "1.1.0 KafkaController.moveReassignedPartitionLeaderIfRequired", outside=REASSIGNED),
 ]
 
 # --------------------------------------------------------------------- the KRaft controller
@@ -587,15 +612,17 @@ OUTSIDE: list[Format] = [
 # "[QuorumController id=N] ".
 RCM = "org.apache.kafka.controller.ReplicationControlManager"
 KRAFT: list[Format] = [
-    _f("kraft_unclean_change", "elected", "3.0.0", "9.9.9", "INFO", RCM,
-       "{ctl}UNCLEAN partition change for {tp} with topic ID {topic_id}: {diff}",
-       "3.0.0 PartitionRegistration.maybeLogPartitionChange", written=False),
-    _f("kraft_change", "elected", "3.0.0", "9.9.9", "DEBUG", RCM,
-       "{ctl}partition change for {tp} with topic ID {topic_id}: {diff}",
-       "3.0.0 PartitionRegistration.maybeLogPartitionChange", written=False),
-    _f("kraft_assignment_change", None, "3.0.0", "9.9.9", "INFO", RCM,
-       "{ctl}Replayed partition assignment change PartitionChangeRecord(partitionId={pid}, {rest}) for topic {topic}",
-       "3.0.0 ReplicationControlManager.replay(PartitionChangeRecord)", outside=REASSIGNED),
+    *(_f(id, kind, first, last, level, RCM, ident + text, read_at, written=False, outside=outside)
+      for first, last, ident in (("3.0.0", "3.4.1", KRAFT_OLD), ("3.5.0", "9.9.9", KRAFT_IDENT))
+      for id, kind, level, text, read_at, outside in (
+          ("kraft_unclean_change", "elected", "INFO",
+           "UNCLEAN partition change for {tp} with topic ID {topic_id}: {diff}",
+           "3.0.0 PartitionRegistration.maybeLogPartitionChange", ""),
+          ("kraft_change", "elected", "DEBUG", "partition change for {tp} with topic ID {topic_id}: {diff}",
+           "3.0.0 PartitionRegistration.maybeLogPartitionChange", ""),
+          ("kraft_assignment_change", None, "INFO", "Replayed partition assignment change PartitionChangeRecord("
+           "partitionId={pid}, {rest}) for topic {topic}",
+           "3.0.0 ReplicationControlManager.replay(PartitionChangeRecord)", REASSIGNED))),
 ]
 
 #: a KRaft partition change's fields (PartitionRegistration.diff): "name: before -> after"
@@ -621,9 +648,42 @@ def change_fields(diff: str) -> tuple[dict[str, str], list[str]]:
 
 
 #: every format, in the order they are tried
-FORMATS: list[Format] = FOLLOWER + LEADER + KRAFT + OUTSIDE
+# ------------------------------------------------------------------ the rest of Kafka's calls
+#: an inventoried message needs this many literal characters, in a piece of at least
+#: ``GENERIC_PIECE``, to be recognised by its words alone (``{msg}`` or "Error: {e}" say nothing)
+GENERIC_LITERAL = 16
+GENERIC_PIECE = 10
+
+
+def inventoried() -> list[Format]:
+    """A format for every call of the inventory that hwlib does not read with a format of its
+    own - informational, outside the model or ignored (``inventory``) - each at the level log4j
+    prints it, found by its words (``generic``); those with too little literal text to tell
+    them from other lines are left out."""
+    out = []
+    for call in calls():
+        if call.disposition not in DISPOSITIONS:
+            continue
+        body = Template(call.template, generic=True)
+        if body.literal < GENERIC_LITERAL or len(body.anchor) < GENERIC_PIECE:
+            continue
+        name = call.cls.rsplit(".", 1)[-1]
+        for level, first, last in call.printed():
+            out.append(Format(f"kafka:{name}.{call.function}", None, ".".join(map(str, first)),
+                              ".".join(map(str, last)), level, call.logger, call.template,
+                              f"{call.first} {name}.{call.function}", call.ident, written=False,
+                              outside=call.note if call.disposition == "outside-model" else "", generic=True,
+                              note=("not about replication state: " if call.disposition == "ignored" else "")
+                              + call.note))
+    return out
+
+
+#: hwlib's own formats: each observation's, and the lines outside the model it reads with care
+OWN: list[Format] = FOLLOWER + LEADER + KRAFT + OUTSIDE
+#: every format, in the order they are tried (hwlib's own first: on a tie of literal text they win)
+FORMATS: list[Format] = OWN + inventoried()
 
 
 def formats_for(release: Version) -> list[Format]:
-    """The formats a release writes."""
-    return [f for f in FORMATS if f.releases[0] <= release <= f.releases[1]]
+    """hwlib's own formats a release writes."""
+    return [f for f in OWN if f.releases[0] <= release <= f.releases[1]]

@@ -21,6 +21,7 @@ answer keeps its own verdict per line (``answer.LineVerdict``).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
@@ -49,7 +50,7 @@ MAX_JOINED = 8
 #: offset in the log, the log end minus one)
 DERIVED = {"largest": ("leo", 1)}
 #: fields that carry an observation's value under another name
-RENAMED = {"isr_list": "isr", "hw_meta": "hw"}
+RENAMED = {"isr_list": "isr", "hw_meta": "hw", "isr_states": "isr"}
 
 
 @dataclass(frozen=True)
@@ -96,12 +97,54 @@ class _Match:
     cut: bool
 
 
+#: a word of a format's text (what the index of formats by word keys on)
+WORD = re.compile(r"[A-Za-z]{4,}")
+
+
+def _words(literal: str) -> list[str]:
+    """The whole words of a literal piece (one touching an end may run on into a value)."""
+    words = WORD.findall(literal)
+    if words and literal[:1].isalpha():
+        words = words[1:]
+    if words and literal[-1:].isalpha():
+        words = words[:-1]
+    return words
+
+
+@functools.cache
+def _index() -> tuple[dict[str, list[int]], list[int], dict[str, list[int]], list[int]]:
+    """The formats by a word their longest piece must hold (its longest word), those with no
+    whole word (always tried); likewise by a word of their first piece (for a cut message)."""
+    by_anchor: dict[str, list[int]] = {}
+    by_head: dict[str, list[int]] = {}
+    always: list[int] = []
+    always_cut: list[int] = []
+    for number, fmt in enumerate(FORMATS):
+        for piece, index, rest in ((fmt.body.anchor, by_anchor, always), (fmt.body.head, by_head, always_cut)):
+            words = _words(piece)
+            if words:
+                index.setdefault(max(words, key=len), []).append(number)
+            else:
+                rest.append(number)
+    return by_anchor, always, by_head, always_cut
+
+
+def candidates(message: str, cut: bool) -> list[Format]:
+    """The formats that may be found in ``message`` (their key word is in it), in table order."""
+    by_anchor, always, by_head, always_cut = _index()
+    index, rest = (by_head, always_cut) if cut else (by_anchor, always)
+    chosen = set(rest)
+    for word in set(WORD.findall(message)):
+        chosen.update(index.get(word, ()))
+    return [FORMATS[number] for number in sorted(chosen)]
+
+
 def best_match(message: str, level: str | None = None, logger: str | None = None) -> list[_Match]:
     """The formats found in ``message`` with the most literal characters matched (in full; else
     cut short), the one at the record's level and logger first; empty when none is."""
     for cut in (False, True):
         found: list[_Match] = []
-        for fmt in FORMATS:
+        for fmt in candidates(message, cut):
             hit = fmt.find(message, cut)
             if hit is not None:
                 found.append(_Match(fmt, hit.fields, hit.literal, hit.cut))
@@ -228,8 +271,8 @@ def _recognise_message(record: Record, message: str) -> Line:
     match = best[0]
     fmt, fields = match.fmt, match.fields
     releases = releases_of(best, record.level, record.logger)
-    partition = partition_of(fields)
-    if partition is None:
+    partition = generic_partition(fields) if fmt.generic else partition_of(fields)
+    if partition is None and not fmt.generic:
         named = PARTITION.search(message)
         if named is not None:
             partition = f"{named[1]}-{named[2]}" if named[1] is not None else f"{named[3]}-{named[4]}"
@@ -247,10 +290,25 @@ def _recognise_message(record: Record, message: str) -> Line:
         return Line(record, "outside-model", outside, fmt, partition, who, releases=releases, cut=match.cut,
                     literal=match.literal)
     if fmt.kind is None:
-        return Line(record, "informational", fmt.id + cut, fmt, partition, who, releases=releases, cut=match.cut,
-                    literal=match.literal)
+        return Line(record, "informational", (fmt.note or fmt.id) + cut, fmt, partition, who, releases=releases,
+                    cut=match.cut, literal=match.literal)
     return Line(record, "recognised", cut.strip(" ()"), fmt, partition, who, to_observation(fmt, fields, who),
                 releases=releases, cut=match.cut, literal=match.literal)
+
+
+#: a value whose expression in Kafka's code names a partition
+PARTITION_EXPRESSION = re.compile(r"(?i)partition|\btp\b|topicAndPartition|\btopicPartition")
+
+
+def generic_partition(fields: dict[str, str]) -> str | None:
+    """The partition an inventoried message names: in a value whose expression names a
+    partition (``{topicPartition}``, ``{tp}``), either of Kafka's forms (None: no such value)."""
+    for name, value in fields.items():
+        if PARTITION_EXPRESSION.search(name):
+            named = PARTITION.search(value)
+            if named is not None:
+                return f"{named[1]}-{named[2]}" if named[1] is not None else f"{named[3]}-{named[4]}"
+    return None
 
 
 def _unrecognised(record: Record, message: str, writer: str | None) -> Line:

@@ -55,6 +55,8 @@ FIELDS = {
     # (offset=Nsegment=[B:P]) 3.5, (offset=N, segment=[B:P]) from 3.6 - the offset is the value
     "hw_meta": r"\(offset=-?\d{1,19},? ?segment=\[-?\d{1,19}:-?\d{1,19}\]\)",
     "old_hw_meta": r"\(offset=-?\d{1,19},? ?segment=\[-?\d{1,19}:-?\d{1,19}\]\)",
+    # an ISR with each member's broker epoch: BrokerState(brokerId=N, brokerEpoch=E), ... (3.5+)
+    "isr_states": r"[A-Za-z0-9=(), \-]{0,4000}",
 }
 #: fields holding a number (offsets, epochs, broker ids, counts): every field not in FIELDS
 NUMBER = r"-?\d{1,19}"
@@ -62,7 +64,10 @@ NUMBER = r"-?\d{1,19}"
 VALUES: dict[str, Callable[[str], str]] = {
     "hw_meta": lambda text: text[len("(offset="):].split("segment", 1)[0].rstrip(", "),
     "old_hw_meta": lambda text: text[len("(offset="):].split("segment", 1)[0].rstrip(", "),
+    "isr_states": lambda text: ",".join(re.findall(r"brokerId=(\d{1,10})", text)),
 }
+#: a generic template's value inside an ident (an ident is bracketed: a value holds no bracket)
+GENERIC = r"[^\[\]]{0,300}"
 #: what the start of a template that opens with a field must follow: the message's start or a
 #: separator (a field never starts inside a word)
 WORD_START = r"(?:(?<=^)|(?<=[\s\[\]():,|=]))"
@@ -92,10 +97,14 @@ def _after_field(name: str) -> str:
 
 
 class Template:
-    """One message's text (see the module docstring)."""
+    """One message's text (see the module docstring). A ``generic`` template's fields are any
+    text (a message read from Kafka's code, its values any expression): it is found by its
+    literal pieces in order, each where it first occurs - linear in the message - and a value
+    is the text between two pieces."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, generic: bool = False) -> None:
         self.text = text
+        self.generic = generic
 
     def __repr__(self) -> str:
         return f"Template({self.text!r})"
@@ -131,7 +140,9 @@ class Template:
             if index == 0 and not literal and name is not None:
                 out.append(WORD_START)
             out.append(re.escape(literal))
-            if name is not None:
+            if name is not None and self.generic:
+                out.append(GENERIC)
+            elif name is not None:
                 body = _field_pattern(name)
                 out.append(f"(?P<{name}>{body})" if name not in seen else f"(?P={name})")
                 out.append(_after_field(name))
@@ -149,6 +160,8 @@ class Template:
         """The template anywhere in ``message`` (None: not there)."""
         if self.anchor not in message:
             return None
+        if self.generic:
+            return self._scan(message, cut=False)
         match = self.pattern.search(message)
         if match is None:
             return None
@@ -165,6 +178,8 @@ class Template:
         head = self.head[:CUT_LITERAL] if self.head else ""
         if head and head not in message:
             return None
+        if self.generic:
+            return self._scan(message, cut=True)
         pieces = self.pieces
         for count in range(len(pieces), 0, -1):
             matched = sum(len(literal) for literal, _ in pieces[:count])
@@ -190,10 +205,43 @@ class Template:
             return Found(_values(fields), match.start(), len(message), matched + len(tail), cut=True)
         return None
 
+    def _scan(self, message: str, cut: bool) -> Found | None:
+        """A generic template found by its literal pieces in order (each where it first occurs
+        after the one before); ``cut``: the message may end inside a piece it begins, after at
+        least ``CUT_LITERAL`` literal characters. A leading value is the word before the first
+        piece, a trailing one the rest of the message."""
+        pieces = [(literal, name) for literal, name in self.pieces]
+        first = next(i for i, (literal, _) in enumerate(pieces) if literal)
+        start = message.find(pieces[first][0])
+        if start < 0:
+            return None
+        fields: dict[str, str] = {}
+        if first > 0 or (not pieces[0][0] and pieces[0][1] is not None):
+            word = message.rfind(" ", 0, max(0, start - 1)) + 1
+            if pieces[0][1] is not None:
+                fields[pieces[0][1]] = message[word:start].strip()
+        at, matched = start, 0
+        for index in range(first, len(pieces)):
+            literal, name = pieces[index]
+            found = message.find(literal, at) if index > first else start
+            if found < 0:
+                rest = message[at:]
+                if cut and literal.startswith(rest.strip()) and matched >= min(CUT_LITERAL, self.literal):
+                    return Found(fields, start, len(message), matched + len(rest.strip()), cut=True)
+                return None
+            previous = pieces[index - 1][1] if index > first else None
+            if previous is not None:
+                fields[previous] = message[at:found]
+            at, matched = found + len(literal), matched + len(literal)
+            if name is not None and index == len(pieces) - 1:
+                fields[name] = message[at:]
+                at = len(message)
+        return Found(fields, start, at, matched)
+
     def near(self, message: str) -> str | None:
         """Of a message holding the longest literal piece but not matching: which piece did
         not fit (None: the message does not look like this template)."""
-        if self.anchor not in message or len(self.anchor) < 12:
+        if self.generic or self.anchor not in message or len(self.anchor) < 12:
             return None
         pieces = self.pieces
         for count in range(len(pieces), 0, -1):

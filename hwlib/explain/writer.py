@@ -17,6 +17,7 @@ from datetime import UTC, datetime
 
 from ..engine.cluster import Cluster
 from ..engine.config import ClusterConfig
+from ..engine.releases import KRAFT
 from ..engine.steps import Step
 from .formats import Format, formats_for, offset_metadata, version
 from .observations import KINDS, Observation, StepView, observe_step
@@ -93,6 +94,7 @@ def render(fmt: Format, made: Observation, naming: Renaming, writer: str, leader
             values[name] = ",".join(ids)
             if name == "isr":
                 values["isr_list"] = ", ".join(ids)
+                values["isr_states"] = ", ".join(f"BrokerState(brokerId={i}, brokerEpoch=-1)" for i in ids)
         else:
             values[name] = value
     if state is not None:
@@ -111,10 +113,13 @@ def render(fmt: Format, made: Observation, naming: Renaming, writer: str, leader
     return fmt.render(**values)
 
 
-def written_kinds(release: tuple[int, ...]) -> dict[str, Format]:
-    """The format a release writes each kind with (the first of the table)."""
+def written_kinds(release: tuple[int, ...], mode: str | None = None) -> dict[str, Format]:
+    """The format a release writes each kind with (the first of the table) - in a cluster of
+    ``mode`` (``zookeeper``, ``kraft``; None: either) only its mode's."""
     out: dict[str, Format] = {}
     for fmt in formats_for(release):
+        if mode is not None and fmt.mode not in (None, mode):
+            continue
         if fmt.kind is not None and fmt.written and fmt.kind not in out:
             out[fmt.kind] = fmt
     return out
@@ -124,7 +129,9 @@ def write_lines(config: ClusterConfig, steps: Sequence[Step], release: str,
                 naming: Renaming | None = None) -> list[WrittenLine]:
     """Every line the run of ``steps`` under ``config`` gives in ``release``'s logs, in order."""
     naming = naming or Renaming()
-    kinds = written_kinds(version(_tag(release)))
+    row = config.release_row
+    mode = None if row is None else ("kraft" if row.mode == KRAFT else "zookeeper")
+    kinds = written_kinds(version(_tag(release)), mode)
     cluster = Cluster(config)
     del cluster.events[:]
     out: list[WrittenLine] = []

@@ -6,9 +6,10 @@ file in both only if both resolve it against the root: ``$HWLIB_ROOT``, else the
 holds this package (the folder with ``pyproject.toml`` above ``hwlib/``), else the current
 directory.
 
-The built-in scenarios, fault profiles, sweep specs, example incident logs and notebooks have one source, the
-checkout's ``data/`` and ``notebooks/``; a wheel carries copies of them under
-``hwlib/builtin/`` (the build makes them: ``setup.py``), read from there when installed.
+The built-in scenarios, fault profiles, sweep specs, example incident logs, the inventory of
+Kafka's log messages and notebooks have one source, the checkout's ``data/`` and ``notebooks/``;
+a wheel carries copies of them under ``hwlib/builtin/`` (the build makes them: ``setup.py``),
+read from there when installed.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from pathlib import Path
 
 #: the built-in files: folder under ``hwlib/builtin/`` in a wheel -> files in the checkout
 BUILTIN = {"scenarios": "data/scenarios/*.yaml", "profiles": "data/profiles/*.yaml", "specs": "data/specs/*.yaml",
-           "notebooks": "notebooks/*.ipynb", "incidents": "data/incidents/*.log"}
+           "notebooks": "notebooks/*.ipynb", "incidents": "data/incidents/*.log", "explain": "data/explain/*.csv"}
 
 PACKAGE = Path(__file__).resolve().parents[1]
 

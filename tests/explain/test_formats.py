@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from hwlib.explain import FORMATS, formats_for, recognise
+from hwlib.explain import formats_for, recognise
+from hwlib.explain.formats import OWN as FORMATS
 from hwlib.explain.formats import version
 from hwlib.explain.read import Record, parse_line
 from hwlib.explain.recognise import to_observation
@@ -19,6 +20,7 @@ SAMPLE = {"tp": "orders-7", "tpb": "[orders,7]", "log": "orders-7", "topic": "or
           "partition_epoch": 42, "controller": 1003, "controller_epoch": 9, "rest": "(brokerId: 1003, endOffset: 5)",
           "rest2": "RECOVERED", "segment": "0 : 4321", "old_hw": 6656329, "start": 6000001,
           "ctl": "[Controller id=1003] ", "ids": "1001,1003", "pid": 7,
+          "isr_states": "BrokerState(brokerId=1001, brokerEpoch=-1), BrokerState(brokerId=1002, brokerEpoch=7)",
           "hw_meta": "(offset=6656330 segment=[0:4321])", "old_hw_meta": "(offset=6656329, segment=[0:4000])",
           "diff": "isr: [1001, 1002] -> [1002], leader: 1001 -> 1002, leaderEpoch: 16 -> 17, partitionEpoch: 41 -> 42"}
 

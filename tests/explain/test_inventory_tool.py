@@ -401,7 +401,22 @@ def test_rows_merge_contiguous_releases_and_split_on_gaps_and_ident_changes() ->
     got = sorted((r["template"], r["ident"], r["first"], r["last"]) for r in rows)
     assert got == [("a", "", "1.0", "1.1"), ("a", "", "trunk", "trunk"),
                    ("b", "", "1.0", "1.0"), ("b", "[x] ", "1.1", "trunk")]
-    assert list(rows[0]) == list(inv.CSV_COLUMNS)
+    assert list(rows[0]) + list(inv.KEPT_COLUMNS) == list(inv.CSV_COLUMNS)
+
+
+def test_a_run_carries_each_row_s_disposition_over_and_counts_the_rows_without_one(tmp_path) -> None:
+    """The disposition and note a person gave a call survive the CSV being made again (matched
+    by level, logger, class and template, whatever its releases); a new call has none."""
+    old = tmp_path / "calls.csv"
+    row = {"level": "INFO", "logger": "k.L", "class": "k.L", "function": "f", "template": "a", "ident": "",
+           "first": "1.0", "last": "1.1", "file": "core/L.scala", "kind": "log", "disposition": "ignored",
+           "note": "said once"}
+    inv.write_csv(old, [row])
+    fresh = [{k: v for k, v in row.items() if k not in inv.KEPT_COLUMNS} for _ in range(2)]
+    fresh[0]["last"], fresh[1]["template"] = "2.0", "b"
+    assert inv.carry_over(old, fresh) == 1
+    assert [(r["template"], r["disposition"], r["note"]) for r in fresh] == [("a", "ignored", "said once"),
+                                                                              ("b", "", "")]
 
 
 @pytest.mark.parametrize("pieces,expected", [

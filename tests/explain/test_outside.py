@@ -8,7 +8,8 @@ import sys
 
 import pytest
 
-from hwlib.explain import FORMATS, ExplainSpec, explain, formats_for, recognise
+from hwlib.explain import ExplainSpec, explain, formats_for, recognise
+from hwlib.explain.formats import OWN as FORMATS
 from hwlib.explain.formats import version
 from hwlib.explain.read import Record, parse_line
 from hwlib.util.paths import builtin_files
