@@ -8,6 +8,9 @@ Workloads (printed, not asserted):
   ``tests/explain/test_explain.py`` under several releases (<= 50 lines, <= 3 replicas), each
   explained from its files, parsing included: verdict, lines, steps, seconds; the median and
   the worst against the targets (10 s median, 60 s worst on 2 cores).
+- **real pastes**: every excerpt of ``tests/explain/real`` (copied out of public incident threads)
+  explained as pasted: verdict (against the one its sidecar expects), lines, the share of lines
+  naming a partition that were recognised, seconds; the median and the worst.
 - **multi-partition**: one file per broker holding ``--partitions`` partitions' lines
   interleaved (about 1,000 lines), explained for one ``--partition``: seconds.
 - **hostile**: a file of ``--mb`` MB of near-matching lines built to make a regular expression
@@ -15,7 +18,7 @@ Workloads (printed, not asserted):
   Python reading the same bytes line by line (the baseline, same run), and the largest resident
   memory while reading (measured first, before any search).
 
-    python benchmarks/explain.py [--time-limit 60] [--mb 100] [--partitions 77] [--quick]
+    python benchmarks/explain.py [--time-limit 60] [--mb 100] [--partitions 77] [--quick] [--real-only]
 """
 
 from __future__ import annotations
@@ -76,6 +79,36 @@ def excerpts(root: Path, limit: float) -> list[float]:
     return seconds
 
 
+def real_pastes(limit: float) -> list[float]:
+    """Every real excerpt explained as pasted (no --partition): its verdict against its sidecar's."""
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+    from hwlib.views.explain_out import run_dict
+    from tests.explain.real_corpus import excerpts as real
+
+    seconds = []
+    named = recognised = agreed = 0
+    cases = real()
+    print(f"{'real paste':44} {'lines':>5} {'recognised':>10} {'verdict':16} {'expected':16} {'seconds':>8}")
+    for case in cases:
+        started = time.perf_counter()
+        run = explain(ExplainSpec((str(case.log),), time_limit=limit))
+        took = time.perf_counter() - started
+        seconds.append(took)
+        verdict = run_dict(run)["verdict"]
+        agreed += verdict == case.verdict
+        partitioned = [line for line in run.lines if line.partition is not None]
+        named += len(partitioned)
+        recognised += sum(1 for line in partitioned if line.status != "unrecognised")
+        share = f"{sum(1 for line in partitioned if line.status != 'unrecognised')}/{len(partitioned)}"
+        print(f"{case.id:44} {len(run.lines):>5} {share:>10} {verdict:16} {case.verdict:16} {took:>8.1f}")
+    print(f"real pastes: {len(cases)}, verdict as expected {agreed}; lines naming a partition recognised "
+          f"{recognised}/{named} ({recognised / max(named, 1):.1%}); median {statistics.median(seconds):.1f} s, "
+          f"worst {max(seconds):.1f} s")
+    return seconds
+
+
 def multi_partition(root: Path, partitions: int, limit: float) -> float:
     scenario = hwlib.load_scenario("data-loss")
     config = scenario.config.replace(release="1.0.0", protocol="")
@@ -133,14 +166,19 @@ def main() -> None:
     parser.add_argument("--partitions", type=int, default=77,
                         help="partitions in the multi-partition file (77: about 1,000 lines)")
     parser.add_argument("--quick", action="store_true", help="the four situations only, 20 MB of hostile input")
+    parser.add_argument("--real-only", action="store_true", help="the real pastes only")
     args = parser.parse_args()
     print(f"hwlib {hwlib.__version__}, {hwlib.ENGINE}")
+    if args.real_only:
+        real_pastes(args.time_limit)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         if args.quick:
             SCENARIOS.clear()
         hostile(root, 20 if args.quick else args.mb)          # first: its memory is the reading's alone
         excerpts(root, args.time_limit)
+        real_pastes(args.time_limit)
         multi_partition(root, args.partitions, args.time_limit)
         rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         print(f"largest resident memory of the whole run (the searches' nodes): {rss:,.0f} MB")

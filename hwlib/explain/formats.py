@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 
 from ..engine.releases import RELEASES
-from .inventory import DISPOSITIONS, calls
+from .inventory import DISPOSITIONS, Call, calls
 from .template import Found, Template
 
 Version = tuple[int, ...]
@@ -655,6 +655,15 @@ GENERIC_LITERAL = 16
 GENERIC_PIECE = 10
 
 
+def readable(call: Call) -> bool:
+    """Whether hwlib recognises an inventoried call's lines: one of its own formats reads it, or
+    it has enough literal text to be found by its words (``inventoried``)."""
+    if call.format_id is not None:
+        return True
+    body = Template(call.template, generic=True)
+    return call.disposition in DISPOSITIONS and body.literal >= GENERIC_LITERAL and len(body.anchor) >= GENERIC_PIECE
+
+
 def inventoried() -> list[Format]:
     """A format for every call of the inventory that hwlib does not read with a format of its
     own - informational, outside the model or ignored (``inventory``) - each at the level log4j
@@ -662,10 +671,7 @@ def inventoried() -> list[Format]:
     them from other lines are left out."""
     out = []
     for call in calls():
-        if call.disposition not in DISPOSITIONS:
-            continue
-        body = Template(call.template, generic=True)
-        if body.literal < GENERIC_LITERAL or len(body.anchor) < GENERIC_PIECE:
+        if call.format_id is not None or not readable(call):
             continue
         name = call.cls.rsplit(".", 1)[-1]
         for level, first, last in call.printed():

@@ -29,6 +29,7 @@ import csv
 import functools
 import re
 import string
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..util.paths import builtin_files
@@ -131,3 +132,23 @@ def calls() -> tuple[Call, ...]:
         return tuple(Call(row["level"], row["logger"], row["class"], row["function"], row["template"], row["ident"],
                           row["first"], row["last"], row["file"], row["kind"], row.get("disposition") or "",
                           row.get("note") or "") for row in csv.DictReader(stream))
+
+
+def coverage(releases: list[tuple[str, Version]], readable: Callable[[Call], bool]
+             ) -> list[tuple[str, int, dict[str, int], int]]:
+    """Per release (label, version): the calls its code has (one per level, logger, class and
+    template), how many have each disposition (``format`` for hwlib's own formats), and how many
+    of them hwlib recognises (``readable(call)``: a format of its own, or one read from here)."""
+    out = []
+    for label, release in releases:
+        seen: dict[tuple[str, str, str, str], Call] = {}
+        for call in calls():
+            first, last = call.releases
+            if first <= release <= last:
+                seen.setdefault((call.level, call.logger, call.cls, call.template), call)
+        counts: dict[str, int] = {}
+        for call in seen.values():
+            kind = "format" if call.format_id is not None else (call.disposition or "none")
+            counts[kind] = counts.get(kind, 0) + 1
+        out.append((label, len(seen), counts, sum(1 for call in seen.values() if readable(call))))
+    return out

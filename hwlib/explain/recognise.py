@@ -173,6 +173,8 @@ def recognise(record: Record) -> Line:
     """The record's format, partition, writer and observation (see the module docstring)."""
     if record.elision:
         return Line(record, "informational", "an elision: lines were left out here")
+    if record.listing is not None:
+        return Line(record, "informational", record.listing)
     if record.problem is not None and record.problem.startswith("binary"):
         return Line(record, "unrecognised", f"{record.problem}: not a log line")
     line = _recognise_message(record, record.message)

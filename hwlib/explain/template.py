@@ -183,7 +183,8 @@ class Template:
         pieces = self.pieces
         for count in range(len(pieces), 0, -1):
             matched = sum(len(literal) for literal, _ in pieces[:count])
-            if matched < min(CUT_LITERAL, self.literal):
+            following = pieces[count][0] if count < len(pieces) else ""
+            if matched + len(following) < min(CUT_LITERAL, self.literal):
                 break
             match = self._prefix(count).search(message)
             if match is None:
@@ -191,8 +192,9 @@ class Template:
             tail = match["_tail"]
             fields = {k: v for k, v in match.groupdict().items() if k != "_tail"}
             last_name = pieces[count - 1][1]
+            if matched + len(tail) < min(CUT_LITERAL, self.literal):
+                continue
             if count < len(pieces):
-                following = pieces[count][0]
                 if not following.startswith(tail) and not (not following and tail.strip() == tail):
                     continue
                 if not tail and last_name is not None:

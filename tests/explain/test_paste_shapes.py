@@ -1,8 +1,8 @@
 """The shapes people paste logs in change no answer: the verdict, the anomalies and every surviving line's status hold.
 
-One incident (a follower fenced after a leader change, 2.1) is written by the log writer and
-mangled into each shape of ``mangle.SHAPES``; ``hwlib explain`` must answer each as it answers
-the clean logs. One case per shape runs in CI; the slow test draws seeds and shape pairs.
+One incident (a follower's HW moving backwards after a leader change, 2.0.1) is written by the
+log writer and mangled into each shape of ``mangle.SHAPES``; ``hwlib explain`` must answer each
+as it answers the clean logs. One case per shape runs in CI; the slow test draws seeds.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from .test_explain import _situation
 
 @cache
 def _incident() -> tuple[tuple[str, str], ...]:
-    config, steps, release, _ = _situation("fetch-fenced-by-leader-epoch")
+    config, steps, release, _ = _situation("follower-hw-backwards")
     return tuple(sorted(write_logs(config, steps, release).items()))
 
 
