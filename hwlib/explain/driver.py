@@ -34,9 +34,11 @@ from .stated import emit, emit_target
 #: the loggers only a KRaft cluster writes with (a line of one rules out ZooKeeper mode)
 KRAFT_LOGGERS = ("kafka.server.BrokerServer", "kafka.server.KafkaRaftServer", RCM)
 
-#: the states each search may meet in the first round, and how the budget grows each round after
+#: the states a search may meet in the round it joins, how the budget grows each round after, and
+#: how many searches join each round (``_search_rounds``)
 FIRST_BUDGET = 20_000
 BUDGET_GROWTH = 4
+STAGGER = 3
 #: the nodes each greedy search for a shorter explanation may meet
 DESCENT_STATES = 40_000
 #: the nodes the breadth-first search for a shortest explanation may meet
@@ -126,19 +128,26 @@ def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, alone
 
 def _search_rounds(spec: ExplainSpec, pending: list[Attempt], target: Target, replicas: int, partition: str,
                    deadline: float, progress: Progress) -> tuple[Found | None, Found | None, dict, bool]:
-    """Rounds of growing state budgets over every search not yet finished: an explanation cheap
-    under any settings, faults or bounds is found before an expensive search elsewhere runs out
-    the time (a search that finishes without one is never run again). The explanation found (or
-    None), the search that got furthest, the totals, and whether every search finished."""
+    """Rounds of growing state budgets over the searches not yet finished, the likeliest first
+    and deepest: in round r, the search at position i of the order (``candidates.attempts``)
+    runs with ``FIRST_BUDGET * BUDGET_GROWTH ** (r - i // STAGGER)`` states, joining at round
+    ``i // STAGGER`` - an explanation cheap under any settings, faults or bounds is found before
+    an expensive search elsewhere runs out the time, and the searches the lines point to first
+    go deepest (a search that finishes without an explanation is never run again). The budgets
+    count states, not seconds: the same answer on any machine. The explanation found (or None),
+    the search that got furthest, the totals, and whether every search finished."""
     best: Found | None = None
     totals = {"states": 0, "transitions": 0, "seconds": 0.0, "searches": 0}
-    budget = FIRST_BUDGET
-    while pending and time.perf_counter() <= deadline:
+    waiting = list(enumerate(pending))
+    round_ = 0
+    while waiting and time.perf_counter() <= deadline:
         unfinished = []
-        for attempt in pending:
-            if time.perf_counter() > deadline:
-                unfinished.append(attempt)
+        for rank, attempt in waiting:
+            joins = rank // STAGGER
+            if time.perf_counter() > deadline or joins > round_:
+                unfinished.append((rank, attempt))
                 continue
+            budget = FIRST_BUDGET * BUDGET_GROWTH ** (round_ - joins)
             bounds = Bounds(replicas=replicas, max_records=attempt.records, max_epoch=attempt.epochs,
                             max_ticks=1 if "tick" in attempt.faults else 0, depth=spec.depth)
             search = ExplainSearch(attempt.config, bounds, attempt.faults, target, spec.max_silent, deadline=deadline,
@@ -156,14 +165,14 @@ def _search_rounds(spec: ExplainSpec, pending: list[Attempt], target: Target, re
             if progress is not None:
                 progress(_tried(partition, attempt, outcome, budget))
             if outcome.goal is not None:
-                return Found(outcome, attempt, search), best, totals, not unfinished
+                return Found(outcome, attempt, search), best, totals, False
             if outcome.stopped == "state budget reached":
-                unfinished.append(attempt)
+                unfinished.append((rank, attempt))
             if best is None or _progress(outcome) > _progress(best.outcome):
                 best = Found(outcome, attempt, search)
-        pending = unfinished
-        budget *= BUDGET_GROWTH
-    return None, best, totals, not pending
+        waiting = unfinished
+        round_ += 1
+    return None, best, totals, not waiting
 
 
 def _tried(partition: str, attempt: Attempt, outcome: Outcome, budget: int) -> str:

@@ -651,7 +651,7 @@ def change_fields(diff: str) -> tuple[dict[str, str], list[str]]:
 # ------------------------------------------------------------------ the rest of Kafka's calls
 #: an inventoried message needs this many literal characters, in a piece of at least
 #: ``GENERIC_PIECE``, to be recognised by its words alone (``{msg}`` or "Error: {e}" say nothing)
-GENERIC_LITERAL = 16
+GENERIC_LITERAL = 12
 GENERIC_PIECE = 10
 
 

@@ -7,9 +7,12 @@ brokers. A log line recognised by ``formats`` becomes one, with Kafka's values (
 (``observe_step``: from a step's events and the state before and after it - the one definition
 the log writer renders and the search matches against). A line's observation holds on a step
 when the step made an observation of its kind whose values are the line's under the
-explanation's ``Maps``: strictly increasing maps for offsets and for epochs that keep 0 and -1
-(real logs count far higher than the model's handful of records), and a one-to-one map of
-broker ids to the model's replicas. A value a line does not carry is not compared.
+explanation's ``Maps``: strictly increasing maps for offsets and for epochs (real logs count far
+higher than the model's handful of records) - an offset 0 and -1 map to themselves only (the
+start of a log, no offset), an epoch -1 likewise (no epoch), while the model's first epoch, 0,
+may stand for the epoch an excerpt begins in (a paste of a running cluster names epoch 14: its
+history before is no more the model's than its records before) - and a one-to-one map of broker
+ids to the model's replicas. A value a line does not carry is not compared.
 """
 
 from __future__ import annotations
@@ -113,7 +116,8 @@ def observation(kind: str, broker: str | None, **values: object) -> Observation:
 @dataclass(frozen=True)
 class Maps:
     """An explanation's value maps, each a sorted tuple of (Kafka's value, the model's):
-    offsets and epochs strictly increasing both ways, 0 and -1 fixed; brokers one to one."""
+    offsets and epochs strictly increasing both ways, -1 fixed, an offset 0 fixed, an epoch 0 of
+    Kafka's the model's 0 (the model's 0 may stand for Kafka's first epoch named); brokers one to one."""
 
     offsets: tuple[tuple[int, int], ...] = ()
     epochs: tuple[tuple[int, int], ...] = ()
@@ -137,7 +141,7 @@ class Maps:
                     out.append(maps)
             return out
         pairs = self.offsets if sort == "offset" else self.epochs
-        bound = _bind_monotone(pairs, int(real), int(model))       # type: ignore[call-overload]
+        bound = _bind_monotone(pairs, int(real), int(model), sort == "offset")    # type: ignore[call-overload]
         if bound is None:
             return []
         if bound is pairs:
@@ -159,10 +163,17 @@ class Maps:
         return None
 
 
-def _bind_monotone(pairs: tuple[tuple[int, int], ...], real: int, model: int) -> tuple[tuple[int, int], ...] | None:
+def _bind_monotone(pairs: tuple[tuple[int, int], ...], real: int, model: int,
+                   zero_fixed: bool = True) -> tuple[tuple[int, int], ...] | None:
     """``pairs`` (sorted by Kafka's value, strictly increasing in both) with real -> model, or
-    None where that breaks the order; 0 and -1 map to themselves only."""
-    if (real in (0, -1) or model in (0, -1)) and real != model:
+    None where that breaks the order; -1 maps to itself only, and 0 too where ``zero_fixed``
+    (else Kafka's 0 maps to the model's 0, and the model's 0 may stand for a Kafka value above:
+    the order keeps it for the smallest)."""
+    if (real == -1 or model == -1) and real != model:
+        return None
+    if real == 0 and model != 0:
+        return None
+    if zero_fixed and model == 0 and real != 0:
         return None
     i = bisect.bisect_left(pairs, (real, -(1 << 62)))
     if i < len(pairs) and pairs[i][0] == real:

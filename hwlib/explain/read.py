@@ -83,11 +83,19 @@ class Record:
     #: what the line is when it is not a broker's log line (e.g. a DumpLogSegments listing)
     listing: str | None = None
 
+    def own(self, text: str) -> str:
+        """A line of this record without the container prefix its stream puts on every line."""
+        if self.source is not None:
+            prefixed = COMPOSE.fullmatch(text)
+            if prefixed is not None and prefixed["source"] == self.source:
+                return prefixed["rest"]
+        return text
+
     def merged(self, pieces: list[tuple[int, str]], separator: str = " ") -> Record:
         """This record with ``pieces`` - lines (number, text) that continue its message - joined
         to the message by ``separator`` (a logger ending them read as the record's), its last
         line the last piece's; the pieces are kept as ``wrapped`` (what the record joined)."""
-        texts = [unmangle(text).strip() for _, text in pieces]
+        texts = [self.own(unmangle(text)).strip() for _, text in pieces]
         joined = separator.join([self.message.rstrip() if separator else self.message.rstrip("\n"), *texts])
         message, logger = split_logger(joined)
         last = pieces[-1][0] if pieces else self.end_line
@@ -132,7 +140,8 @@ LEADING_LOGGER = re.compile(r"\[?(?P<logger>(?:[a-z][\w$]*\.)+[A-Z][\w$]*|state\
                             r"(?P<msg>.*)")
 #: lines of a ``kafka-dump-log`` / DumpLogSegments listing pasted beside a log
 LISTING = re.compile(r"\s*+(?:Dumping \S|Starting offset: \d|baseOffset: \d|offset: \d+ position: |"
-                     r"\| offset: \d|Log starting offset: \d)")
+                     r"\| offset: \d|Log starting offset: \d|\{\"type\":\"[A-Z_]{1,60}_RECORD\"|"
+                     r"\S{0,300}\d{20}\.(?:log|index|timeindex|snapshot)\b)")
 #: a line standing for lines left out
 ELISION = re.compile(r"\s*+(?:\.\.\.|\u2026|\[\.\.\.\]|\[snip\]|<snip>|\(\.\.\.\)|\[…\])\s*+")
 
@@ -466,10 +475,10 @@ def _line_records(label: str, lines: Iterator[tuple[int, str, str | None]]) -> I
                 yield current
             current = _record(label, number, raw, parsed.message, problem, parsed)
             continue
-        if current is not None and not binary and STACK.match(text):
+        if current is not None and not binary and STACK.match(current.own(text)):
             current.end_line = number
             if len(current.continuation) < MAX_CONTINUATION:
-                current.continuation.append(text)
+                current.continuation.append(current.own(text))
             continue
         if current is not None and laid_out and (problem is None or problem.startswith("cut")) \
                 and len(current.wrapped) < MAX_CONTINUATION:

@@ -29,6 +29,7 @@ from dataclasses import dataclass, replace
 from .formats import BROKER_SETS, FORMATS, PARTITION_FIELDS, REASSIGNED, Format, Releases, change_fields, partition_of
 from .observations import KINDS, Observation, observation
 from .read import Record, split_logger, unmangle
+from .template import collapsed
 
 #: a broker id a line's own words give (any message, recognised or not)
 WRITER = re.compile(r"replicaId=(\d{1,10})|\[Broker id=(\d{1,10})\]|broker=(\d{1,10})\]|"
@@ -113,17 +114,23 @@ def _words(literal: str) -> list[str]:
 
 @functools.cache
 def _index() -> tuple[dict[str, list[int]], list[int], dict[str, list[int]], list[int]]:
-    """The formats by a word their longest piece must hold (its longest word), those with no
-    whole word (always tried); likewise by a word of their first piece (for a cut message)."""
+    """The formats by a word their longest piece must hold (its rarest among the formats'), those
+    with no whole word (always tried); likewise by a word of their first piece (for a cut message)."""
     by_anchor: dict[str, list[int]] = {}
     by_head: dict[str, list[int]] = {}
     always: list[int] = []
     always_cut: list[int] = []
-    for number, fmt in enumerate(FORMATS):
-        for piece, index, rest in ((fmt.body.anchor, by_anchor, always), (fmt.body.head, by_head, always_cut)):
+    pieces = [((fmt.body.anchor, by_anchor, always), (fmt.body.head, by_head, always_cut)) for fmt in FORMATS]
+    counts: dict[str, int] = {}
+    for both in pieces:
+        for piece, _, _ in both:
+            for word in set(_words(piece)):
+                counts[word] = counts.get(word, 0) + 1
+    for number, both in enumerate(pieces):
+        for piece, index, rest in both:
             words = _words(piece)
-            if words:
-                index.setdefault(max(words, key=len), []).append(number)
+            if words:                                   # the rarest word: the fewest formats tried per line
+                index.setdefault(min(words, key=lambda word: (counts[word], -len(word))), []).append(number)
             else:
                 rest.append(number)
     return by_anchor, always, by_head, always_cut
@@ -142,10 +149,11 @@ def candidates(message: str, cut: bool) -> list[Format]:
 def best_match(message: str, level: str | None = None, logger: str | None = None) -> list[_Match]:
     """The formats found in ``message`` with the most literal characters matched (in full; else
     cut short), the one at the record's level and logger first; empty when none is."""
+    spaced = collapsed(message)
     for cut in (False, True):
         found: list[_Match] = []
         for fmt in candidates(message, cut):
-            hit = fmt.find(message, cut)
+            hit = fmt.find(spaced if fmt.generic else message, cut)
             if hit is not None:
                 found.append(_Match(fmt, hit.fields, hit.literal, hit.cut))
         if found:
@@ -302,14 +310,22 @@ def _recognise_message(record: Record, message: str) -> Line:
 PARTITION_EXPRESSION = re.compile(r"(?i)partition|\btp\b|topicAndPartition|\btopicPartition")
 
 
+#: a value that is a partition's name alone (a log's name: ``{log.name}``, ``{name}``)
+PARTITION_VALUE = re.compile(r"[A-Za-z0-9._\-]{1,249}-\d{1,9}")
+
+
 def generic_partition(fields: dict[str, str]) -> str | None:
     """The partition an inventoried message names: in a value whose expression names a
-    partition (``{topicPartition}``, ``{tp}``), either of Kafka's forms (None: no such value)."""
+    partition (``{topicPartition}``, ``{tp}``), either of Kafka's forms; else a value that is a
+    partition's name and nothing else (a log's name; never a path: ``/data/kafka-logs-1``)."""
     for name, value in fields.items():
         if PARTITION_EXPRESSION.search(name):
             named = PARTITION.search(value)
             if named is not None:
                 return f"{named[1]}-{named[2]}" if named[1] is not None else f"{named[3]}-{named[4]}"
+    for value in fields.values():
+        if PARTITION_VALUE.fullmatch(value.strip(" .,;:()[]'\"")):
+            return value.strip(" .,;:()[]'\"")
     return None
 
 
@@ -325,7 +341,7 @@ def _unrecognised(record: Record, message: str, writer: str | None) -> Line:
 def near_miss(message: str) -> str | None:
     """Which known message ``message`` resembles, and what did not fit (None: none)."""
     best: tuple[int, Format, str] | None = None
-    for fmt in FORMATS:
+    for fmt in candidates(message, False):
         what = fmt.body.near(message)
         if what is not None and (best is None or len(fmt.body.anchor) > best[0]):
             best = (len(fmt.body.anchor), fmt, what)

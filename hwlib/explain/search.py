@@ -21,6 +21,7 @@ tells whether the explanation's anomalies are necessary).
 
 from __future__ import annotations
 
+import functools
 import gc
 import heapq
 import time
@@ -33,10 +34,13 @@ from ..check.reductions import Reductions
 from ..engine.cluster import Cluster
 from ..engine.config import ClusterConfig
 from ..engine.steps import Step
-from .observations import Maps, Observation, StepView, matches, observe_step
+from .observations import KINDS, Maps, Observation, StepView, matches, observe_step
 
 #: one way a step's observations match the lines that come next: (progress, maps, the lines matched)
 Way = tuple[tuple[int, ...], Maps, tuple[int, ...]]
+
+#: how many steps a line matched is worth in the greedy search's order (``ExplainSearch._greedy``)
+MATCH_WORTH = 1
 
 #: the model's observations kept from the steps of the node that got furthest (what it "can only" do)
 FRONTIER_KEPT = 400
@@ -127,6 +131,10 @@ class Node:
     depth: int = 0
     #: children admitted and not yet expanded
     pending: int = 0
+    #: at least how many more steps before the next line can be matched (``ExplainSearch.gap``)
+    gap: int = 0
+    #: a root's steps from the initial state (a warm start: records written and replicated first)
+    prefix: tuple[Step, ...] = ()
 
     def schedule(self, steps: Sequence[Step]) -> list[tuple[Step, tuple[int, ...]]]:
         """The steps from the initial state to here, each with the observations it matched."""
@@ -136,6 +144,8 @@ class Node:
             out.append((steps[node.step], node.matched))
             node = node.parent
         out.reverse()
+        if node is not None:
+            out[:0] = [(step, ()) for step in node.prefix]
         records = 0
         numbered_out = []
         for step, seen in out:
@@ -201,6 +211,42 @@ class ExplainSearch:
         #: references: released explicitly, as the cycle collector is off while searching)
         self._fresh: list[tuple[Cluster, AnomalyChecker | None]] = []
 
+    @functools.cached_property
+    def needs(self) -> tuple[tuple[int, int], ...]:
+        """Per observation: the leader epoch and the records the model must have reached to make
+        it - a strictly increasing map sends the k-th smallest offset the lines name above 0 to
+        at least k, the k-th smallest epoch to at least k - 1 - as (epoch, records)."""
+        epochs: set[int] = set()
+        offsets: set[int] = set()
+        for seen in self.target.observations:
+            for name, value in seen.values:
+                sort = KINDS[seen.kind][1][name]
+                if isinstance(value, int) and value > 0:
+                    (epochs if sort == "epoch" else offsets if sort == "offset" else set()).add(value)
+        out = []
+        for seen in self.target.observations:
+            epoch = offset = 0
+            for name, value in seen.values:
+                sort = KINDS[seen.kind][1][name]
+                if isinstance(value, int) and value > 0 and sort == "epoch":    # the smallest may be the model's 0
+                    epoch = max(epoch, sum(1 for e in epochs if e <= value) - 1)
+                elif isinstance(value, int) and value > 0 and sort == "offset":
+                    offset = max(offset, sum(1 for o in offsets if o <= value))
+            out.append((epoch, offset))
+        return tuple(out)
+
+    def gap(self, cluster: Cluster, cursors: tuple[int, ...], records: int) -> int:
+        """At least how many more steps before a line that may come next can be matched: the
+        elections to reach its leader epoch and the records to reach its offsets (the greedy
+        search's order among nodes that matched as many lines; not a bound it relies on)."""
+        epoch = max(r.leader_epoch for r in cluster.replicas)
+        best = None
+        for _, index in self.target.next_ones(cursors):
+            need_epoch, need_records = self.needs[index]
+            steps = max(0, need_epoch - epoch) + max(0, need_records - records)
+            best = steps if best is None else min(best, steps)
+        return best or 0
+
     def key(self, node: Node) -> tuple:
         """What two nodes must share for one to stand for the other, progress aside: the state's
         fingerprint (and the checks' memory where an anomaly is forbidden), the maps, the ticks."""
@@ -222,12 +268,14 @@ class ExplainSearch:
             if collecting:
                 gc.enable()
 
-    def _admit(self, seen: dict[tuple, list[tuple[int, ...]]], child: Node) -> bool:
+    def _admit(self, seen: dict[tuple, list[tuple[int, ...]]], child: Node, keep: bool = False) -> bool:
         """Whether ``child`` is new: no node met with the same key matched as much in every
         chain (it is then dominated: dropped); else it is noted, and the nodes it dominates
-        forgotten. An admitted child gives up its state until it is expanded (``Node.cluster``)."""
+        forgotten. An admitted child gives up its state until it is expanded (``Node.cluster``),
+        unless it is a root (``keep``: nothing could make it again)."""
         key = self.key(child)
-        child.cluster = child.checker = None
+        if not keep:
+            child.cluster = child.checker = None
         met = seen.get(key)
         if met is None:
             seen[key] = [child.cursors]
@@ -294,14 +342,32 @@ class ExplainSearch:
             outcome.goal, outcome.complete = root, True
             return outcome
         seen: dict[tuple, list[tuple[int, ...]]] = {self.key(root): [root.cursors]}
-        heap: list[tuple[int, int, int, Node]] = [(0, 0, 0, root)]
-        order = 1
+        #: one heap per root (the cold start, each warm start), taken in turn: a root whose first
+        #: lines match at once but lead nowhere cannot starve another's; each holds (the node's
+        #: cost: steps since its root and the gap to the next line, less ``MATCH_WORTH`` steps for
+        #: each line matched - a line matched early on a path that leads nowhere is worth only so
+        #: many steps more; lines matched, negated; steps since its root; order met; the node)
+        heaps: list[list[tuple[int, int, int, int, Node]]] = [[(0, 0, 0, 0, root)]]
+        for order, warm in enumerate(self._warm_roots(), 1):
+            assert warm.cluster is not None
+            warm.gap = self.gap(warm.cluster, warm.cursors, warm.records)
+            if self._admit(seen, warm, keep=True):
+                heaps.append([(warm.gap, 0, 0, order, warm)])
+            else:
+                _drop(warm)
+        order = len(heaps)
         limit = bounds.depth
-        while heap:
+        turn = 0
+        while any(heaps):
             outcome.stopped = self._spent(len(seen))
             if outcome.stopped:
                 break
-            _, depth, _, node = heapq.heappop(heap)
+            turn = (turn + 1) % len(heaps)
+            heap = heaps[turn]
+            if not heap:
+                continue
+            _, _, taken, _, node = heapq.heappop(heap)
+            depth = node.depth
             if limit is not None and depth >= limit:
                 self._release(node)
                 continue
@@ -314,14 +380,18 @@ class ExplainSearch:
                 matched = target.matched(child.cursors)
                 if matched > target.matched(outcome.best.cursors):     # type: ignore[union-attr]
                     outcome.best = child
-                heapq.heappush(heap, (-matched, depth + 1, order, child))
+                heapq.heappush(heap, (taken + 1 + child.gap - MATCH_WORTH * matched, -matched, taken + 1, order, child))
                 order += 1
             self._expanded(node)
             outcome.depth = max(outcome.depth, depth + 1)
             if outcome.goal is not None:
                 break
-        else:
+        if not any(heaps):
             outcome.complete = outcome.goal is None
+        for heap in heaps:                           # nodes never expanded: their states go
+            for *_, node in heap:
+                if node.parent is None:
+                    _drop(node)
         outcome.seconds = time.perf_counter() - started
         outcome.states = len(seen)
         return outcome
@@ -343,6 +413,43 @@ class ExplainSearch:
             del checker.anomalies[:]
         return Node(root_cluster, checker, tuple(0 for _ in self.target.chains), Maps(), 0, 0, 0)
 
+    def _warm_roots(self) -> list[Node]:
+        """The warm starts: for each count of records the bounds allow, the state after they were
+        written and replicated to every replica (each follower fetching three times: the records,
+        the leader's HW, its own) - an excerpt of a running cluster begins there, not at an empty
+        log. Their steps are silent (no line is matched on them) and do not count against
+        ``max_silent``; a schedule that matches a line among them is found from the cold root."""
+        out = []
+        followers = [r for r in self.config.replicas if r != self.config.replicas[0]]
+        for records in range(1, self.bounds.max_records + 1):
+            steps = [numbered(Step("produce", value="m"), n) for n in range(1, records + 1)]
+            steps += [Step("fetch", replica=f) for _ in range(3) for f in followers]
+            cluster = Cluster(self.config)
+            checker = AnomalyChecker(cluster) if self.forbid is not None else None
+            if checker is not None:
+                checker.observe(0)
+                del checker.anomalies[:]
+            usable = True
+            for depth, step in enumerate(steps, 1):
+                if step.kind != "produce" and cluster.skip_reason(step) is not None:
+                    usable = False
+                    break
+                cluster.apply(step)
+                if checker is not None:
+                    checker.observe(depth)
+                    if any(a.kind == self.forbid for a in checker.anomalies):
+                        usable = False
+                        break
+                    del checker.anomalies[:]
+                del cluster.events[:]
+            if not usable or self.bounds.beyond(cluster) or cluster.leader is None \
+                    or any(r.leo != records for r in cluster.replicas):
+                cluster.release()
+                continue
+            out.append(Node(cluster, checker, tuple(0 for _ in self.target.chains), Maps(), 0, records, 0,
+                            depth=len(steps), prefix=tuple(steps)))
+        return out
+
     def _run(self, started: float, progress: Callable[[int, int, int], None] | None) -> Outcome:
         target, bounds = self.target, self.bounds
         root = self._root()
@@ -357,7 +464,17 @@ class ExplainSearch:
         frontier = [root]
         depth = 0
         limit = bounds.depth
-        while frontier:
+        warm = sorted(self._warm_roots(), key=lambda node: node.depth)
+        while frontier or warm:
+            while warm and warm[0].depth <= depth:        # a warm start joins at its own depth
+                start = warm.pop(0)
+                if start.depth == depth and self._admit(seen, start, keep=True):
+                    frontier.append(start)
+                else:
+                    _drop(start)
+            if not frontier:
+                depth += 1
+                continue
             if limit is not None and depth >= limit:
                 outcome.stopped = f"depth bound {limit} reached"
                 break
@@ -390,6 +507,8 @@ class ExplainSearch:
             frontier = following
         else:
             outcome.complete = True
+        for start in warm:                           # warm starts never reached
+            _drop(start)
         if outcome.goal is None and not frontier and not outcome.stopped:
             outcome.complete = True
         outcome.seconds = time.perf_counter() - started
@@ -436,11 +555,14 @@ class ExplainSearch:
             ways = self.advance(node.cursors, node.maps, made)
             if node is outcome.best and len(outcome.frontier) < FRONTIER_KEPT:
                 outcome.frontier.extend(made)
+            gaps: dict[tuple[int, ...], int] = {}
             for cursors, maps, seen_here in ways:
                 silent = 0 if seen_here else node.silent + 1
                 if silent <= self.max_silent:
+                    if cursors not in gaps:
+                        gaps[cursors] = self.gap(cluster, cursors, records)
                     out.append(Node(cluster, watch, cursors, maps, silent, records, ticks, node, index, seen_here,
-                                    depth))
+                                    depth, gap=gaps[cursors]))
         return out
 
     def advance(self, cursors: tuple[int, ...], maps: Maps, made: list[Observation]

@@ -66,6 +66,10 @@ VALUES: dict[str, Callable[[str], str]] = {
     "old_hw_meta": lambda text: text[len("(offset="):].split("segment", 1)[0].rstrip(", "),
     "isr_states": lambda text: ",".join(re.findall(r"brokerId=(\d{1,10})", text)),
 }
+#: Kafka's ``\n`` and ``\t`` in a message read from its code (the inventory keeps them as written)
+ESCAPES = re.compile(r"\\[nt]")
+#: a run of spaces and tabs
+SPACES = re.compile(r"[ \t]{2,}|\t")
 #: a generic template's value inside an ident (an ident is bracketed: a value holds no bracket)
 GENERIC = r"[^\[\]]{0,300}"
 #: what the start of a template that opens with a field must follow: the message's start or a
@@ -103,7 +107,7 @@ class Template:
     is the text between two pieces."""
 
     def __init__(self, text: str, generic: bool = False) -> None:
-        self.text = text
+        self.text = ESCAPES.sub(" ", text) if generic else text
         self.generic = generic
 
     def __repr__(self) -> str:
@@ -111,8 +115,17 @@ class Template:
 
     @functools.cached_property
     def pieces(self) -> list[tuple[str, str | None]]:
-        """The text as (literal, field name or None), as ``str.format`` reads it."""
-        return [(literal, name) for literal, name, _, _ in string.Formatter().parse(self.text)]
+        """The text as (literal, field name or None), as ``str.format`` reads it; a generic
+        template's literals with each run of spaces as one (a message's line breaks and tabs
+        arrive as spaces, or as lines a paste joins with one)."""
+        pieces = [(literal, name) for literal, name, _, _ in string.Formatter().parse(self.text)]
+        if not self.generic:
+            return pieces
+        out = [(SPACES.sub(" ", literal), name) for literal, name in pieces]
+        if out:
+            out[0] = (out[0][0].lstrip(), out[0][1])
+            out[-1] = (out[-1][0].rstrip(), out[-1][1])
+        return out
 
     @functools.cached_property
     def literal(self) -> int:
@@ -157,7 +170,8 @@ class Template:
         return re.compile(body)
 
     def search(self, message: str) -> Found | None:
-        """The template anywhere in ``message`` (None: not there)."""
+        """The template anywhere in ``message`` (None: not there; a generic template reads a
+        message with its runs of spaces made one - ``collapsed``)."""
         if self.anchor not in message:
             return None
         if self.generic:
@@ -228,8 +242,10 @@ class Template:
             found = message.find(literal, at) if index > first else start
             if found < 0:
                 rest = message[at:]
-                if cut and literal.startswith(rest.strip()) and matched >= min(CUT_LITERAL, self.literal):
-                    return Found(fields, start, len(message), matched + len(rest.strip()), cut=True)
+                ends_inside = literal.startswith(rest.strip()) or pieces[index - 1][1] is not None
+                if cut and ends_inside and matched >= min(CUT_LITERAL, self.literal):
+                    return Found(fields, start, len(message), matched + (len(rest.strip()) if literal.startswith(
+                        rest.strip()) else 0), cut=True)
                 return None
             previous = pieces[index - 1][1] if index > first else None
             if previous is not None:
@@ -263,6 +279,11 @@ class Template:
 
     def render(self, **fields: object) -> str:
         return self.text.format(**fields)
+
+
+def collapsed(message: str) -> str:
+    """``message`` with each run of spaces and tabs as one space (what a generic template reads)."""
+    return SPACES.sub(" ", message)
 
 
 def _values(groups: dict[str, str | None]) -> dict[str, str]:
