@@ -7,12 +7,17 @@ Usage::
 
 Each release's tree is read straight from the bare git directory (``git ls-tree``, ``git grep``,
 ``git cat-file --batch``; nothing is checked out). The files of the replication classes
-(``CLASS_FILES``) and of every class writing to ``state.change.logger`` are lexed as Scala or Java
-(comments, plain / triple-quoted / ``s`` ``f`` ``raw`` interpolated strings with nested ``${...}``,
-Java text blocks). Each logging call (``info(...)``, ``logger.warn(...)``,
-``stateChangeLogger.withControllerEpoch(e).trace(...)``, ``log.debug("... {}", x)``) and each
-``throw new X(<message>)`` is one observation; observations with the same (template, level, logger,
-class, ident) over a contiguous run of releases make one CSV row
+(``CLASS_FILES``: replicas, fetchers, logs and segments, their indexes, producer state, log
+compaction (``LogCleaner``, ``LogCleanerManager``, ``Cleaner``), the controllers and ``KafkaApis``,
+wherever each file lives at a release) and of every class writing to ``state.change.logger`` are
+lexed as Scala or Java (comments, plain / triple-quoted / ``s`` ``f`` ``raw`` interpolated strings
+with nested ``${...}``, Java text blocks). Each logging call (``info(...)``, ``logger.warn(...)``,
+``stateChangeLogger.withControllerEpoch(e).trace(...)``, ``log.debug("... {}", x)``), each
+``throw new X(<message>)``, each ``new XException(<message>)`` / ``new XError(<message>)`` not thrown
+on the spot whose message is read (``Left(new StateChangeFailedException(failMsg))``,
+``future.completeExceptionally(new X(".."))``: it reaches a log with its stack trace later) and each
+``[throw] Errors.SOME_ERROR.exception(<message>)`` is one observation; observations with the same
+(template, level, logger, class, ident) over a contiguous run of releases make one CSV row
 (``level,logger,class,function,template,ident,first,last,file,kind``). A change of ident starts a
 new row; ``function`` and ``file`` are those at ``last`` (several functions joined with ``|``).
 
@@ -20,10 +25,14 @@ Templates: literal text verbatim (``\\"`` decoded, ``\\n`` kept as the two chara
 break of a triple-quoted string written ``\\n``), each value ``{expr}`` with the expression's
 source text, whitespace collapsed; ``"..." + x``, ``"..%d..".format(a)``, ``String.format``, slf4j
 ``{}`` arguments and ``stripMargin`` resolved; a trailing Throwable argument left out; a message
-that only names a plain string constant (``KafkaBroker.STARTED_MESSAGE``) is its text. A brace in
-Kafka's text is doubled. Inside a field the characters ``str.format`` reserves are replaced -
-``{`` -> ``(``, ``}`` -> ``)``, ``!`` -> ``¬``, ``:`` -> ``∶`` (U+2236) - so every template reads
-with ``string.Formatter().parse`` and each field is the whole expression. A call whose message
+that only names a plain string constant (``KafkaBroker.STARTED_MESSAGE``) is its text; a message
+that is only the name of a local - declared (Scala ``val``/``var``, Java ``[final] T x``) earlier in
+the same function, in a block that holds the call, with a string expression read as above, and not
+assigned again - is that expression's template (``val failMsg = s"..."; throw new X(failMsg)``,
+``String msg = String.format(..); log.info(msg)``). A brace in Kafka's text is doubled. Inside a
+field the characters ``str.format`` reserves are replaced - ``{`` -> ``(``, ``}`` -> ``)``, ``!``
+-> ``¬``, ``:`` -> ``∶`` (U+2236) - so every template reads with ``string.Formatter().parse`` and
+each field is the whole expression. A call whose message
 could not be read is still written, its template ``UNPARSED (<why>): <raw source>``.
 
 Levels are as the call is written. Note: from 1.1.0 Kafka's Scala ``Logging.fatal`` logs at log4j
@@ -31,14 +40,15 @@ ERROR (with a FATAL marker); before 1.1.0 at log4j FATAL. The CSV keeps FATAL - 
 
 Loggers and idents (best effort, from the source alone):
   * Scala ``Logging``: the logger is the class's name (``getClass.getName``; an object without
-    ``$``, a nested class ``Outer$Inner``); for an abstract class or trait, one row per concrete
-    subclass among the scanned files (the runtime class). The ident is the class's
-    ``logIdent = ...``, else its parent's (the parent's constructor parameters bound to the
-    ``extends`` arguments). A constructor parameter in it is followed to the ``new C(...)`` call
-    sites among the scanned files, a ``val`` to its definition, ``new LogContext(x).logPrefix`` to
-    ``x``; a value is put in only when it is text (else the field keeps its name). An ``Option``
-    the source does not give (``threadNamePrefix match {case None => ..}``, ``.getOrElse(d)``) is
-    read as ``None``, the broker's default.
+    ``$``, a nested class ``Outer$Inner``) - or the class's (or a parent's) ``override
+    loggerName = classOf[X].getName`` (the log cleaner's classes log as ``kafka.log.LogCleaner``);
+    for an abstract class or trait, one row per concrete subclass among the scanned files (the
+    runtime class). The ident is the class's ``logIdent = ...``, else its parent's (the parent's
+    constructor parameters bound to the ``extends`` arguments). A constructor parameter in it is
+    followed to the ``new C(...)`` call sites among the scanned files, a ``val`` to its definition,
+    ``new LogContext(x).logPrefix`` to ``x``; a value is put in only when it is text (else the
+    field keeps its name). An ``Option`` the source does not give (``threadNamePrefix match
+    {case None => ..}``, ``.getOrElse(d)``) is read as ``None``, the broker's default.
   * ``logger.info(...)`` on the ``Logging`` trait's own logger: no ident.
   * ``state.change.logger``: the ident is built as the release's ``StateChangeLogger`` builds it
     (``[Controller id={..} epoch={..}] `` / ``[Broker id={..}] ``, the creator's expressions put
@@ -48,20 +58,32 @@ Loggers and idents (best effort, from the source alone):
     ``LogContext`` from outside - from the first ``new LogContext(..)`` of the scanned file that
     constructs the class; a ``Logger`` passed as a parameter is followed to its callers (one row
     per distinct caller logger).
-  * ``throw``: level THROW, logger the exception's simple class name, no ident (Scala's
-    ``sys.error(msg)`` is a ``RuntimeException``).
+  * ``throw`` (thrown or only created; kind ``throw`` either way, one row when both): level THROW,
+    logger the exception's simple class name, no ident (Scala's ``sys.error(msg)`` is a
+    ``RuntimeException``; ``Errors.X.exception(msg)`` the class the release's ``Errors.java``
+    (read as a support file) gives X, else ``ApiException``). The message is the first argument,
+    except for a Scala exception class of the scanned files whose ``message: String`` parameter
+    comes later (``LogCleaningException(log, message, cause)``). An exception only created is kept
+    when its message reads as text with some literal words (not ``new KafkaException(e)``, not a
+    helper's ``{msg}`` parameter); ``new ApiError(..)`` / ``new RecordError(..)`` are no exceptions.
 The last two columns, ``disposition`` and ``note``, are hwlib's reading of each row, kept by hand
 (``hwlib/explain/inventory.py`` says what they may be): a run carries them over from the CSV it
 replaces, matched by level, logger, class and template, and says how many new rows still need one.
 
-Not followed: ``swallow*`` helpers, ``throw Errors.X.exception(..)``, messages built in other
-files' helpers, subclasses outside the scanned files (e.g. the old consumer's fetcher thread).
+Not followed: ``swallow*`` helpers, ``Errors.X.exception()`` with no message (the error's default
+one), ``error.exception(msg)`` on a value, an exception class made without ``new`` (a Scala
+case class's ``X(msg)``), messages built in other files' helpers, a message passed to a helper
+that logs or throws it (``logFailedStateChange(..)``, ``maybeHandleIOException(msg)``: the row
+keeps the helper's ``{parameter}``), a local that is only part of a message (``"Controller %d
+".format(id) + failMsg``: ``{failMsg}`` stays), subclasses outside the scanned files (e.g. the old
+consumer's fetcher thread).
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import dataclasses
 import functools
 import hashlib
 import re
@@ -106,6 +128,8 @@ CLASS_FILES = frozenset("""
     KafkaRaftServer ControllerServer BrokerLifecycleManager QuorumController ReplicationControlManager
     PartitionChangeBuilder PartitionRegistration ClusterControlManager BrokerHeartbeatManager
     BrokerMetadataPublisher BrokerMetadataListener StateChangeLogger
+    LogCleaner LogCleanerManager Cleaner ProducerStateManager AbstractIndex OffsetIndex TimeIndex
+    TransactionIndex LazyIndex KafkaApis
 """.split())
 #: read only to follow an inherited log ident or a message constant (not inventoried)
 SUPPORT_FILES = frozenset({"ShutdownableThread", "ControllerZkListener", "KafkaBroker"})
@@ -128,8 +152,18 @@ FIELD_REPLACE = str.maketrans({"{": "(", "}": ")", "!": "\u00ac", ":": "\u2236"}
 #: how deep a value is followed through definitions, parameters and call sites
 MAX_DEPTH = 30
 CONSTRUCTOR = "<init>"
+#: a Scala exception class's parameter that is its message (when it is not the first one)
+MESSAGE_PARAMS = frozenset({"message", "msg", "errorMessage"})
 #: a logger named by ``getClass``: the runtime class, put in per call
 RUNTIME_CLASS = "<runtime class>"
+#: a class whose ``new X(msg)`` is inventoried even when not thrown on the spot
+EXCEPTION_CLASS = re.compile(r"(?:Exception|Error)$")
+#: classes named like that that are not Throwables (a response's error and message)
+NOT_THROWABLE = frozenset({"ApiError", "RecordError"})
+#: read (support) to name the exception ``Errors.X.exception(msg)`` builds
+ERRORS_FILE = "clients/src/main/java/org/apache/kafka/common/protocol/Errors.java"
+#: its logger when the class cannot be read
+API_EXCEPTION = "ApiException"
 
 # ============================================================================================
 # Lexing
@@ -429,6 +463,8 @@ class CallSite:
     args: list[Span]
     exception: str = ""
     problem: str = ""
+    thrown: bool = True               # a throw kind: thrown here (else only created: recorded when readable)
+    error: str = ""                   # ``Errors.<error>.exception(..)``: the Errors constant
 
 
 class SourceFile:
@@ -972,6 +1008,14 @@ def find_calls(f: SourceFile) -> list[CallSite]:
             call = throw_call(f, k)
             if call:
                 out.append(call)
+        elif tok.text == "new" and not (k > 0 and toks[k - 1].text == "throw"):
+            call = created_exception(f, k)                # new X(msg) not thrown on the spot
+            if call:
+                out.append(call)
+        elif tok.text == "Errors" and not (k > 0 and toks[k - 1].text == "."):
+            call = errors_exception(f, k)                 # [throw] Errors.X.exception(msg)
+            if call:
+                out.append(call)
     return out
 
 
@@ -1024,9 +1068,31 @@ def sys_error_call(f: SourceFile, k: int) -> CallSite | None:
 
 
 def throw_call(f: SourceFile, k: int) -> CallSite | None:
+    """``throw new X(<args>)`` (whatever X is)."""
+    found = new_instance(f, k + 1)
+    if found is None:
+        return None
+    name, args = found
+    return CallSite("throw", "THROW", k, None, args, exception=name)
+
+
+def created_exception(f: SourceFile, k: int) -> CallSite | None:
+    """``new XException(<args>)`` / ``new XError(<args>)`` at ``new`` (token ``k``) not directly
+    thrown (``Left(new X(failMsg))``, ``future.completeExceptionally(new X(..))``)."""
+    found = new_instance(f, k)
+    if found is None or not EXCEPTION_CLASS.search(found[0]) or found[0] in NOT_THROWABLE:
+        return None
+    return CallSite("throw", "THROW", k, None, found[1], exception=found[0], thrown=False)
+
+
+def new_instance(f: SourceFile, k: int) -> tuple[str, list[Span]] | None:
+    """``new pkg.X[T](args)`` at ``new`` (token ``k``): X's simple name and the arguments (None:
+    no argument list, or no arguments)."""
     toks = f.tokens
-    j, name = k + 2, ""
+    j, name = k + 1, ""
     while j < len(toks) and (toks[j].kind == "id" or toks[j].text == "."):
+        if j > k + 1 and toks[j].nl and toks[j].text != ".":
+            break                                         # ``new X`` ends its line
         if toks[j].kind == "id":
             name = toks[j].text
         j += 1
@@ -1034,9 +1100,23 @@ def throw_call(f: SourceFile, k: int) -> CallSite | None:
     if not name or j >= len(toks) or toks[j].text != "(" or f.match[j] < 0:
         return None
     args = split_args(f, (j + 1, f.match[j]))
-    if not args:
+    return (name, args) if args else None
+
+
+def errors_exception(f: SourceFile, k: int) -> CallSite | None:
+    """``Errors.SOME_ERROR.exception(<message>)`` at ``Errors`` (token ``k``), thrown or not; the
+    exception class is read from the release's Errors.java (``Tree.error_exception``)."""
+    toks = f.tokens
+    if k + 5 >= len(toks) or toks[k + 1].text != "." or not re.fullmatch(r"[A-Z][A-Z0-9_]*", toks[k + 2].text) \
+            or toks[k + 3].text != "." or toks[k + 4].text != "exception" or toks[k + 5].text != "(" \
+            or f.match[k + 5] < 0:
         return None
-    return CallSite("throw", "THROW", k, None, args, exception=name)
+    args = split_args(f, (k + 6, f.match[k + 5]))
+    if not args:
+        return None                                       # the error's default message
+    thrown = k > 0 and toks[k - 1].text == "throw"
+    return CallSite("throw", "THROW", k - 1 if thrown else k, None, args, thrown=thrown,
+                    error=toks[k + 2].text)
 
 
 # ============================================================================================
@@ -1228,21 +1308,74 @@ def unparsed(raw: str, why: str) -> str:
     return f"UNPARSED ({why}): " + text.replace("{", "{{").replace("}", "}}")
 
 
+def is_local_declaration(f: SourceFile, definition: Definition) -> bool:
+    """``val x = ..`` / ``var x = ..`` (Scala) or ``[final] T x = ..`` (Java), not ``x = ..``."""
+    before = f.tokens[definition.pos - 1] if definition.pos > 0 else None
+    if before is None:
+        return False
+    if f.scala:
+        return before.text in ("val", "var")
+    return (before.kind == "id" and before.text not in ("else", "return", "do", "case", "throw")) \
+        or before.text in (">", "]")
+
+
+def local_message(f: SourceFile, pos: int, span: Span) -> list[Piece] | None:
+    """A message that is one name - a local declared once earlier in the function around ``pos``
+    (in a block that holds ``pos``) with a string expression and never assigned again
+    (``val failMsg = s"..."``, Java ``String msg = String.format(..)``): that expression's pieces."""
+    lo, hi = span
+    toks = f.tokens
+    if hi - lo != 1 or toks[lo].kind != "id":
+        return None
+    fn = f.function_at(pos)
+    if fn is None:
+        return None
+    name = toks[lo].text
+    mine = [d for d in f.definitions.get(name, []) if fn.start <= d.pos <= fn.end and f.function_at(d.pos) is fn]
+    if not mine or not all(is_local_declaration(f, d) for d in mine):
+        return None                                       # not a local, or assigned again
+    if any(toks[k].text == name and toks[k + 1].text == "+=" for k in range(fn.start, min(fn.end, len(toks) - 1))):
+        return None
+    visible: list[Definition] = []
+    for definition in mine:
+        block = f.enclosing[definition.pos]
+        if definition.pos >= pos or block < 0 or not block < pos < f.match[block]:
+            continue
+        if f.scala and any(toks[k].text == "case" and f.enclosing[k] == block for k in range(definition.pos, pos)):
+            continue                                      # another case's local
+        visible.append(definition)
+    if not visible:
+        return None
+    definition = max(visible, key=lambda d: d.pos)
+    pieces, is_text = expr_pieces(f, definition.rhs)
+    return pieces if is_text and pieces else None
+
+
 def message_template(f: SourceFile, call: CallSite, slf4j: bool,
                      constant: Callable[[SourceFile, Span], Pieces | None] | None = None) -> str:
     """The call's message as a template; ``constant`` reads a message that names a string constant."""
+    return read_message(f, call, slf4j, constant)[0]
+
+
+def read_message(f: SourceFile, call: CallSite, slf4j: bool,
+                 constant: Callable[[SourceFile, Span], Pieces | None] | None = None) -> tuple[str, bool]:
+    """The call's message as a template, and whether it was read (text with some literal words)."""
     if call.problem:
-        return unparsed(f.raw((call.pos, min(call.pos + 12, len(f.tokens)))), call.problem)
+        return unparsed(f.raw((call.pos, min(call.pos + 12, len(f.tokens)))), call.problem), False
     pieces, is_text = expr_pieces(f, call.args[0])
     if not pieces:
-        return unparsed(f.raw(call.args[0]), "empty message")
+        return unparsed(f.raw(call.args[0]), "empty message"), False
+    if not is_text:
+        local = local_message(f, call.pos, strip_parens(f, call.args[0]))
+        if local is not None:
+            pieces, is_text = local, True
     if not is_text and constant is not None:
         found = constant(f, strip_parens(f, call.args[0]))
         if found is not None:
             pieces, is_text = list(found), True
     if slf4j and is_text and len(call.args) > 1:
         pieces = substitute_slf4j(pieces, [arg_pieces(f, a) for a in call.args[1:]])
-    return render(pieces)
+    return render(pieces), is_text and has_literal(tuple(pieces))
 
 
 # ============================================================================================
@@ -1305,6 +1438,7 @@ class Tree:
                 self.by_class[cls.name].append((files[path], index))
         self._ident_cache: dict[tuple[str, int], Pieces | None] = {}
         self._active: set[tuple[str, Span, tuple[str, ...]]] = set()
+        self._errors: dict[str, str] = {}
 
     # --- string constants ----------------------------------------------------------------------
     def constant_text(self, f: SourceFile, span: Span) -> Pieces | None:
@@ -1336,6 +1470,44 @@ class Tree:
         if hi - lo == 1 and token.kind == "str" and not any(p.field for p in token.pieces):
             return token.pieces
         return None
+
+    def message_argument_first(self, call: CallSite) -> CallSite:
+        """A ``throw new X(a, message, ..)`` whose class X (a Scala class of the scanned files) takes
+        its message after another parameter (``LogCleaningException(log, message, cause)``): the
+        call with that argument first."""
+        found = self.find_class(call.exception)
+        if found is None or not found[0].scala or not found[0].classes[found[1]].params:
+            return call
+        params = found[0].classes[found[1]].params[0]
+        index = next((i for i, p in enumerate(params) if p.name in MESSAGE_PARAMS
+                      and p.type.split(" ")[0] == "String"), 0)
+        if index <= 0 or index >= len(call.args):
+            return call
+        args = [call.args[index]] + [a for i, a in enumerate(call.args) if i != index]
+        return dataclasses.replace(call, args=args)
+
+    def error_exception(self, error: str) -> str:
+        """The simple name of the exception ``Errors.<error>.exception(msg)`` builds, as the
+        release's Errors.java (a support file) declares it - ``NOT_LEADER_OR_FOLLOWER(6, "..",
+        NotLeaderOrFollowerException::new)``, ``new ApiExceptionBuilder() {.. return new
+        NotLeaderForPartitionException(message) ..}`` - else ``ApiException``."""
+        if error not in self._errors:
+            self._errors[error] = API_EXCEPTION
+            ef = self.files.get(ERRORS_FILE)
+            body = next((c.body for c in ef.classes if c.name == "Errors" and c.body), None) if ef else None
+            if ef is not None and body is not None:
+                toks, (lo, hi) = ef.tokens, body
+                for k in range(lo + 1, hi - 1):
+                    if toks[k].text != error or ef.enclosing[k] != lo or toks[k + 1].text != "(" \
+                            or ef.match[k + 1] < 0:
+                        continue
+                    name = next((toks[j].text for j in range(k + 2, ef.match[k + 1])
+                                 if toks[j].kind == "id" and toks[j].text.endswith("Exception")
+                                 and toks[j + 1].text in ("(", "::")), None)
+                    if name:
+                        self._errors[error] = name
+                    break
+        return self._errors[error]
 
     # --- classes -------------------------------------------------------------------------------
     def find_class(self, name: str, near: SourceFile | None = None) -> tuple[SourceFile, int] | None:
@@ -1845,7 +2017,7 @@ class Tree:
     def targets(self, f: SourceFile, call: CallSite) -> tuple[list[tuple[str, str]], bool]:
         """[(logger, ident template)] of a call, and whether its message is slf4j-formatted."""
         if call.kind == "throw":
-            return [(call.exception, "")], False
+            return [(call.exception or self.error_exception(call.error), "")], False
         cls_index = f.class_at(call.pos)
         if call.receiver is None:
             return self.trait_targets(f, cls_index, with_ident=True), False
@@ -1913,8 +2085,31 @@ class Tree:
         out: list[tuple[str, str]] = []
         for cf, cindex in self.concrete_classes(f, logging):
             ident = self.class_ident(cf, cindex) if with_ident else None
-            out.append((cf.classes[cindex].binary, render(ident or ())))
+            out.append((self.logger_name(cf, cindex) or cf.classes[cindex].binary, render(ident or ())))
         return sorted(set(out))
+
+    def logger_name(self, f: SourceFile, index: int, depth: int = 0) -> str | None:
+        """A Scala class's ``override val/def loggerName = classOf[X].getName`` (or a string),
+        its own or a parent's: the logger's name instead of the runtime class's."""
+        if depth > MAX_DEPTH:
+            return None
+        own = self.own_definition(f, index, "loggerName")
+        if own is not None:
+            lo, hi = own.rhs
+            text = f.source(own.rhs)
+            m = re.fullmatch(r"classOf ?\[ ?([\w.]+) ?\] ?\. ?getName(?: ?\( ?\))?", text)
+            if m:
+                return self.class_fqn(f, m.group(1))
+            if hi - lo == 1 and f.tokens[lo].kind == "str" and not any(p.field for p in f.tokens[lo].pieces):
+                return "".join(p.text for p in f.tokens[lo].pieces)
+            return None
+        for name, _ in f.classes[index].parents:
+            parent = self.find_class(name, f)
+            if parent is not None and parent != (f, index):
+                found = self.logger_name(parent[0], parent[1], depth + 1)
+                if found is not None:
+                    return found
+        return None
 
     def receiver_values(self, f: SourceFile, call: CallSite) -> list[Value]:
         assert call.receiver is not None
@@ -2161,6 +2356,8 @@ def select_releases(requested: str | None, defaults: list[Release], git: GitRead
 
 def wanted(path: str, state_change: set[str]) -> str | None:
     """``inventory``, ``support`` or None for a path of a tree."""
+    if path == ERRORS_FILE:
+        return "support"
     m = SOURCE_PATH.match(path)
     if not m:
         return None
@@ -2207,7 +2404,7 @@ def directory_tree(root: Path, cache: SourceCache) -> tuple[Tree, dict[str, str]
     texts: dict[str, str] = {}
     for path in sorted(root.rglob("*")):
         rel = path.relative_to(root).as_posix()
-        if path.is_file() and SOURCE_PATH.match(rel):
+        if path.is_file() and (SOURCE_PATH.match(rel) or rel == ERRORS_FILE):
             texts[rel] = path.read_text(encoding="utf-8", errors="replace")
     state_change = {p for p, t in texts.items() if STATE_CHANGE_MARK.search(t)}
     roles = {p: r for p in sorted(texts) if (r := wanted(p, state_change))}
@@ -2240,7 +2437,11 @@ def observe(tree: Tree) -> Iterable[Observation]:
             targets, slf4j = tree.targets(f, call)
             if not targets:
                 continue                       # a method named like a level on something else
-            template = message_template(f, call, slf4j, tree.constant_text)
+            if call.kind == "throw":
+                call = tree.message_argument_first(call)
+            template, readable = read_message(f, call, slf4j, tree.constant_text)
+            if not call.thrown and not readable:
+                continue                       # an exception made with a message not read here
             cls_index = f.class_at(call.pos)
             cls = f.classes[cls_index].binary if cls_index is not None else (f.package or "?")
             fn = f.function_at(call.pos)
@@ -2333,7 +2534,8 @@ def write_files_list(path: Path, scanned: list[tuple[Release, dict[str, str]]], 
                      fingerprints: list[tuple[tuple[str, str], ...]], options: str) -> None:
     lines = ["# Files read per release by tools/kafka_log_inventory.py" + (f" ({options})." if options else "."),
              "# Columns (tab-separated): release, ref, path, role (inventory: its calls are listed;",
-             "# support: read to follow an inherited log ident or a message constant). Refs read:"]
+             "# support: read to follow an inherited log ident, a message constant or the exception",
+             "# an Errors constant builds). Refs read:"]
     for index, (release, _) in enumerate(scanned):
         where = "directory" if release.directory else f"commit {release.commit}"
         notes = [release.note] if release.note else []

@@ -119,7 +119,7 @@ def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, alone
         return conclude.unexplained(part, best, target, complete, Search(**totals, complete=complete, bounds=bounds))
     found, proven = shorten(found, deadline)
     shortest = "proven" if proven else \
-        f"not proven (the breadth-first search met its budget of {SHORTEN_STATES:,} states)"
+        f"not proven (the breadth-first search would need more than its budget of {SHORTEN_STATES:,} states)"
     anomalies, effects = _anomalies(spec, found, deadline, progress)
     answer = conclude.explained(part, found, anomalies, effects,
                                 Search(**totals, complete=complete, shortest=shortest, bounds=bounds))

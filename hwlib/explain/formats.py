@@ -123,7 +123,9 @@ class Format:
             return None
         if ident is None:
             return found
-        fields = {**{k: v for k, v in ident.groupdict().items() if v is not None}, **found.fields}
+        groups = ident.groupdict()
+        named = self.prefix.expressions(groups) if self.generic else groups     # type: ignore[union-attr]
+        fields = {**{k: v for k, v in named.items() if v is not None}, **found.fields}
         return Found(fields, ident.start(), found.end, found.literal + self.prefix.literal,  # type: ignore[union-attr]
                      found.cut)
 
@@ -205,6 +207,9 @@ def partition_of(fields: dict[str, str]) -> str | None:
     for name in ("tp", "log", "tpb"):
         if fields.get(name):
             return normal_partition(fields[name])
+    if fields.get("seg_path"):                          # a segment file: its directory is the partition's log
+        folder = fields["seg_path"].rstrip("/").rsplit("/", 2)[-2:-1]
+        return folder[0] if folder and folder[0] else None
     if fields.get("topic") and fields.get("pid"):
         return f"{fields['topic']}-{fields['pid']}"
     if fields.get("topic"):
@@ -242,6 +247,10 @@ KRAFT_ONLY = ("kafka.server.BrokerServer", "kafka.server.KafkaRaftServer",
               "org.apache.kafka.controller.ReplicationControlManager")
 ZOOKEEPER_ONLY = ("kafka.server.KafkaServer", "kafka.controller.KafkaController")
 
+#: why a segment file's deletion says nothing the model uses
+SEGMENT_DELETED = ("a segment's file deleted: the line before it says why (retention, a truncation, a deleted topic); "
+                   "files are not in the model")
+
 # ------------------------------------------------------------------------------ idents
 #: the fetcher thread's prefix: 0.9.0.0 - 0.10.2.2, 0.11.0.x, from 1.0.0
 FETCHER_OLD = "[ReplicaFetcherThread-{fetcher}-{leader}], "
@@ -257,9 +266,13 @@ BROKER_SC = "[Broker id={writer}] "
 CONTROLLER_SC = "[Controller id={controller} epoch={controller_epoch}] "
 KRAFT_OLD = "[Controller {controller}] "
 KRAFT_IDENT = "[QuorumController id={controller}] "
+CONTROLLER_OLD = "[Controller {controller}]: "
+CONTROLLER_ID = "[Controller id={controller}] "
+SELECTOR = "[OfflinePartitionLeaderSelector]: "
 #: every ident a table row's template may start with (``_f`` splits it off), longest first
 IDENTS = sorted((FETCHER_OLD, FETCHER_011, FETCHER, LOG_IDENT, UNIFIED_IDENT, PARTITION_OLD, PARTITION, BROKER_SC,
-                 CONTROLLER_SC, KRAFT_OLD, KRAFT_IDENT, "[Kafka Server {writer}], ", "[KafkaServer id={writer}] ",
+                 CONTROLLER_SC, KRAFT_OLD, KRAFT_IDENT, CONTROLLER_OLD, CONTROLLER_ID, SELECTOR,
+                 "[Kafka Server {writer}], ", "[KafkaServer id={writer}] ",
                  "[BrokerServer id={writer}] ", "[KafkaRaftServer nodeId={writer}] ", "[LeaderEpochCache {tp}] ",
                  "{ctl}"), key=len, reverse=True)
 
@@ -276,10 +289,11 @@ def _fetcher(first: str, last: str) -> list[tuple[str, str, str]]:
 
 
 def _f(id: str, kind: str | None, first: str, last: str, level: str, logger: str, template: str,
-       read_at: str, written: bool = True, outside: str = "") -> Format:
+       read_at: str, written: bool = True, outside: str = "", note: str = "") -> Format:
     """A row; a template that starts with one of ``IDENTS`` has it split off as the ident."""
     ident = next((i for i in IDENTS if template.startswith(i)), "")
-    return Format(id, kind, first, last, level, logger, template[len(ident):], read_at, ident, written, outside)
+    return Format(id, kind, first, last, level, logger, template[len(ident):], read_at, ident, written, outside,
+                  note=note)
 
 
 def _fetcher_rows(id: str, kind: str | None, first: str, last: str, level: str, text: str,
@@ -544,6 +558,31 @@ LEADER: list[Format] = [
        "state LeaderAndIsr(leader={leader}, leaderEpoch={epoch}, isrWithBrokerEpoch=List({isr_states}), "
        "leaderRecoveryState={rest2}, partitionEpoch={partition_epoch})",
        "3.5.0 PartitionStateMachine.doHandleStateChanges; LeaderAndIsr.toString"),
+    # the ZooKeeper controller's elections and ISR removals before 1.1, and from 2.6 its ISR removal
+    # for a broker gone offline: LeaderAndIsr printed as JSON by Json.encode (0.9 - 1.0), a
+    # LeaderIsrAndControllerEpoch from 2.6 (KafkaController.scala toString)
+    _f("selector_elected", "elected", "0.9.0.0", "1.0.2", "INFO", "kafka.controller.OfflinePartitionLeaderSelector",
+       SELECTOR + "Selected new leader and ISR {{\"leader\":{leader},\"leader_epoch\":{epoch},\"isr\":[{isr}]}} for "
+       "offline partition {tpb}", "0.9.0.0 OfflinePartitionLeaderSelector.selectLeader; LeaderAndIsr.toString (Json)",
+       written=False),
+    *(_f("controller_isr_removed", "elected", first, last, "INFO", "kafka.controller.KafkaController",
+         ident + "New leader and ISR for partition {tpb} is {{\"leader\":{leader},\"leader_epoch\":{epoch},"
+         "\"isr\":[{isr}]}}", "0.9.0.0 KafkaController.removeReplicaFromIsr; LeaderAndIsr.toString (Json)",
+         written=False)
+      for first, last, ident in (("0.9.0.0", "0.11.0.3", CONTROLLER_OLD), ("1.0.0", "1.0.2", CONTROLLER_ID))),
+    _f("rsm_isr_removed", "elected", "2.6.0", "3.9.1", "INFO", SCL,
+       CONTROLLER_SC + "Partition {tp} state changed to (Leader:{leader},ISR:{isr},LeaderEpoch:{epoch},ControllerEpoch:"
+       "{ctl_epoch}) after removing replica {replica} from the ISR as part of transition to OfflineReplica",
+       "2.6.0 ZkReplicaStateMachine.doRemoveReplicasFromIsr; LeaderIsrAndControllerEpoch.toString", written=False),
+    # the ZooKeeper controller found no leader to elect for an offline partition (it stays offline)
+    _f("psm_failed_online", "offline", "1.1.0", "3.9.1", "ERROR", SCL,
+       CONTROLLER_SC + "Controller {controller} epoch {controller_epoch} failed to change state for partition {tp} "
+       "from OfflinePartition to OnlinePartition", "1.1.0 PartitionStateMachine.logFailedStateChange; 2.3.0 "
+       "ZkPartitionStateMachine", written=False),
+    # ... and the exception it keeps for the partition, logged with the line above (a stack trace's line)
+    _f("psm_no_leader", "offline", "1.1.0", "3.9.1", "THROW", "StateChangeFailedException",
+       "Failed to elect leader for partition {tp} under strategy {strategy}",
+       "1.1.0 PartitionStateMachine.doElectLeaderForPartitions; 2.3.0 ZkPartitionStateMachine", written=False),
     # the broker process (KafkaServer - the ZooKeeper mode's, gone in 4.0 -, BrokerServer, KafkaRaftServer)
     _f("server_started", "started", "0.9.0.0", "0.11.0.3", "INFO", "kafka.server.KafkaServer",
        "[Kafka Server {writer}], started", "0.9.0.0 KafkaServer.startup"),
@@ -560,6 +599,10 @@ LEADER: list[Format] = [
     _f("server_shut_down", "stopped", "2.8.0", "9.9.9", "INFO", "kafka.server.BrokerServer",
        "[BrokerServer id={writer}] shut down completed", "2.8.0 BrokerServer.shutdown"),
     # recognised, but nothing the model has: said as informational
+    *(_f("segment_file_deleted", None, first, last, "INFO", logger, "Deleted {file_kind} {seg_path}.",
+         f"{first} LogSegment.deleteIfExists", note=SEGMENT_DELETED)
+      for first, last, logger in (("1.1.0", "3.6.2", "kafka.log.LogSegment"),
+                                  ("3.7.0", "9.9.9", "org.apache.kafka.storage.internals.log.LogSegment"))),
     _f("server_starting", None, "0.9.0.0", "3.9.1", "INFO", "kafka.server.KafkaServer", "starting",
        "0.9.0.0 KafkaServer.startup (before its log ident is set)"),
     _f("server_shutting_down", None, "0.9.0.0", "0.11.0.3", "INFO", "kafka.server.KafkaServer",

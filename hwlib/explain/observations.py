@@ -45,6 +45,7 @@ KINDS: dict[str, tuple[str, dict[str, str]]] = {
                  {"leader": "broker", "epoch": "epoch", "leo": "offset", "hw": "offset"}),
     "elected": ("the controller wrote a new leader and leader epoch",
                 {"leader": "broker", "epoch": "epoch", "isr": "brokers"}),
+    "offline": ("the controller found no replica it may elect: the partition is left without a leader (offline)", {}),
     "isr_shrink": ("the leader took replicas out of the ISR", {"old": "brokers", "new": "brokers"}),
     "isr_expand": ("the leader added replicas to the ISR", {"old": "brokers", "new": "brokers"}),
     "isr_updated": ("the controller accepted the leader's ISR change (AlterIsr / AlterPartition)",
@@ -70,7 +71,7 @@ KINDS: dict[str, tuple[str, dict[str, str]]] = {
 BROKER_LEVEL = ("started", "stopped")
 #: kinds the controller makes, not a replica: a line of one says no broker of the partition, even
 #: in a file of one broker's (the controller's own state-change.log holds its brokers' lines too)
-CONTROLLER_LEVEL = ("elected",)
+CONTROLLER_LEVEL = ("elected", "offline")
 
 #: the refusals a follower's fetcher logs, by error code
 REFUSALS = {FENCED_LEADER_EPOCH: "fenced", UNKNOWN_LEADER_EPOCH: "unknown_epoch", NOT_LEADER_OR_FOLLOWER: "not_leader"}
@@ -270,6 +271,8 @@ def observe_step(before: StepView, after: Cluster, events: list[tuple]) -> list[
         elif kind == "leader":
             if event[2] is not None:
                 out.append(observation("elected", None, leader=event[2], epoch=event[3], isr=ctl.isr))
+            elif event[1] is not None:                # a leader lost and none to elect
+                out.append(observation("offline", None))
         elif kind == "out_of_range" and event[1] not in halted:    # a broker that exits resets nothing
             out.append(observation("out_of_range", event[1], offset=event[2], leader_leo=event[3]))
         elif kind == "restart":

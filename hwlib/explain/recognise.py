@@ -37,7 +37,7 @@ WRITER = re.compile(r"replicaId=(\d{1,10})|\[Broker id=(\d{1,10})\]|broker=(\d{1
                     r"\[KafkaRaftServer nodeId=(\d{1,10})\]|\[Kafka Server (\d{1,10})\]|"
                     r"\[ReplicaManager broker=(\d{1,10})\]|\[BrokerLifecycleManager id=(\d{1,10})\]")
 #: a partition a line names (``t-0`` or ``[t,0]``), for lines no format recognises
-PARTITION = re.compile(r"(?<![\w.\-])([A-Za-z0-9._\-]{1,249})-(\d{1,9})(?![\w\-])"
+PARTITION = re.compile(r"(?<![\w.\-])([A-Za-z0-9._\-]{1,249})-(\d{1,9})(?![\w\-]|\.\w)"
                        r"|\[([A-Za-z0-9._\-]{1,249}), ?(\d{1,9})\]")
 #: an exception's message in a stack trace line (``Caused by: x.y.ZException: text``)
 EXCEPTION = re.compile(r"(?:Caused by: )?[\w$.]{1,300}(?:Exception|Error)(?::\s*+(?P<text>.+))?")
@@ -295,6 +295,9 @@ def _recognise_message(record: Record, message: str) -> Line:
         if "epoch" not in changed and not moves:    # no new leader epoch: not an election
             return Line(record, "informational", fmt.id + cut, fmt, partition, who, releases=releases,
                         cut=match.cut, literal=match.literal)
+        if changed.get("leader") == "-1" and not moves:     # no leader: the partition went offline
+            return Line(record, "recognised", cut.strip(" ()"), fmt, partition, None, observation("offline", None),
+                        releases=releases, cut=match.cut, literal=match.literal)
     outside = outside_reason(fmt, fields, moves)
     if outside is not None:
         return Line(record, "outside-model", outside, fmt, partition, who, releases=releases, cut=match.cut,

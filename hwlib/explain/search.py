@@ -498,8 +498,16 @@ class ExplainSearch:
                     break
                 if self.deadline is not None and time.perf_counter() > self.deadline:
                     break
+                if self.max_states is not None and len(seen) > self.max_states:
+                    break                             # the budget ends inside a level, too
             outcome.depth = depth
             outcome.states = len(seen)
+            # the next level as large as this one grew: past the budget, it cannot finish - stop now
+            grown = len(following) / max(1, len(frontier))
+            if outcome.goal is None and self.max_states is not None \
+                    and len(seen) + len(following) * grown > self.max_states:
+                outcome.stopped = "state budget reached"
+                break
             if progress is not None:
                 progress(depth, len(seen), target.matched(outcome.best.cursors) if outcome.best else 0)
             if outcome.goal is not None:

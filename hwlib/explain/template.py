@@ -50,6 +50,9 @@ FIELDS = {
     "rest": r"[^\n]{0,4096}",
     "diff": r"[^\n]{0,4096}",
     "rest2": r"[A-Z_]{1,40}",
+    "strategy": r"[A-Za-z]{1,80}(?:\([a-z]{1,10}\))?",
+    "file_kind": r"(?:log|offset index|time index|transaction index)",
+    "seg_path": r"/[^\s]{0,4095}",
     "segment": r"[0-9 :\-]{1,60}",
     # a LogOffsetMetadata as its toString prints it: (offset=N segment=[B:P]) 2.0 - 3.4,
     # (offset=Nsegment=[B:P]) 3.5, (offset=N, segment=[B:P]) from 3.6 - the offset is the value
@@ -145,6 +148,16 @@ class Template:
     def fields(self) -> tuple[str, ...]:
         return tuple(dict.fromkeys(name for _, name in self.pieces if name is not None))
 
+    def expressions(self, groups: dict[str, str | None]) -> dict[str, str]:
+        """A generic template's match groups (``g<place>``) by the expression of each value."""
+        out = {}
+        for key, value in groups.items():
+            if value is not None and key.startswith("g") and key[1:].isdigit():
+                name = self.pieces[int(key[1:])][1]
+                if name is not None:
+                    out[name] = value
+        return out
+
     def _regex(self, count: int) -> str:
         """The pattern of the first ``count`` pieces (each piece a literal and maybe a field)."""
         out = []
@@ -153,8 +166,8 @@ class Template:
             if index == 0 and not literal and name is not None:
                 out.append(WORD_START)
             out.append(re.escape(literal))
-            if name is not None and self.generic:
-                out.append(GENERIC)
+            if name is not None and self.generic:             # a group named by its place (``expressions``)
+                out.append(f"(?P<g{index}>{GENERIC})")
             elif name is not None:
                 body = _field_pattern(name)
                 out.append(f"(?P<{name}>{body})" if name not in seen else f"(?P={name})")

@@ -20,6 +20,8 @@ SAMPLE = {"tp": "orders-7", "tpb": "[orders,7]", "log": "orders-7", "topic": "or
           "partition_epoch": 42, "controller": 1003, "controller_epoch": 9, "rest": "(brokerId: 1003, endOffset: 5)",
           "rest2": "RECOVERED", "segment": "0 : 4321", "old_hw": 6656329, "start": 6000001,
           "ctl": "[Controller id=1003] ", "ids": "1001,1003", "pid": 7,
+          "ctl_epoch": 3, "replica": 1003, "strategy": "OfflinePartitionLeaderElectionStrategy(false)",
+          "file_kind": "offset index", "seg_path": "/data/kafka/orders-7/00000000000000002976.index.deleted",
           "isr_states": "BrokerState(brokerId=1001, brokerEpoch=-1), BrokerState(brokerId=1002, brokerEpoch=7)",
           "hw_meta": "(offset=6656330 segment=[0:4321])", "old_hw_meta": "(offset=6656329, segment=[0:4000])",
           "diff": "isr: [1001, 1002] -> [1002], leader: 1001 -> 1002, leaderEpoch: 16 -> 17, partitionEpoch: 41 -> 42"}

@@ -179,6 +179,130 @@ def test_throw_rows_name_the_exception_and_skip_message_less_throws() -> None:
     assert all(ob.ident == "" for ob in obs)
 
 
+# --- exceptions made with a message, thrown later or not at all ------------------------------------
+
+def rows_of(files: dict[str, str]) -> list[dict[str, str]]:
+    """The CSV rows the given files make as one release."""
+    seen: dict = {}
+    parsed = {path: inv.SourceFile(path, text) for path, text in files.items()}
+    inv.collect(inv.observe(inv.Tree(parsed, sorted(parsed))), 0, seen)
+    return inv.build_rows(seen, ["1.0"])
+
+
+def test_scala_exception_created_not_thrown_is_a_throw_row_its_message_followed_through_a_local() -> None:
+    src = scala_class(textwrap.dedent('''\
+          def elect(partitions: Seq[String]): Unit = {
+            partitions.foreach { partition =>
+              val failMsg = s"Failed to elect leader for partition $partition under strategy $strategy"
+              failedElections.put(partition, Left(new kafka.common.StateChangeFailedException(failMsg)))
+            }
+            val exception = new StateChangeFailedException(s"LeaderAndIsr information doesn't exist for $tp")
+            failedElections.put(tp, Left(exception))
+            logFailedStateChange(tp, new StateChangeFailedException(failMsg))
+            callback(Failure(new KafkaException(e)))
+            callback(Failure(new KafkaStorageException(s"$why")))
+            respond(new ApiError(Errors.INVALID_REQUEST, "Bad request"))
+            val handler = new ExceptionHandler("not an exception")
+            val plain = new Thing("not an exception either")
+          }'''))
+    obs = scan({SCALA: src})
+    assert [(ob.level, ob.logger, ob.template, ob.kind, ob.ident, ob.function) for ob in obs] == [
+        ("THROW", "StateChangeFailedException",
+         "Failed to elect leader for partition {partition} under strategy {strategy}", "throw", "", "elect"),
+        ("THROW", "StateChangeFailedException", "LeaderAndIsr information doesn't exist for {tp}", "throw", "",
+         "elect"),
+    ]
+
+
+def test_a_message_both_thrown_and_created_in_a_class_is_one_row() -> None:
+    src = scala_class(textwrap.dedent('''\
+          def check(tp: String): Unit = {
+            if (gone) throw new NotLeaderException(s"Not leader for $tp")
+            else callback(Left(new NotLeaderException(s"Not leader for $tp")))
+          }
+          def later(tp: String): Exception = new NotLeaderException(s"Not leader for $tp")'''))
+    assert len([ob for ob in scan({SCALA: src}) if ob.template == "Not leader for {tp}"]) == 3
+    rows = rows_of({SCALA: src})
+    assert [(r["level"], r["logger"], r["template"], r["kind"], r["function"]) for r in rows] == [
+        ("THROW", "NotLeaderException", "Not leader for {tp}", "throw", "check|later")]
+
+
+def test_java_exception_completed_exceptionally_returned_or_held_in_a_local() -> None:
+    src = java_class(textwrap.dedent('''\
+            CompletableFuture<Void> stop(int epoch) {
+                CompletableFuture<Void> future = new CompletableFuture<>();
+                future.completeExceptionally(new NotControllerException("No controller appears to be active."));
+                String msg = String.format("Epoch %d is stale", epoch);
+                queue.fail(new StaleBrokerEpochException(msg));
+                future.completeExceptionally(new org.apache.kafka.common.errors.TimeoutException(reason));
+                return future;
+            }
+            private static RuntimeException overflow(long offset) {
+                return new IndexOffsetOverflowException("Integer overflow for offset: " + offset);
+            }
+            void fail() {
+                throw new IllegalStateException("Thrown as before");
+            }'''))
+    obs = scan({JAVA: src})
+    assert [(ob.level, ob.logger, ob.template, ob.function) for ob in obs] == [
+        ("THROW", "StaleBrokerEpochException", "Epoch {epoch} is stale", "stop"),
+        ("THROW", "IndexOffsetOverflowException", "Integer overflow for offset: {offset}", "overflow"),
+        ("THROW", "NotControllerException", "No controller appears to be active.", "stop"),
+        ("THROW", "IllegalStateException", "Thrown as before", "fail"),
+    ]
+
+
+ERRORS = textwrap.dedent("""\
+    package org.apache.kafka.common.protocol;
+
+    public enum Errors {
+        NONE(0, null, message -> null),
+        NOT_LEADER_OR_FOLLOWER(6, "This server is not the leader " +
+                "for that topic-partition.",
+            NotLeaderOrFollowerException::new),
+        NOT_LEADER_FOR_PARTITION(6, "This server is not the leader for that topic-partition.",
+            new ApiExceptionBuilder() {
+                @Override
+                public ApiException build(String message) {
+                    return new NotLeaderForPartitionException(message);
+                }
+            }),
+        OFFSET_NOT_AVAILABLE(78, "The leader high watermark has not caught up.",
+            OffsetNotAvailableException::new);
+
+        public ApiException exception(String message) {
+            throw new IllegalStateException("not read: a support file's own calls are no rows");
+        }
+    }
+    """)
+
+
+def test_errors_exception_names_the_class_the_release_s_errors_file_gives() -> None:
+    src = scala_class(textwrap.dedent('''\
+          def fetch(tp: String): Unit = {
+            val failure = Errors.OFFSET_NOT_AVAILABLE.exception(s"Failed to fetch offsets for partition $tp")
+            if (old) throw Errors.NOT_LEADER_FOR_PARTITION.exception(s"Leader not local for $tp")
+            if (odd) throw Errors.NOT_LEADER_OR_FOLLOWER.exception(message)
+            callback(Errors.UNKNOWN_SERVER_ERROR.exception("Something unexpected"))
+            callback(Errors.NONE.exception("Nothing"))
+            callback(Errors.NOT_LEADER_OR_FOLLOWER.exception(message))
+            callback(Errors.NOT_LEADER_OR_FOLLOWER.exception())
+          }'''))
+    errors = "clients/src/main/java/org/apache/kafka/common/protocol/Errors.java"
+    assert inv.wanted(errors, set()) == "support"
+    parsed = {SCALA: inv.SourceFile(SCALA, src), errors: inv.SourceFile(errors, ERRORS)}
+    obs = sorted(inv.observe(inv.Tree(parsed, [SCALA])), key=lambda ob: ob.template)
+    assert [(ob.level, ob.logger, ob.template, ob.kind) for ob in obs] == [
+        ("THROW", "OffsetNotAvailableException", "Failed to fetch offsets for partition {tp}", "throw"),
+        ("THROW", "NotLeaderForPartitionException", "Leader not local for {tp}", "throw"),
+        ("THROW", "ApiException", "Nothing", "throw"),
+        ("THROW", "ApiException", "Something unexpected", "throw"),
+        ("THROW", "NotLeaderOrFollowerException", "{message}", "throw"),       # thrown: kept unread
+    ]
+    # without the release's Errors.java: ApiException
+    assert {ob.logger for ob in scan({SCALA: src})} == {"ApiException"}
+
+
 # --- loggers, classes, functions ------------------------------------------------------------------
 
 def test_scala_logger_class_function_and_ident() -> None:
@@ -453,3 +577,150 @@ def test_message_naming_a_string_constant_and_joined_lines() -> None:
     got = sorted(ob.template for ob in scan({"core/src/main/scala/kafka/demo/Broker.scala": broker,
                                              "core/src/main/scala/kafka/demo/Server.scala": server}))
     assert got == ["Demo Server started", "Resending with epoch: {epoch}", "{Broker.TEMPLATE}"]
+
+
+# --- a message held in a local ------------------------------------------------------------------
+
+def test_scala_message_held_in_a_local_val_is_read_from_its_declaration() -> None:
+    src = scala_class(textwrap.dedent('''\
+          def move(tp: String, plan: String): Unit = {
+            pending.foreach { item =>
+              val problem = s"Could not move $tp under plan $plan" +
+                " (will retry)"
+              warn(problem)
+              throw new MoveFailedException(problem)
+            }
+            if (late) {
+              val detail = "late by one"
+              trace(detail)
+            } else {
+              val detail = s"early by $n"
+              trace(detail)
+            }
+            var changing = "first"
+            changing = "second"
+            debug(changing)
+            error(fromElsewhere)
+          }'''))
+    obs = scan({SCALA: src})
+    assert sorted((ob.level, ob.logger, ob.template) for ob in obs) == [
+        ("DEBUG", "kafka.demo.Demo", "{changing}"),
+        ("ERROR", "kafka.demo.Demo", "{fromElsewhere}"),
+        ("THROW", "MoveFailedException", "Could not move {tp} under plan {plan} (will retry)"),
+        ("TRACE", "kafka.demo.Demo", "early by {n}"),
+        ("TRACE", "kafka.demo.Demo", "late by one"),
+        ("WARN", "kafka.demo.Demo", "Could not move {tp} under plan {plan} (will retry)"),
+    ]
+
+
+def test_scala_local_of_another_case_or_function_is_not_used() -> None:
+    src = scala_class(textwrap.dedent('''\
+          def pick(k: Int): Unit = {
+            k match {
+              case 1 =>
+                val note = "picked one"
+                info(note)
+              case _ =>
+                info(note)
+            }
+          }
+          def other(): Unit = info(note)'''))
+    assert sorted(templates(src)) == ["picked one", "{note}", "{note}"]
+
+
+def test_java_message_held_in_a_local_string() -> None:
+    src = java_class(textwrap.dedent('''\
+            void check(int epoch, int last, Exception e) {
+                String msg = String.format("Epoch %d is older than %d", epoch, last);
+                final String gone = "Epoch " + epoch + " is gone";
+                log.warn(msg, e);
+                log.info(gone);
+                throw new StaleEpochException(msg);
+            }
+            void later() {
+                String reassigned;
+                reassigned = "set later";
+                log.info(reassigned);
+                log.info(msg);
+            }'''))
+    obs = scan({JAVA: src})
+    assert sorted((ob.level, ob.template) for ob in obs) == [
+        ("INFO", "Epoch {epoch} is gone"), ("INFO", "{msg}"), ("INFO", "{reassigned}"),
+        ("THROW", "Epoch {epoch} is older than {last}"), ("WARN", "Epoch {epoch} is older than {last}"),
+    ]
+    assert {ob.logger for ob in obs if ob.level != "THROW"} == {"org.apache.kafka.demo.Demo"}
+
+
+# --- more classes: logger names, exception messages ---------------------------------------------------
+
+def test_an_overridden_logger_name_names_the_logger() -> None:
+    src = textwrap.dedent('''\
+        package kafka.demo
+
+        class Tidy(config: Config) extends Logging {
+          def start(): Unit = info("Starting the tidier")
+          private class TidyThread(n: Int) extends Logging {
+            protected override def loggerName = classOf[Tidy].getName
+            def run(): Unit = debug("Tidying")
+          }
+        }
+
+        private[demo] class Sweeper(val id: Int) extends Logging {
+          protected override def loggerName: String = classOf[Tidy].getName
+          this.logIdent = s"Sweeper $id: "
+          def sweep(): Unit = info("Swept")
+        }
+
+        abstract class Shelf(val file: File) extends Logging {
+          def drop(): Unit = info(s"Dropping shelf ${file.getAbsolutePath}")
+        }
+        class TopShelf(f: File) extends Shelf(f)
+        object Shelf extends Logging {
+          override val loggerName: String = "demo.shelves"
+          def load(): Unit = warn("Loaded")
+        }
+        ''')
+    obs = {ob.template: ob for ob in scan({SCALA: src})}
+    assert obs["Starting the tidier"].logger == "kafka.demo.Tidy"
+    assert (obs["Tidying"].logger, obs["Tidying"].cls) == ("kafka.demo.Tidy", "kafka.demo.Tidy$TidyThread")
+    assert (obs["Swept"].logger, obs["Swept"].ident) == ("kafka.demo.Tidy", "Sweeper {id}: ")
+    assert obs["Dropping shelf {file.getAbsolutePath}"].logger == "kafka.demo.TopShelf"
+    assert obs["Loaded"].logger == "demo.shelves"
+
+
+def test_throw_without_arguments_ends_at_the_line_and_a_later_message_parameter_is_the_message() -> None:
+    src = textwrap.dedent('''\
+        package kafka.demo
+
+        class SweepException(val shelf: Shelf, private val message: String, cause: Throwable)
+          extends KafkaException(message, cause)
+
+        class Sweeper extends Logging {
+          private def checkDone(tp: String): Unit = {
+            if (!running)
+              throw new StopNowException
+            manager.checkAborted(tp)
+          }
+          def sweep(shelf: Shelf): Unit = {
+            try shelf.sweep()
+            catch {
+              case e: Exception => throw new SweepException(shelf, s"Sweep of ${shelf.name} failed", e)
+            }
+          }
+        }
+        ''')
+    obs = scan({SCALA: src})
+    assert [(ob.logger, ob.template) for ob in obs] == [("SweepException", "Sweep of {shelf.name} failed")]
+
+
+@pytest.mark.parametrize("path", [
+    "core/src/main/scala/kafka/log/LogCleaner.scala",
+    "core/src/main/scala/kafka/log/LogCleanerManager.scala",
+    "storage/src/main/java/org/apache/kafka/storage/internals/log/Cleaner.java",
+    "storage/src/main/java/org/apache/kafka/storage/internals/log/ProducerStateManager.java",
+    "core/src/main/scala/kafka/log/AbstractIndex.scala",
+    "storage/src/main/java/org/apache/kafka/storage/internals/log/LazyIndex.java",
+    "core/src/main/scala/kafka/server/KafkaApis.scala",
+])
+def test_compaction_producer_state_index_and_request_handler_files_are_inventoried(path: str) -> None:
+    assert inv.wanted(path, set()) == "inventory"

@@ -1,0 +1,82 @@
+"""hwlib explain on real pastes (tests/explain/real): replication lines recognised, each verdict as its sidecar says.
+
+The excerpts were copied byte for byte out of public incident threads; their sidecars say the
+answer expected from reading the thread (or, reviewed, why hwlib's differs and is right).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from hwlib.engine.releases import release as release_row
+from hwlib.explain import ExplainSpec, explain
+from hwlib.explain.formats import version
+from hwlib.explain.inventory import calls
+from hwlib.explain.project import read_lines
+from hwlib.views.explain_out import run_dict
+from hwlib.views.explain_words import sentence
+
+from .real_corpus import VERDICTS, excerpts
+
+EXCERPTS = excerpts()
+#: the loggers of the replication path (the inventory's): an ERROR or FATAL line of one is never unrecognised
+LOGGERS = {call.logger for call in calls()}
+#: the share of lines naming a partition that must be recognised
+SHARE = 0.95
+
+
+def _lines(case):
+    lines, _, _ = read_lines(ExplainSpec((str(case.log),)))
+    return lines
+
+
+def test_the_corpus_is_large_and_each_sidecar_says_where_it_came_from_and_what_to_expect():
+    assert len(EXCERPTS) >= 40
+    assert len({case.source for case in EXCERPTS}) >= 20
+    for case in EXCERPTS:
+        assert case.source.startswith("https://"), case.id
+        assert case.expected in VERDICTS and case.why, case.id
+        assert case.reviewed is None or (case.reviewed in VERDICTS and case.reviewed_why), case.id
+        assert case.log.read_bytes().endswith(b"\n"), case.id
+
+
+def test_lines_naming_a_partition_are_recognised_and_no_error_of_the_replication_path_is_unknown():
+    named = recognised = 0
+    unknown_errors = []
+    for case in EXCERPTS:
+        for line in _lines(case):
+            if line.partition is not None:
+                named += 1
+                recognised += line.status != "unrecognised"
+            if line.status == "unrecognised" and line.record.level in ("ERROR", "FATAL") \
+                    and line.record.logger in LOGGERS:
+                unknown_errors.append((case.id, line.record.line, line.record.message[:100]))
+    assert recognised / named >= SHARE, f"{recognised}/{named} lines naming a partition recognised"
+    assert unknown_errors == []
+
+
+@pytest.mark.parametrize("case", [c for c in EXCERPTS if c.recognised], ids=lambda c: c.id)
+def test_the_lines_a_reader_of_kafka_s_code_recognises_are_recognised(case):
+    lines = _lines(case)
+    held = {number: line for line in lines for number in range(line.record.line, line.record.end_line + 1)}
+    for number in case.recognised:
+        assert number in held and held[number].status != "unrecognised", (number, held.get(number))
+
+
+def _release_fits(answer) -> bool:
+    """Whether the release an answer ran is one whose code writes every recognised line."""
+    if answer.config is None or answer.config.release is None or answer.release_range is None:
+        return True
+    row = release_row(answer.config.release, "release")
+    patches = [version(p if p.count(".") > 1 or p.startswith("0") else p + ".0") for p in row.patches]
+    return any(patch in answer.release_range for patch in patches)
+
+
+@pytest.mark.parametrize("case", EXCERPTS, ids=lambda c: c.id)
+def test_each_excerpt_gets_the_answer_its_sidecar_says(case):
+    run = explain(ExplainSpec((str(case.log),), time_limit=20))
+    verdict = run_dict(run)["verdict"]
+    said = [f"{a.partition}: {a.verdict}: {sentence(a, run.lines)}" for a in run.answers]
+    assert verdict == case.verdict, (case.expected, case.why, said)
+    for answer in run.answers:
+        assert _release_fits(answer), (answer.partition, answer.rules_label, answer.release_range)
