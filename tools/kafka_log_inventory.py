@@ -130,11 +130,14 @@ CLASS_FILES = frozenset("""
     BrokerMetadataPublisher BrokerMetadataListener StateChangeLogger
     LogCleaner LogCleanerManager Cleaner ProducerStateManager AbstractIndex OffsetIndex TimeIndex
     TransactionIndex LazyIndex KafkaApis
+    KafkaRaftClient QuorumState LeaderState FollowerState CandidateState KafkaMetadataLog RaftManager
+    MetadataLoader KRaftMigrationDriver ProcessTerminatingFaultHandler LoggingFaultHandler
+    ZookeeperLeaderElector NodeToControllerChannelManager BrokerToControllerChannelManager
 """.split())
 #: read only to follow an inherited log ident or a message constant (not inventoried)
 SUPPORT_FILES = frozenset({"ShutdownableThread", "ControllerZkListener", "KafkaBroker"})
 SOURCE_PATH = re.compile(
-    r"^(?:core|storage|metadata|server|server-common)/src/main/(?:scala|java)/(?:.+/)?"
+    r"^(?:core|storage|metadata|raft|server|server-common)/src/main/(?:scala|java)/(?:.+/)?"
     r"(?P<base>[A-Za-z0-9_]+)\.(?:scala|java)$")
 STATE_CHANGE_MARK = re.compile(r"state\.change\.logger|StateChangeLogger")
 

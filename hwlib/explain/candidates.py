@@ -265,12 +265,27 @@ CAN_MAKE = {
 }
 
 
+#: the only values where the model makes an offset of -1 (an OffsetsForLeaderEpoch answer for an
+#: epoch the leader never had); anywhere else -1 is Kafka's sentinel for "no offset" leaking into a
+#: log line - nothing the model's rules can make
+NO_OFFSET = {("epoch_answer", "offset")}
+
+
+def no_offset(seen: Observation) -> bool:
+    """Whether the observation carries an offset of -1 where the model never makes one."""
+    sorts = KINDS[seen.kind][1]
+    return any(sorts[name] == "offset" and value == -1 and (seen.kind, name) not in NO_OFFSET
+               for name, value in seen.values)
+
+
 def unmakeable(config: ClusterConfig, target: Target) -> int | None:
     """The first observation (by index, in order) the config's rules can never make, or None."""
     rules = config.rules()
     for index, seen in enumerate(target.observations):
         can = CAN_MAKE.get(seen.kind)
         if can is not None and not can(rules):
+            return index
+        if no_offset(seen):
             return index
         if seen.kind == "halt" and config.unclean_leader_election:
             return index
@@ -279,6 +294,8 @@ def unmakeable(config: ClusterConfig, target: Target) -> int | None:
 
 #: what each kind of line needs of the model, and the releases whose logs show it
 NEEDS = {
+    "offset -1": "an offset of -1, Kafka's sentinel for 'no offset' (an offset lookup or a high watermark that "
+                 "found none); the model's offsets start at 0",
     "halt": "a follower whose broker exits rather than truncate below its log end (Kafka 0.9 to 2.0.0, "
             "unclean.leader.election.enable=false)",
     "fenced": "a fetch refused with FENCED_LEADER_EPOCH (Kafka 2.1 and later, KIP-320)",

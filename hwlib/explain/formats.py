@@ -103,6 +103,12 @@ class Format:
         return None
 
     @property
+    def by_ident(self) -> bool:
+        """Whether a line of it is told by its ident alone, its text saying too little (an
+        inventoried ``{msg}``): then a record naming another logger is not one of its lines."""
+        return self.generic and self.prefix is not None and self.body.literal < GENERIC_LITERAL
+
+    @property
     def needs_ident(self) -> bool:
         """Whether the text alone is too short to recognise (``MIN_TEXT``)."""
         return self.body.literal < MIN_TEXT
@@ -115,6 +121,8 @@ class Format:
         """This message anywhere in ``message``: the text (or, ``cut``, its first pieces ending
         the message), with the ident's fields where the ident stands right before it. A short
         text needs its ident; with no ident, a short text must be the whole message."""
+        if self.by_ident and self.body.literal == 0:       # a value alone: the rest after the ident
+            return None if cut else self._after_ident(message)
         found = self.body.search(message) if not cut else self.body.search_cut(message)
         if found is None:
             return None
@@ -128,6 +136,23 @@ class Format:
         fields = {**{k: v for k, v in named.items() if v is not None}, **found.fields}
         return Found(fields, ident.start(), found.end, found.literal + self.prefix.literal,  # type: ignore[union-attr]
                      found.cut)
+
+    @functools.cached_property
+    def _ident_anywhere(self) -> re.Pattern[str]:
+        assert self.prefix is not None
+        return re.compile(self.prefix._regex(len(self.prefix.pieces)))
+
+    def _after_ident(self, message: str) -> Found | None:
+        """A message that is a value alone: the ident, then any text (the value)."""
+        ident = self._ident_anywhere.search(message)
+        if ident is None or not message[ident.end():].strip():
+            return None
+        value = self.body.search(message[ident.end():])
+        if value is None:
+            return None
+        named = self.prefix.expressions(ident.groupdict())          # type: ignore[union-attr]
+        fields = {**{k: v for k, v in named.items() if v is not None}, **value.fields}
+        return Found(fields, ident.start(), len(message), self.prefix.literal)  # type: ignore[union-attr]
 
     def parse(self, message: str) -> dict[str, str] | None:
         """The fields of this message found in ``message`` (None: it is not there)."""
@@ -698,13 +723,26 @@ GENERIC_LITERAL = 12
 GENERIC_PIECE = 10
 
 
+def _telling(template: Template) -> bool:
+    """Whether a template has enough literal text to tell its lines from others'."""
+    return template.literal >= GENERIC_LITERAL and len(template.anchor) >= GENERIC_PIECE
+
+
 def readable(call: Call) -> bool:
     """Whether hwlib recognises an inventoried call's lines: one of its own formats reads it, or
-    it has enough literal text to be found by its words (``inventoried``)."""
+    it has enough literal text to be found by its words (``inventoried``) - in its message, or
+    in its log ident where the message is a value alone (``[KRaftMigrationDriver id=N] {record}``:
+    ``by_ident``)."""
     if call.format_id is not None:
         return True
-    body = Template(call.template, generic=True)
-    return call.disposition in DISPOSITIONS and body.literal >= GENERIC_LITERAL and len(body.anchor) >= GENERIC_PIECE
+    return call.disposition in DISPOSITIONS and (_telling(Template(call.template, generic=True)) or by_ident(call))
+
+
+def by_ident(call: Call) -> bool:
+    """Whether an inventoried call is found by its log ident, its message saying too little: its
+    lines are told by the ident and, where the record names one, the logger (``Format.by_ident``)."""
+    return bool(call.ident) and not _telling(Template(call.template, generic=True)) \
+        and _telling(Template(call.ident, generic=True))
 
 
 def inventoried() -> list[Format]:

@@ -109,8 +109,10 @@ def partitions_of(lines: list[Line]) -> dict[str, int]:
 
 
 def _topic_only(line: Line) -> bool:
-    return line.format is not None and "topic" in line.format.fields() and "tp" not in line.format.fields() \
-        and "tpb" not in line.format.fields() and "log" not in line.format.fields()
+    """Whether the line names a topic alone (the oldest fatal exit's ``{topic}``)."""
+    fmt = line.format
+    return fmt is not None and not fmt.generic and "topic" in fmt.fields() and not {"tp", "tpb", "log"} & set(
+        fmt.fields())
 
 
 def to_explain(lines: list[Line]) -> list[str]:

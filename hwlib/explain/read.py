@@ -116,6 +116,9 @@ KAFKA = re.compile(r"\[" + _TS + r"\]\s++(?:\[[^\]]{0,200}\]\s++)?" + _LEVEL + r
 KAFKA_INSIDE = re.compile(r"\[" + _TS + r"\]\s++" + _LEVEL + r"\s")
 #: ISO-8601 first, an optional [thread], the level
 ISO = re.compile(_TS + r"\s++(?:\[[^\]]{0,200}\]\s++){0,2}" + _LEVEL + r"\s*+(?::\s*+)?(?P<msg>.*)")
+#: the logger before the thread and the level: ``[%d] (%c) [%t] %p - %m``
+LOGGER_FIRST = re.compile(r"\[" + _TS + r"\]\s++\((?P<logger>[A-Za-z_$][\w$.]{0,300})\)\s++(?:\[[^\]]{0,200}\]\s++)?"
+                          + _LEVEL + r"\s++(?:-\s++)?(?P<msg>.*)")
 #: a bracketed timestamp and the message, no level (a copy from a log viewer)
 STAMPED = re.compile(r"\[" + _TS + r"\]\s++(?P<msg>.*)")
 #: the level first, no timestamp
@@ -216,11 +219,12 @@ def parse_line(text: str, source: str | None = None, timestamp: float | None = N
     if match is not None:                             # [t1]~[t2] LEVEL ...: as a line at t1, repeated until t2
         until = parse_time(match["until"])
         text = f"[{match['first']}] {match['rest']}"
-    for layout in (KAFKA, ISO, STAMPED, LEVEL_FIRST):
+    for layout in (KAFKA, LOGGER_FIRST, ISO, STAMPED, LEVEL_FIRST):
         match = layout.fullmatch(text)
         if match is None:
             continue
         message, logger = split_logger(match["msg"])
+        logger = match["logger"] if "logger" in layout.groupindex else logger
         stamp = parse_time(match["ts"]) if "ts" in layout.groupindex else None
         level = match["level"] if "level" in layout.groupindex else None
         return Parsed(message.strip(), stamp if stamp is not None else timestamp,

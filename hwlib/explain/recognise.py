@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import functools
 import re
+import string
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from .formats import BROKER_SETS, FORMATS, PARTITION_FIELDS, REASSIGNED, Format, Releases, change_fields, partition_of
+from .inventory import calls
 from .observations import KINDS, Observation, observation
 from .read import Record, split_logger, unmangle
 from .template import collapsed
@@ -153,6 +155,8 @@ def best_match(message: str, level: str | None = None, logger: str | None = None
     for cut in (False, True):
         found: list[_Match] = []
         for fmt in candidates(message, cut):
+            if fmt.by_ident and logger is not None and fmt.logger != logger:
+                continue
             hit = fmt.find(spaced if fmt.generic else message, cut)
             if hit is not None:
                 found.append(_Match(fmt, hit.fields, hit.literal, hit.cut))
@@ -169,7 +173,8 @@ def releases_of(best: list[_Match], level: str | None, logger: str | None) -> Re
     """The releases whose code writes the text matched - at the record's level and logger where
     it says them and some format of that text has them."""
     fmt = best[0].fmt
-    same = [m.fmt for m in best if m.fmt.text == fmt.text and m.fmt.ident == fmt.ident] or [fmt]
+    shape = _shape(fmt)
+    same = [m.fmt for m in best if _shape(m.fmt) == shape] or [fmt]
     if level is not None and any(f.level == level for f in same):
         same = [f for f in same if f.level == level]
     if logger is not None and any(f.logger == logger for f in same):
@@ -177,8 +182,39 @@ def releases_of(best: list[_Match], level: str | None, logger: str | None) -> Re
     return Releases.of(f.releases for f in same)
 
 
+def _shape(fmt: Format) -> tuple[str, str]:
+    """A format's ident and text with each value as ``{}`` (two rows printing the same text
+    from different expressions - ``{_file}``, ``{file}`` - are one text)."""
+    def plain(text: str) -> str:
+        return "".join(literal.replace("{", "{{").replace("}", "}}") + ("{}" if name is not None else "")
+                       for literal, name, _, _ in string.Formatter().parse(text))
+    return plain(fmt.ident), plain(fmt.text)
+
+
+#: the KRaft metadata log: replicated by the controllers' Raft quorum (KIP-595), not by a
+#: leader and its ISR
+METADATA_LOG = "__cluster_metadata-0"
+#: the loggers of the Raft quorum's classes (kafka.raft, org.apache.kafka.raft)
+RAFT_LOGGER = re.compile(r"^(?:kafka|org\.apache\.kafka)\.raft\.")
+#: what a line about the metadata log says Kafka did
+METADATA_REASON = ("the KRaft metadata log __cluster_metadata-0, replicated by the controllers' own Raft "
+                   "quorum (KIP-595): its elections, epochs and high watermark are not a topic partition's "
+                   "leader and ISR, which hwlib models")
+
+
 def recognise(record: Record) -> Line:
-    """The record's format, partition, writer and observation (see the module docstring)."""
+    """The record's format, partition, writer and observation (see the module docstring); a line
+    of the Raft quorum's classes or about the metadata log is about ``__cluster_metadata-0``,
+    outside the model (``METADATA_REASON``)."""
+    line = _recognise(record)
+    raft = line.format is not None and RAFT_LOGGER.match(line.format.logger) is not None
+    if (raft and line.partition is None) or (line.partition == METADATA_LOG and line.status != "unrecognised"):
+        reason = line.reason if line.status == "outside-model" and raft else METADATA_REASON
+        return replace(line, status="outside-model", partition=METADATA_LOG, reason=reason, observation=None)
+    return line
+
+
+def _recognise(record: Record) -> Line:
     if record.elision:
         return Line(record, "informational", "an elision: lines were left out here")
     if record.listing is not None:
@@ -273,6 +309,32 @@ def _joined(pending: Line, line: Line) -> Line:
     return joined
 
 
+#: what the exception a fetcher's "Error for partition ..." line names says happened: the broker
+#: fetched from does not lead the partition (an observation), or does not host it at all (outside)
+FETCH_ERRORS = {"NotLeaderForPartitionException": "not_leader", "NotLeaderOrFollowerException": "not_leader",
+                "UnknownTopicOrPartitionException": "outside"}
+FETCH_EXCEPTION = re.compile(r"(?:NotLeaderForPartition|NotLeaderOrFollower|UnknownTopicOrPartition)Exception")
+#: what a fetch refused as unknown topic or partition says Kafka did
+NOT_HOSTED = ("the broker fetched from does not host the partition: it was created, deleted or moved (reassigned) "
+              "while the follower fetched - hwlib's partition has the same replicas from start to end")
+
+
+def _fetch_error(line: Line, fields: dict[str, str]) -> Line:
+    """A fetcher's "Error for partition ..." line read by the exception it names (in the line or
+    its stack trace): a fetch refused by a broker that does not lead (``not_leader``), or that
+    does not host the partition (outside the model); else as it is."""
+    record = line.record
+    named = FETCH_EXCEPTION.search(" ".join([record.text, *record.continuation]))
+    if named is None:
+        return line
+    meaning = FETCH_ERRORS[named.group(0)]
+    if meaning == "outside":
+        return replace(line, status="outside-model", reason=NOT_HOSTED)
+    leader = fields.get("sourceBroker.id") or fields.get("leader")
+    seen = observation("not_leader", line.writer, leader=leader if leader and leader.isdigit() else None)
+    return replace(line, status="recognised", reason="", observation=seen)
+
+
 def _recognise_message(record: Record, message: str) -> Line:
     writer = own_writer(message)
     best = best_match(message, record.level, record.logger)
@@ -282,10 +344,8 @@ def _recognise_message(record: Record, message: str) -> Line:
     fmt, fields = match.fmt, match.fields
     releases = releases_of(best, record.level, record.logger)
     partition = generic_partition(fields) if fmt.generic else partition_of(fields)
-    if partition is None and not fmt.generic:
-        named = PARTITION.search(message)
-        if named is not None:
-            partition = f"{named[1]}-{named[2]}" if named[1] is not None else f"{named[3]}-{named[4]}"
+    if partition is None and (not fmt.generic or any(PARTITION_EXPRESSION.search(name) for name in fmt.fields())):
+        partition = named_partition(message)           # a value holding it among others ([{t.topic},{t.partition}])
     who = fields.get("writer") or writer
     cut = " (cut short: the message ends inside it)" if match.cut else ""
     moves: list[str] = []
@@ -303,8 +363,11 @@ def _recognise_message(record: Record, message: str) -> Line:
         return Line(record, "outside-model", outside, fmt, partition, who, releases=releases, cut=match.cut,
                     literal=match.literal)
     if fmt.kind is None:
-        return Line(record, "informational", (fmt.note or fmt.id) + cut, fmt, partition, who, releases=releases,
+        line = Line(record, "informational", (fmt.note or fmt.id) + cut, fmt, partition, who, releases=releases,
                     cut=match.cut, literal=match.literal)
+        if fmt.generic and fmt.text.startswith("Error for partition ") and "Fetcher" in fmt.logger:
+            return _fetch_error(line, fields)
+        return line
     return Line(record, "recognised", cut.strip(" ()"), fmt, partition, who, to_observation(fmt, fields, who),
                 releases=releases, cut=match.cut, literal=match.literal)
 
@@ -323,22 +386,54 @@ def generic_partition(fields: dict[str, str]) -> str | None:
     partition's name and nothing else (a log's name; never a path: ``/data/kafka-logs-1``)."""
     for name, value in fields.items():
         if PARTITION_EXPRESSION.search(name):
-            named = PARTITION.search(value)
+            named = named_partition(value)
             if named is not None:
-                return f"{named[1]}-{named[2]}" if named[1] is not None else f"{named[3]}-{named[4]}"
+                return named
     for value in fields.values():
-        if PARTITION_VALUE.fullmatch(value.strip(" .,;:()[]'\"")):
-            return value.strip(" .,;:()[]'\"")
+        value = value.strip(" .,;:()[]'\"")
+        if PARTITION_VALUE.fullmatch(value) and not NOT_A_PARTITION.search(value):
+            return value
     return None
 
 
+#: names shaped like a partition that are not one: a thread (``ReplicaFetcherThread-0-1001``,
+#: ``kafka-request-handler-3``), a pod or host of a stateful set (``kafka-controller-0.svc``)
+NOT_A_PARTITION = re.compile(r"(?i)thread|handler|cleaner|-executor|scheduler|kafka-controller|kafka-broker|"
+                             r"^kafka-\d+$|^broker-\d+$|^zookeeper-\d+$|^zk-\d+$")
+
+
+def named_partition(text: str) -> str | None:
+    """The partition ``text`` names, in either of Kafka's forms - ``[t,0]`` first (a thread's
+    name is shaped like ``t-0``) - leaving out names that only look like one (``NOT_A_PARTITION``)."""
+    found = None
+    for named in PARTITION.finditer(text):
+        if named[3] is not None:
+            return f"{named[3]}-{named[4]}"
+        if found is None and not NOT_A_PARTITION.search(named[1]):
+            found = f"{named[1]}-{named[2]}"
+    return found
+
+
 def _unrecognised(record: Record, message: str, writer: str | None) -> Line:
+    if not record.problem and elsewhere(record.logger):
+        return Line(record, "informational", f"a message of Kafka's {record.logger}, a class outside the "
+                    "replication path whose messages hwlib reads (data/explain/kafka-log-calls.csv)",
+                    None, named_partition(message), writer)
     reason = record.problem or near_miss(message) or "no message hwlib knows"
-    named = PARTITION.search(message)
-    partition = None
-    if named is not None:
-        partition = f"{named[1]}-{named[2]}" if named[1] is not None else f"{named[3]}-{named[4]}"
-    return Line(record, "unrecognised", reason, None, partition, writer)
+    return Line(record, "unrecognised", reason, None, named_partition(message), writer)
+
+
+@functools.cache
+def _inventoried_loggers() -> frozenset[str]:
+    return frozenset(call.logger for call in calls()) | frozenset(fmt.logger for fmt in FORMATS)
+
+
+def elsewhere(logger: str | None) -> bool:
+    """Whether a record's logger is one of Kafka's classes outside the replication path the
+    inventory reads (the group coordinator, ZooKeeper's client, a thread's start): Kafka's line,
+    about something else."""
+    return logger is not None and logger.startswith(("kafka.", "org.apache.kafka.")) \
+        and logger not in _inventoried_loggers() and not logger.startswith("kafka.log4j")
 
 
 def near_miss(message: str) -> str | None:

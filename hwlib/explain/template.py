@@ -240,25 +240,32 @@ class Template:
         least ``CUT_LITERAL`` literal characters. A leading value is the word before the first
         piece, a trailing one the rest of the message."""
         pieces = [(literal, name) for literal, name in self.pieces]
-        first = next(i for i, (literal, _) in enumerate(pieces) if literal)
+        first = next((i for i, (literal, _) in enumerate(pieces) if literal), None)
+        if first is None:                       # values alone: the whole message is the first
+            names = [name for _, name in pieces if name is not None]
+            return None if cut or not message.strip() else Found({names[0]: message.strip()}, 0, len(message), 0)
         start = message.find(pieces[first][0])
         if start < 0:
             return None
         fields: dict[str, str] = {}
+        begin = start
         if first > 0 or (not pieces[0][0] and pieces[0][1] is not None):
             word = message.rfind(" ", 0, max(0, start - 1)) + 1
             if pieces[0][1] is not None:
                 fields[pieces[0][1]] = message[word:start].strip()
+                begin = word
         at, matched = start, 0
         for index in range(first, len(pieces)):
             literal, name = pieces[index]
             found = message.find(literal, at) if index > first else start
             if found < 0:
-                rest = message[at:]
-                ends_inside = literal.startswith(rest.strip()) or pieces[index - 1][1] is not None
-                if cut and ends_inside and matched >= min(CUT_LITERAL, self.literal):
-                    return Found(fields, start, len(message), matched + (len(rest.strip()) if literal.startswith(
-                        rest.strip()) else 0), cut=True)
+                rest = message[at:].strip()
+                begun = len(rest) if literal.lstrip().startswith(rest) else 0   # the message ends inside this piece
+                if not begun and pieces[index - 1][1] is not None:             # ... after the value before it
+                    begun = _ends_with_start(rest, literal.lstrip())
+                after_value = pieces[index - 1][1] is not None
+                if cut and (begun or after_value) and matched + begun >= min(CUT_LITERAL, self.literal):
+                    return Found(fields, begin, len(message), matched + begun, cut=True)
                 return None
             previous = pieces[index - 1][1] if index > first else None
             if previous is not None:
@@ -267,7 +274,7 @@ class Template:
             if name is not None and index == len(pieces) - 1:
                 fields[name] = message[at:]
                 at = len(message)
-        return Found(fields, start, at, matched)
+        return Found(fields, begin, at, matched)
 
     def near(self, message: str) -> str | None:
         """Of a message holding the longest literal piece but not matching: which piece did
@@ -292,6 +299,15 @@ class Template:
 
     def render(self, **fields: object) -> str:
         return self.text.format(**fields)
+
+
+def _ends_with_start(text: str, literal: str) -> int:
+    """The length of the longest beginning of ``literal`` (a word or more: four characters at
+    least) that ends ``text`` after a space; 0: none."""
+    for size in range(len(literal) - 1, 3, -1):
+        if text.endswith(literal[:size]) and text[:-size].endswith(" "):
+            return size
+    return 0
 
 
 def collapsed(message: str) -> str:

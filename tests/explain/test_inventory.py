@@ -10,11 +10,13 @@ confirm a text Kafka never wrote.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from hwlib.engine.releases import KRAFT, RELEASES
-from hwlib.explain.formats import KNOWN, OWN, Format, version
-from hwlib.explain.inventory import DISPOSITIONS, Call, calls
+from hwlib.explain.formats import KNOWN, OWN, Format, readable, version
+from hwlib.explain.inventory import DISPOSITIONS, Call, calls, coverage
 from hwlib.explain.writer import _tag, written_kinds
 
 from .test_formats import SAMPLE
@@ -87,3 +89,29 @@ def test_the_log_writer_renders_only_texts_kafka_prints_in_that_release():
                        for call in CALLS), (row.key, kind, fmt.id, message)
             rendered += 1
     assert rendered > 300
+
+
+def coverage_markdown() -> str:
+    """The coverage table docs/explain.md prints: per release (each row of hwlib's release
+    table, its first patch), the calls of the replication path its code has and what hwlib does
+    with them."""
+    releases: list[tuple[str, tuple[int, ...]]] = []
+    for row in RELEASES:
+        first = row.patches[0]
+        label = first if first.count(".") > 1 or first.startswith("0") else first + ".0"
+        if label not in [name for name, _ in releases]:
+            releases.append((label, version(label)))
+    lines = ["| release | calls | read by hwlib's formats | informational | outside the model | ignored | "
+             "recognised |", "|---|---:|---:|---:|---:|---:|---:|"]
+    for label, total, counts, readable_count in coverage(releases, readable):
+        lines.append(f"| {label} | {total:,} | {counts.get('format', 0)} | {counts.get('informational', 0):,} | "
+                     f"{counts.get('outside-model', 0)} | {counts.get('ignored', 0)} | "
+                     f"{readable_count / total:.0%} |")
+    return "\n".join(lines)
+
+
+def test_the_docs_print_the_coverage_of_every_release():
+    """docs/explain.md's table is the inventory's coverage as it is (run this test to see the table)."""
+    table = coverage_markdown()
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "explain.md").read_text()
+    assert table in docs, "docs/explain.md's coverage table is out of date; it is now:\n" + table

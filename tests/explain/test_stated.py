@@ -7,13 +7,16 @@ one line naming its field; an emit never replaces a file hwlib did not write.
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 import yaml
 
 from hwlib.explain import ExplainError, ExplainSpec, explain
+from hwlib.explain.observations import KINDS
 from hwlib.explain.stated import HEADER, read_stated
 from hwlib.views.explain_out import failed_at
 from hwlib.views.explain_words import sentence
@@ -140,3 +143,10 @@ def test_the_command_line_reads_facts_alone_and_refuses_to_replace_a_file_it_did
     assert alone.stdout.splitlines()[0] == emitted.stdout.splitlines()[0] == "orders-0: EXPLAINED"
     nothing = subprocess.run([sys.executable, "-m", "hwlib", "explain"], capture_output=True, text=True, timeout=60)
     assert nothing.returncode == 2 and "LOG: give at least one log file" in nothing.stderr
+
+
+def test_the_docs_name_every_kind_of_fact():
+    """docs/explain.md lists the kinds a fact may have: the list is the model's, no more, no less."""
+    docs = (Path(__file__).resolve().parents[2] / "docs" / "explain.md").read_text()
+    listed = docs.split("Each fact has a `kind` (", 1)[1].split(" - ", 1)[0]
+    assert set(re.findall(r"`(\w+)`", listed)) == set(KINDS)
