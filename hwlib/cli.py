@@ -211,7 +211,8 @@ def build_parser() -> argparse.ArgumentParser:
     exp.add_argument("--max-silent", type=int, default=6, help="steps no line shows, in a row, at most (6)")
     exp.add_argument("--depth", type=_positive, default=30, help="steps in an explanation, at most (30)")
     exp.add_argument("--time-limit", type=float, default=60.0, metavar="S", help="seconds to search, at most (60)")
-    exp.add_argument("--replicas", type=int, help="replicas in the model (default: the brokers the lines name)")
+    exp.add_argument("--replicas", type=int, help="replicas in the model, 1 to 5 (default: the brokers the lines "
+                     "name, at least 2; one broker named with an ISR of it alone: 1 first)")
     exp.add_argument("--skew", type=float, default=0.0, metavar="MS",
                      help="lines of different files stamped less than this apart may come in either order (0)")
     exp.add_argument("--out", metavar="DIR", help="write answer.json and explanation.yaml (or prefix.yaml) here")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, replace
 
 from ..engine.config import ClusterConfig
 from .answer import Anomaly, Answer, Attempt, Failure, LineRef, LineVerdict, Search
-from .candidates import NEEDS
+from .candidates import NEEDS, no_offset
 from .formats import Releases, about
 from .observations import CONTROLLER_LEVEL, KINDS, Maps, Observation
 from .recognise import Line
@@ -109,7 +109,11 @@ def explained(part: Partition, found: Found, anomalies: tuple[Anomaly, ...], eff
     goal = found.outcome.goal
     assert goal is not None
     steps = tuple(goal.schedule(found.search.steps))
-    return Answer(part.name, "explained", verdicts(part, _matched(part, steps)), part.observed, part.release_range,
+    matched = _matched(part, steps)
+    for index in goal.created():            # the partition's creation, the initial state: step 0
+        for ref in part.observed[index][1]:
+            matched[ref] = 0
+    return Answer(part.name, "explained", verdicts(part, matched), part.observed, part.release_range,
                   found.label, found.config, goal.maps, steps, anomalies, effects, search=search, notes=part.notes)
 
 
@@ -145,7 +149,8 @@ def unexplained(part: Partition, best: Found | None, target: Target, complete: b
         index = min(i for _, i in waiting) if waiting else 0
     wanted, refs = part.observed[index]
     first = refs[0]
-    needs = NEEDS.get(wanted.kind, f"{KINDS[wanted.kind][0]}: {wanted.describe()}")
+    key = "offset -1" if outcome.impossible is not None and no_offset(wanted) else wanted.kind
+    needs = NEEDS.get(key, f"{KINDS[wanted.kind][0]}: {wanted.describe()}")
     same = [o for o in outcome.frontier if o.kind == wanted.kind]
     can = tuple(sorted({o.describe() for o in (same or outcome.frontier)})[:6])
     never = outcome.impossible is not None

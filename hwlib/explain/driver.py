@@ -13,7 +13,7 @@ found; the views say it in words.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from ..anomalies.checker import EFFECTS, SEVERITY
@@ -25,6 +25,7 @@ from .answer import Anomaly, Answer, Attempt, ExplainRun, Search
 from .candidates import attempts, bound_caps, candidate_rules, release_range, unmakeable
 from .conclude import Found, Partition
 from .formats import RCM, about
+from .observations import Observation
 from .project import observed_of, ordered, partition_lines, partitions_of, read_lines, target_of, to_explain
 from .recognise import Line
 from .search import ExplainSearch, Outcome, Target
@@ -68,9 +69,12 @@ def explain(spec: ExplainSpec, progress: Progress = None) -> ExplainRun:
     deadline = started + spec.time_limit
     alone = len(partitions) == 1 and len(named) <= 1
     answers = [answer_partition(spec, lines, p, alone, deadline, progress) for p in partitions]
-    if not answers:
+    if not answers:                     # no partition named: a line outside the model still says so
         part = Partition("-", lines, frozenset(range(len(lines))), (), None)
         answers = [conclude.nothing(part, named)]
+        outside = next((i for i, line in enumerate(lines) if line.status == "outside-model"), None)
+        if outside is not None:
+            answers = [conclude.outside(answers[0], part, outside)]
     span = release_range([line for line in lines if line.format is not None])
     return ExplainRun(tuple(answers), tuple(lines), omitted, time.perf_counter() - started,
                       span if any(line.releases for line in lines) else None, physical)
@@ -84,6 +88,28 @@ def _listed(named: dict[str, int]) -> str:
     shown = [f"{name} ({count} line{'s' if count != 1 else ''})" for name, count in list(named.items())[:12]]
     more = len(named) - len(shown)
     return ", ".join(shown) + (f" and {more} more" if more > 0 else "")
+
+
+def named_brokers(observed: Sequence[tuple[Observation, tuple[int, ...]]]) -> list[str]:
+    """Every broker the observations name: the brokers that wrote them, the leaders and the
+    members of the replica sets (ISR, old and new) they name."""
+    brokers: set[str] = set()
+    for seen, _ in observed:
+        if seen.broker is not None:
+            brokers.add(seen.broker)
+        for name, value in seen.values:
+            if isinstance(value, tuple):
+                brokers.update(str(member) for member in value)
+            elif name == "leader" and value is not None:
+                brokers.add(str(value))
+    return sorted(brokers, key=lambda b: (len(b), b))
+
+
+def single_replica(observed: Sequence[tuple[Observation, tuple[int, ...]]]) -> bool:
+    """Whether the lines name one broker only and an ISR of it alone: a partition that may have
+    one replica (a one-broker cluster's), searched first with one (then as many as usual)."""
+    sets = [value for seen, _ in observed for _, value in seen.values if isinstance(value, tuple)]
+    return len(named_brokers(observed)) == 1 and bool(sets) and all(len(members) == 1 for members in sets)
 
 
 def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, alone: bool, deadline: float,
@@ -101,7 +127,7 @@ def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, alone
     if not observed:
         answer = conclude.nothing(part, partitions_of(lines))
         return answer if cut is None else conclude.outside(answer, part, cut)
-    brokers = sorted({o.broker for o, _ in observed if o.broker is not None}, key=lambda b: (len(b), b))
+    brokers = named_brokers(observed)
     replicas = spec.replicas or max(2, min(5, len(brokers) or 2))
     kraft_seen = any((fmt := lines[ref].format) is not None and fmt.logger in KRAFT_LOGGERS for ref in own)
     plans: list[tuple[Release | None, str | None, str]] = []
@@ -109,9 +135,13 @@ def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, alone
         plans.append((None, spec.protocol, spec.protocol))
     plans += [(rules.rows[0], None, rules.label) for rules in candidate_rules(spec, span, kraft_seen)]
     target = target_of(order, spec.skew_ms)
-    found, best, totals, complete = _search_rounds(spec, [Attempt(*a) for a in attempts(spec, plans, observed, replicas,
-                                                                                          lines)],
-                                                   target, replicas, partition, deadline, progress)
+    for count in ([1] if spec.replicas is None and single_replica(observed) else []) + [replicas]:
+        replicas = count
+        found, best, totals, complete = _search_rounds(
+            spec, [Attempt(*a) for a in attempts(spec, plans, observed, replicas, lines)],
+            target, replicas, partition, deadline, progress)
+        if found is not None:
+            break
     caps = bound_caps(spec, observed)
     bounds = {"replicas": replicas, "max_records": caps[0], "max_epoch": caps[1], "max_silent": spec.max_silent,
               "depth": spec.depth, "time_limit": spec.time_limit}
@@ -211,6 +241,8 @@ def shorten(found: Found, deadline: float) -> tuple[Found, bool]:
     goal = found.outcome.goal
     assert goal is not None
     length = len(goal.schedule(found.search.steps))
+    if length == 0:                            # the partition's creation alone: nothing shorter
+        return found, True
     while length > 1 and time.perf_counter() <= deadline:
         descent = _again(found, length - 1, deadline, DESCENT_STATES)
         shorter = descent.run(greedy=True)

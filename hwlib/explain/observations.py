@@ -225,6 +225,21 @@ class StepView:
                    [r.log.cache.key() for r in replicas], [r.leo for r in replicas], [r.isr for r in replicas])
 
 
+def observe_creation(cluster: Cluster) -> list[Observation]:
+    """What Kafka writes when a partition is created and its first leader elected, the model's
+    initial state: the controller's election (leader epoch 0), the leader's start ("Previous
+    leader epoch was -1") and each follower's (``Partition.makeLeader``/``makeFollower``)."""
+    ctl = cluster.controller
+    count = len(cluster.replicas)
+    blank = StepView([("", None, -1)] * count, [()] * count, [0] * count, [()] * count)
+    # the starts alone: when a replica's epoch cache gets its first entry differs by release
+    # (the leader's at election from 2.0, Partition.makeLeader; a follower's on its first fetch)
+    made = [seen for seen in observe_step(blank, cluster, []) if seen.kind in ("leader", "follower")]
+    if ctl.leader is not None:
+        made.insert(0, observation("elected", None, leader=ctl.leader, epoch=ctl.leader_epoch, isr=ctl.isr))
+    return made
+
+
 def observe_step(before: StepView, after: Cluster, events: list[tuple]) -> list[Observation]:
     """Every observation one step of the model makes (in the model's values): from its
     events, and from what changed between ``before`` and the state ``after`` it."""

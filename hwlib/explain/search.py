@@ -34,13 +34,17 @@ from ..check.reductions import Reductions
 from ..engine.cluster import Cluster
 from ..engine.config import ClusterConfig
 from ..engine.steps import Step
-from .observations import KINDS, Maps, Observation, StepView, matches, observe_step
+from .observations import KINDS, Maps, Observation, StepView, matches, observe_creation, observe_step
 
 #: one way a step's observations match the lines that come next: (progress, maps, the lines matched)
 Way = tuple[tuple[int, ...], Maps, tuple[int, ...]]
 
 #: how many steps a line matched is worth in the greedy search's order (``ExplainSearch._greedy``)
 MATCH_WORTH = 1
+
+#: how far past its budget the next level's guessed size must be before a breadth-first search
+#: stops ahead of it (``ExplainSearch._run``)
+PREDICTED_MARGIN = 2
 
 #: the model's observations kept from the steps of the node that got furthest (what it "can only" do)
 FRONTIER_KEPT = 400
@@ -135,6 +139,13 @@ class Node:
     gap: int = 0
     #: a root's steps from the initial state (a warm start: records written and replicated first)
     prefix: tuple[Step, ...] = ()
+
+    def created(self) -> tuple[int, ...]:
+        """The observations matched by the partition's creation, the initial state (its root's)."""
+        node = self
+        while node.parent is not None:
+            node = node.parent
+        return node.matched
 
     def schedule(self, steps: Sequence[Step]) -> list[tuple[Step, tuple[int, ...]]]:
         """The steps from the initial state to here, each with the observations it matched."""
@@ -348,6 +359,12 @@ class ExplainSearch:
         #: each line matched - a line matched early on a path that leads nowhere is worth only so
         #: many steps more; lines matched, negated; steps since its root; order met; the node)
         heaps: list[list[tuple[int, int, int, int, Node]]] = [[(0, 0, 0, 0, root)]]
+        created = self._admit_created(seen, outcome)
+        if outcome.goal is not None:
+            return outcome
+        heaps[0] += [(node.gap - MATCH_WORTH * target.matched(node.cursors), -target.matched(node.cursors), 0, 0, node)
+                     for node in created]
+        heapq.heapify(heaps[0])
         for order, warm in enumerate(self._warm_roots(), 1):
             assert warm.cluster is not None
             warm.gap = self.gap(warm.cluster, warm.cursors, warm.records)
@@ -413,6 +430,53 @@ class ExplainSearch:
             del checker.anomalies[:]
         return Node(root_cluster, checker, tuple(0 for _ in self.target.chains), Maps(), 0, 0, 0)
 
+    def _admit_created(self, seen: dict[tuple, list[tuple[int, ...]]], outcome: Outcome) -> list[Node]:
+        """The creation roots admitted (``_created_roots``), the best noted; one that matches every
+        line is the goal (the outcome complete) and the search ends there."""
+        admitted: list[Node] = []
+        target = self.target
+        for created in self._created_roots():
+            if target.done(created.cursors):
+                outcome.goal = outcome.best = created
+                outcome.complete = True
+                for node in admitted:
+                    _drop(node)
+                return []
+            if not self._admit(seen, created, keep=True):
+                _drop(created)
+                continue
+            admitted.append(created)
+            if target.matched(created.cursors) > target.matched(outcome.best.cursors):  # type: ignore[union-attr]
+                outcome.best = created
+        return admitted
+
+    def _created_roots(self) -> list[Node]:
+        """The initial state as the partition's creation: a root per way the first lines match
+        what Kafka writes when it elects a new partition's first leader (``observe_creation``: a
+        leader starting at epoch 0, "Previous leader epoch was -1": Kafka's epoch 0 itself, which a
+        partition's first leader always has) that no other way matches more than; the cold root
+        matches none."""
+        cluster = Cluster(self.config)
+        made = observe_creation(cluster)
+        out = []
+        observations = self.target.observations
+        ways = [way for way in self.advance(tuple(0 for _ in self.target.chains), Maps(), made)
+                if way[2] and all(observations[index].value("epoch") == 0 for index in way[2])]
+        for cursors, maps, seen_here in ways:
+            if any(other[0] != cursors and all(a >= b for a, b in zip(other[0], cursors, strict=True))
+                   for other in ways):
+                continue                    # another way matches these lines and more: it stands for this
+            state = cluster.clone()
+            checker = None
+            if self.forbid is not None:
+                checker = AnomalyChecker(state)
+                checker.observe(0)
+                del checker.anomalies[:]
+            out.append(Node(state, checker, cursors, maps, 0, 0, 0, matched=seen_here,
+                            gap=self.gap(state, cursors, 0)))
+        cluster.release()
+        return out
+
     def _warm_roots(self) -> list[Node]:
         """The warm starts: for each count of records the bounds allow, the state after they were
         written and replicated to every replica (each follower fetching three times: the records,
@@ -461,7 +525,9 @@ class ExplainSearch:
         #: per key, the progress vectors met (a node whose progress another met at the same key
         #: covers, chain by chain, can do nothing that one cannot: it is dominated)
         seen: dict[tuple, list[tuple[int, ...]]] = {self.key(root): [cursors]}
-        frontier = [root]
+        frontier = [root] + self._admit_created(seen, outcome)
+        if outcome.goal is not None:
+            return outcome
         depth = 0
         limit = bounds.depth
         warm = sorted(self._warm_roots(), key=lambda node: node.depth)
@@ -502,10 +568,11 @@ class ExplainSearch:
                     break                             # the budget ends inside a level, too
             outcome.depth = depth
             outcome.states = len(seen)
-            # the next level as large as this one grew: past the budget, it cannot finish - stop now
+            # the next level as large as this one grew (a guess above the truth: many of its nodes
+            # are dominated) past twice the budget: even a goal halfway through it is out of reach
             grown = len(following) / max(1, len(frontier))
             if outcome.goal is None and self.max_states is not None \
-                    and len(seen) + len(following) * grown > self.max_states:
+                    and len(seen) + len(following) * grown > PREDICTED_MARGIN * self.max_states:
                 outcome.stopped = "state budget reached"
                 break
             if progress is not None:

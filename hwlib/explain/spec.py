@@ -47,7 +47,8 @@ class ExplainSpec:
     max_silent: int = 6
     depth: int = 30
     time_limit: float = 60.0
-    #: replicas in the model (None: as many as the logs name brokers, at least 2)
+    #: replicas in the model (None: as many as the logs name brokers, at least 2 - or 1 first where the
+    #: lines name one broker and an ISR of it alone, ``driver.single_replica``)
     replicas: int | None = None
     #: how far apart (ms) two lines of different files may be stamped and still come in either order
     skew_ms: float = 0.0
@@ -86,8 +87,8 @@ class ExplainSpec:
                 raise ExplainError(f"{name.replace('_', '-')}: must be an integer >= {low}, got {value!r}")
         if not isinstance(self.time_limit, (int, float)) or self.time_limit <= 0:
             raise ExplainError(f"time-limit: must be a number of seconds > 0, got {self.time_limit!r}")
-        if self.replicas is not None and (not isinstance(self.replicas, int) or not 2 <= self.replicas <= 5):
-            raise ExplainError(f"replicas: 2 to 5, got {self.replicas!r}")
+        if self.replicas is not None and (not isinstance(self.replicas, int) or not 1 <= self.replicas <= 5):
+            raise ExplainError(f"replicas: 1 to 5, got {self.replicas!r}")
         for path, broker in self.brokers:
             if not str(broker).isdigit():
                 raise ExplainError(f"broker: {path}={broker}: a broker id is a number")

@@ -78,8 +78,12 @@ def _explained(answer: Answer) -> str:
     epochs = ", ".join(f"{real} -> {model}" for real, model in answer.maps.epochs if real not in (0, -1))
     kinds_said = ", ".join(f"{a.kind}{MARKS[a.necessary]}" for a in necessary_first(answer.anomalies))
     loses = any(a.kind == "lost-write" and a.necessary is True for a in answer.anomalies)
-    return (f"hwlib's model of Kafka {answer.rules_label} ({rules_words(config)} rules) explains "
-            f"{answer.explained_lines} of {answer.own_lines} lines in {len(answer.steps)} steps"
+    created = any(v.status == "matched" and v.step == 0 for v in answer.lines.values())
+    one = " with one replica (the lines name one broker and an ISR of it alone)" if len(config.replicas) == 1 else ""
+    return (f"hwlib's model of Kafka {answer.rules_label} ({rules_words(config)} rules){one} explains "
+            f"{answer.explained_lines} of {answer.own_lines} lines "
+            + (f"in {len(answer.steps)} steps" + (" after the partition's creation" if created else "")
+               if answer.steps else "as the partition's creation (its first leader elected, epoch 0)")
             + (f"; offsets {offsets}" if offsets else "") + (f"; epochs {epochs}" if epochs else "")
             + (f"; it loses acknowledged writes: {kinds_said}" if loses
                else (f"; anomalies: {kinds_said}" if kinds_said else "; no anomaly")))

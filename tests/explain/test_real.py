@@ -58,7 +58,8 @@ def test_lines_naming_a_partition_are_recognised_and_no_error_of_the_replication
 @pytest.mark.parametrize("case", [c for c in EXCERPTS if c.recognised], ids=lambda c: c.id)
 def test_the_lines_a_reader_of_kafka_s_code_recognises_are_recognised(case):
     lines = _lines(case)
-    held = {number: line for line in lines for number in range(line.record.line, line.record.end_line + 1)}
+    held = {number: line for line in lines        # a record's lines: its message's, then its stack trace's
+            for number in range(line.record.line, line.record.end_line + len(line.record.continuation) + 1)}
     for number in case.recognised:
         assert number in held and held[number].status != "unrecognised", (number, held.get(number))
 
@@ -80,3 +81,43 @@ def test_each_excerpt_gets_the_answer_its_sidecar_says(case):
     assert verdict == case.verdict, (case.expected, case.why, said)
     for answer in run.answers:
         assert _release_fits(answer), (answer.partition, answer.rules_label, answer.release_range)
+
+
+def _case(stem: str):
+    return next(case for case in EXCERPTS if case.id == stem)
+
+
+def test_a_partition_s_first_leader_is_its_creation_and_one_broker_named_is_one_replica():
+    """cp-all-in-one#49: 'Leader eventbus-0 starts at leader epoch 0 ... ISR [1] ... Previous
+    leader epoch was -1' on a one-broker cluster is the partition's creation, the model's initial
+    state (step 0), with one replica."""
+    run = explain(ExplainSpec((str(_case("gh-cp-all-in-one-49-1").log),), time_limit=20))
+    answer = run.answers[0]
+    assert answer.verdict == "explained" and answer.steps == ()
+    assert answer.config is not None and len(answer.config.replicas) == 1
+    first = next(ref for ref, line in enumerate(run.lines) if line.record.line == 1)
+    assert answer.lines[first].status == "matched" and answer.lines[first].step == 0
+    said = sentence(answer, run.lines)
+    assert "as the partition's creation" in said and "with one replica" in said
+
+
+def test_the_brokers_an_isr_names_are_replicas_of_the_model():
+    """KAFKA-19407: one 'Shrinking ISR from 15,16,17 to 17' line, written by broker 17, names three
+    replicas: the model has three (it had as many as brokers wrote lines: one, then two)."""
+    run = explain(ExplainSpec((str(_case("jira-kafka-19407-1").log),), time_limit=20))
+    answer = run.answers[0]
+    assert answer.verdict == "explained", sentence(answer, run.lines)
+    assert answer.search.bounds["replicas"] == 3 and answer.config is not None and len(answer.config.replicas) == 3
+
+
+def test_the_kraft_quorum_s_lines_are_the_metadata_log_outside_the_model():
+    """A KRaft node's Raft election and metadata high watermark (QuorumState, FollowerState) are
+    about __cluster_metadata-0, outside the model; a message cut inside the text after a value
+    ('... for the first time for ep') is read too."""
+    case = _case("more-gh-bitnami-containers-43226-1")
+    lines = _lines(case)
+    raft = [line for line in lines if line.record.line in (1, 2, 3, 7)]
+    assert all(line.status == "outside-model" and line.partition == "__cluster_metadata-0" for line in raft)
+    assert raft[-1].cut
+    run = explain(ExplainSpec((str(case.log),), time_limit=20))
+    assert [(a.partition, a.verdict) for a in run.answers] == [("__cluster_metadata-0", "outside-model")]
