@@ -157,7 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"anomaly kinds to look for, comma-separated (default: {', '.join(DEFAULT_KINDS)})")
     chk.add_argument("--max-states", type=int,
                      help="stop after the level at which this many distinct states are known (not complete then)")
-    chk.add_argument("--acks", default="all", help="producer acks (default %(default)s)")
+    chk.add_argument("--acks", help="producer acks (default: each release's - 1 up to 2.8, all from 3.0 (KIP-679); "
+                     "all for a generation)")
     chk.add_argument("--min-insync-replicas", type=int, default=DEFAULT_MIN_INSYNC_REPLICAS,
                      help="(default %(default)s)")
     chk.add_argument("--unclean-leader-election", action="store_true")

@@ -137,7 +137,7 @@ class CheckSpec:
 
     def to_dict(self) -> dict:
         """Plain values (JSON), read back by ``from_dict``."""
-        config = self.config.to_dict()
+        config = self.config.to_dict(written=True)     # a release's default is the release's on resume too
         config.pop("protocol", None)
         return {"protocols": list(self.protocols), "config": config,
                 "unclean_leader_election": self.unclean_leader_election, "bounds": self.bounds.as_dict(),

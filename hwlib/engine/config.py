@@ -6,7 +6,7 @@ from dataclasses import asdict, dataclass, fields
 
 from ..errors import ConfigError
 from .protocols import GENERATIONS, Protocol
-from .releases import KRAFT, ZK, Release, parse_feature_version, release, release_rules
+from .releases import DEFAULTS, KRAFT, ZK, Release, parse_feature_version, release, release_rules
 
 PROTOCOLS = tuple(GENERATIONS)
 
@@ -30,6 +30,14 @@ def parse_acks(value: object, field: str, error: type[Exception] = ConfigError) 
     return text
 
 
+#: settings whose default is the release's (``releases.DEFAULTS``): None when constructing stands
+#: for that default; a value given - in a scenario file, ``--config``, a CLI option, a sweep spec -
+#: is kept through ``replace`` and ``with_rules`` whatever release comes after (``ClusterConfig.given``)
+RELEASE_DEFAULTS = tuple(d.setting for d in DEFAULTS)
+#: their defaults under a generation's own rules (no release)
+GENERATION_DEFAULTS: dict[str, object] = {"unclean_leader_election": False, "acks": "all"}
+
+
 @dataclass(frozen=True)
 class ClusterConfig:
     """Settings of one partition. Names follow Kafka's (``min.insync.replicas`` -> ``min_insync_replicas``).
@@ -42,7 +50,9 @@ class ClusterConfig:
     #: constructing: whichever the release names, else hw)
     protocol: str = ""
     min_insync_replicas: int = 1
-    acks: str = "all"
+    #: acks; null when constructing: the release's default ("1" up to 2.8, "all" from 3.0, KIP-679),
+    #: all for a generation - always "0", "1" or "all" once constructed
+    acks: str = None  # type: ignore[assignment]
     #: unclean.leader.election.enable; null: the release's default (true before 0.11, KIP-106),
     #: false for a generation
     unclean_leader_election: bool | None = None
@@ -78,6 +88,8 @@ class ClusterConfig:
     metadata_version: str | None = None
 
     def __post_init__(self) -> None:
+        object.__setattr__(self, "_given", frozenset(name for name in RELEASE_DEFAULTS
+                                                     if getattr(self, name) is not None))
         replicas = self.replicas
         if isinstance(replicas, str) or not isinstance(replicas, (list, tuple)):
             raise ConfigError(f"config.replicas: expected a list of replica names, got {replicas!r}")
@@ -116,8 +128,12 @@ class ClusterConfig:
                 raise ConfigError(f"config.protocol: {self.protocol!r} is not the rule set of release "
                                   f"{self.release} ({generation}); give one of them")
             object.__setattr__(self, "protocol", generation)
-        if self.unclean_leader_election is None:
-            object.__setattr__(self, "unclean_leader_election", row is not None and row.unclean_default)
+        for name in RELEASE_DEFAULTS:
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, GENERATION_DEFAULTS[name] if row is None else row.default(name))
+        if "acks" not in self.given and self.enable_idempotence is True:
+            # an idempotent producer not given acks sends acks=all (2.8.0 ProducerConfig.maybeOverrideAcksAndRetries)
+            object.__setattr__(self, "acks", "all")
         object.__setattr__(self, "acks", parse_acks(self.acks, "config.acks"))
         for name in ("min_insync_replicas", "replica_lag_time_max_ms", "replica_fetch_wait_max_ms",
                      "replica_high_watermark_checkpoint_interval_ms", "request_timeout_ms",
@@ -165,6 +181,12 @@ class ClusterConfig:
                 f"config.unclean_leader_election: must be true or false, "
                 f"got {self.unclean_leader_election!r}"
             )
+
+    @property
+    def given(self) -> frozenset[str]:
+        """The settings of ``RELEASE_DEFAULTS`` given a value (the others are the release's
+        defaults, and follow the release when it changes)."""
+        return self._given      # type: ignore[attr-defined, no-any-return]
 
     @property
     def rules_name(self) -> str:
@@ -221,26 +243,39 @@ class ClusterConfig:
             )
         return cls(**data)
 
-    def to_dict(self) -> dict:
+    def to_dict(self, written: bool = False) -> dict:
+        """Every setting as run; ``written``: those of ``RELEASE_DEFAULTS`` only where given (a
+        form read back under another release brings that release's defaults, as this would)."""
         out = asdict(self)
         out["replicas"] = list(self.replicas)
+        if written:
+            for name in RELEASE_DEFAULTS:
+                if name not in self.given:
+                    del out[name]
         return out
+
+    def setting_words(self, name: str, kafka: str | None = None) -> str:
+        """``acks=1``, and ``(0.10.2's default)`` where it is the release's default, not given."""
+        value = getattr(self, name)
+        text = f"{kafka or name}={str(value).lower() if isinstance(value, bool) else value}"
+        row = self.release_row
+        return text + (f" ({row.name}'s default)" if row is not None and name in RELEASE_DEFAULTS
+                       and name not in self.given else "")
 
     def with_rules(self, name: str) -> ClusterConfig:
         """This config under a generation (``kip320``) or a release (``3.7-kraft``)."""
         return self.replace(protocol=name) if name in PROTOCOLS else self.replace(release=name)
 
     def replace(self, **changes) -> ClusterConfig:
-        """A copy with ``changes``. A new ``release`` brings its own generation (and, unless
-        set here or overridden before, its unclean-election default); a new ``protocol``
-        leaves the release (a generation's own rules)."""
+        """A copy with ``changes``. A new ``release`` brings its own generation and the defaults
+        of the settings not given (``given``: a setting given is kept, always); a new
+        ``protocol`` leaves the release (a generation's own rules)."""
         data = self.to_dict()
+        for name in RELEASE_DEFAULTS:
+            if name not in self.given and name not in changes:
+                data[name] = None               # the default of whichever rules come
         if "release" in changes and "protocol" not in changes:
             data["protocol"] = ""
-            row = self.release_row
-            if "unclean_leader_election" not in changes and self.unclean_leader_election == (
-                    row is not None and row.unclean_default):
-                data["unclean_leader_election"] = None
         if "protocol" in changes and "release" not in changes:
             data.update(release=None, inter_broker_protocol_version=None, metadata_version=None)
         data.update(changes)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..errors import ConfigError
@@ -165,8 +166,8 @@ FLAGS: tuple[Flag, ...] = (
     Flag("truncation_clears_end_epochs",
          "truncating to an offset at or past the log end still drops epoch-cache entries from the log end",
          "KAFKA-10706",
-         "2.7.0 Log.truncateTo (leaderEpochCache.truncateFromEnd)",
-         since=_v("2.7.0")),
+         "2.6.1 Log.truncateTo (leaderEpochCache.truncateFromEnd(logEndOffset) when targetOffset >= logEndOffset)",
+         since=_v("2.6.1")),
     Flag("alter_isr_via_controller",
          "the leader sends ISR changes to the controller (AlterIsr / AlterPartition) instead of writing "
          "ZooKeeper",
@@ -223,6 +224,31 @@ FLAG_BY_ATTR = {f.attr: f for f in FLAGS}
 
 
 @dataclass(frozen=True)
+class Default:
+    """A setting whose default Kafka changed between releases: the ``ClusterConfig`` field,
+    Kafka's name, the default at a release (and mode), and where it was read."""
+
+    setting: str
+    kafka: str
+    at: Callable[[Version, str], object]
+    source: str
+
+
+#: the settings whose default is the release's (a config that does not give one runs it);
+#: ``ClusterConfig`` keeps a value given, whatever release comes after
+DEFAULTS: tuple[Default, ...] = (
+    Default("unclean_leader_election", "unclean.leader.election.enable",
+            lambda version, mode: version < _v("0.11.0.0"),
+            "0.11.0.0 core/src/main/scala/kafka/server/KafkaConfig.scala Defaults.UncleanLeaderElectionEnable "
+            "false (KIP-106; true up to 0.10.2.2)"),
+    Default("acks", "acks", lambda version, mode: "all" if version >= _v("3.0.0") else "1",
+            "3.0.0 clients/src/main/java/org/apache/kafka/clients/producer/ProducerConfig.java "
+            "define(ACKS_CONFIG, ..., \"all\") (KIP-679; \"1\" at 2.8.0)"),
+)
+DEFAULT_BY_SETTING = {d.setting: d for d in DEFAULTS}
+
+
+@dataclass(frozen=True)
 class Release:
     """One row of the table: a release (a line, or a patch release whose rules differ) in one
     metadata mode, the generation its rules come from and the tag its code was read at."""
@@ -237,6 +263,10 @@ class Release:
     @property
     def version(self) -> Version:
         return _v(self.read_at)
+
+    def default(self, setting: str) -> object:
+        """This release's default of a setting of ``DEFAULTS``."""
+        return DEFAULT_BY_SETTING[setting].at(self.version, self.mode)
 
     @property
     def label(self) -> str:
@@ -298,14 +328,17 @@ def _generation(version: Version, mode: str) -> str:
     return "kip966"
 
 
-#: patch releases whose rules differ from the line's first: they get rows of their own
-SPLIT_PATCHES = {"2.0": ("2.0.0", "2.0.1")}
+#: lines whose patch releases differ in their rules: a row per group of patches, named by its
+#: first (2.0.1: KAFKA-7128's and KAFKA-7414's fixes; 2.6.1 - 2.6.3: KAFKA-10706's)
+SPLIT_PATCHES: dict[str, tuple[tuple[str, ...], ...]] = {"2.0": (("2.0.0",), ("2.0.1",)),
+                                                        "2.6": (("2.6.0",), ("2.6.1", "2.6.2", "2.6.3"))}
 
 
 def _rows() -> list[Release]:
     rows = []
     for line, patches in LINES.items():
-        groups = [(p, (p,)) for p in SPLIT_PATCHES[line]] if line in SPLIT_PATCHES else [(line, patches)]
+        groups = [(covered[0], covered) for covered in SPLIT_PATCHES[line]] if line in SPLIT_PATCHES \
+            else [(line, patches)]
         for name, covered in groups:
             version = _v(covered[-1])
             for mode in modes_of(version):
@@ -347,7 +380,7 @@ def release(text: object, field_name: str = "release") -> Release:
                           f"{number}" + ("" if len(modes) > 1 else f" or {number}-{modes[0]}"))
     name = line
     if line in SPLIT_PATCHES:
-        name = patch or SPLIT_PATCHES[line][-1]
+        name = next((covered[0] for covered in SPLIT_PATCHES[line] if patch in covered), SPLIT_PATCHES[line][-1][0])
     key = name if len(modes) == 1 else f"{name}-{mode}"
     return _BY_KEY[key]
 
@@ -391,6 +424,7 @@ def table_rows() -> list[dict]:
         out.append({"release": r.key, "patches": list(r.patches), "mode": MODE_WORDS[r.mode],
                     "generation": r.generation, "read_at": r.read_at,
                     "unclean_leader_election_default": r.unclean_default,
+                    "defaults": {d.setting: r.default(d.setting) for d in DEFAULTS},
                     "flags": flags, "differs": differs})
     return out
 

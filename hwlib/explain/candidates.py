@@ -110,7 +110,7 @@ def configs(spec: ExplainSpec, row: Release | None, protocol: str | None, replic
     unclean_default = row.unclean_default if row is not None else False
     if unclean_first is not None:
         unclean_default = unclean_first
-    acks_default = "all" if row is not None and row.version >= (3, 0, 0) else "1"
+    acks_default = str(row.default("acks")) if row is not None else "1"
     fixed_unclean = spec.fixed("unclean_leader_election")
     fixed_min = spec.fixed("min_insync_replicas")
     fixed_acks = spec.fixed("acks")

@@ -42,7 +42,9 @@ def run_text(result: RunResult) -> str:
     rules = (f"release {row.label} (rules {result.protocol}, read at {row.read_at})" if row is not None
              else f"protocol {result.protocol}")
     lines = [f"scenario {result.name}  {rules}  replicas {','.join(result.config.replicas)}  "
-             f"acks={result.config.acks}  min.insync.replicas={result.config.min_insync_replicas}"]
+             f"{result.config.setting_words('acks')}  min.insync.replicas={result.config.min_insync_replicas}"
+             + (f"  {result.config.setting_words('unclean_leader_election', 'unclean.leader.election.enable')}"
+                if result.config.unclean_leader_election else "")]
     for i, snap in enumerate(trace.snapshots):
         reps = "  ".join(
             f"{rid}{'*' if rid == snap['leader'] else ''}{'' if rep['online'] else '(down)'}"

@@ -105,10 +105,11 @@ def test_consumer_fetches_carry_the_leader_epoch_from_2_3():
         assert refusal and code in refusal[0][3], (name, refusal)
 
 
-def test_a_no_op_truncation_drops_trailing_epoch_entries_from_2_7():
-    """KAFKA-10706: 2.7.0's Log.truncateTo drops epoch-cache entries from the log end even when
-    the offset is at the end. B led epoch 1 without appending, then follows A again and truncates
-    to its own LEO: 2.6 keeps (1, 1), 2.7 drops it."""
+def test_a_no_op_truncation_drops_trailing_epoch_entries_from_2_6_1():
+    """KAFKA-10706: from 2.6.1 (and 2.7.0) Log.truncateTo drops epoch-cache entries from the log
+    end even when the offset is at the end (2.6.1 Log.truncateTo: truncateFromEnd(logEndOffset)).
+    B led epoch 1 without appending, then follows A again and truncates to its own LEO: 2.6.0
+    keeps (1, 1), 2.6.1 - 2.6.3 and 2.7 drop it."""
     def run(name: str) -> list:
         c = _new_leader_without_appends(name)
         c.restart("A")
@@ -118,8 +119,8 @@ def test_a_no_op_truncation_drops_trailing_epoch_entries_from_2_7():
         c.fetch("B")
         assert ("truncate_noop", "B", 1, 1, "OffsetsForLeaderEpoch") in c.events
         return c.by_id["B"].log.cache.entries
-    assert run("2.6") == [(0, 0), (1, 1)]
-    assert run("2.7") == [(0, 0)]
+    assert run("2.6.0") == [(0, 0), (1, 1)]
+    assert run("2.6.1") == run("2.6.3") == run("2.6") == run("2.7") == [(0, 0)]
 
 
 def test_isr_changes_go_to_the_controller_from_2_7():
@@ -256,7 +257,7 @@ FLAG_TESTS = {
     "isr_join_needs_epoch_start": test_isr_join_needs_the_epoch_start_offset_from_2_0_1,
     "notices_restarts": test_quick_restarts_are_noticed_from_2_2,
     "fences_consumer_fetches": test_consumer_fetches_carry_the_leader_epoch_from_2_3,
-    "truncation_clears_end_epochs": test_a_no_op_truncation_drops_trailing_epoch_entries_from_2_7,
+    "truncation_clears_end_epochs": test_a_no_op_truncation_drops_trailing_epoch_entries_from_2_6_1,
     "alter_isr_via_controller": test_isr_changes_go_to_the_controller_from_2_7,
     "truncate_on_fetch": test_a_follower_truncates_on_fetch_from_2_8,
     "alter_isr_rejects_fenced": test_an_isr_change_may_not_add_a_broker_that_is_not_live_from_3_3,
