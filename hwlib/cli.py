@@ -65,7 +65,7 @@ def _releases(value: str) -> list[str]:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="hwlib", description=__doc__.splitlines()[0])
+    parser = _Parser(prog="hwlib", description=__doc__.split("\n\n")[0].replace("\n", " "))
     parser.add_argument("--version", action=_Version, help="print the version and which engine runs")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     run = sub.add_parser("run", help="run a scenario and report the final state and anomalies")
@@ -189,7 +189,8 @@ def build_parser() -> argparse.ArgumentParser:
     exp = sub.add_parser("explain", help="explain an incident's broker logs: the shortest schedule of the model that "
                                          "gives every line, or the line it cannot")
     exp.add_argument("logs", nargs="*", metavar="LOG", help="server.log, state-change.log, controller.log excerpts, "
-                                                           "as pasted (any layout, prefixes, CSV or JSON exports)")
+                                                           "as pasted (any layout, prefixes, CSV or JSON exports); "
+                                                           "a glob pattern; - reads standard input (a paste)")
     exp.add_argument("--partition", metavar="TOPIC-N", help="the partition to explain (default: every one named)")
     exp_rules = exp.add_mutually_exclusive_group()
     exp_rules.add_argument("--release", type=_release, help="the release the brokers ran, VERSION[-zk|-kraft] "
@@ -494,7 +495,15 @@ def main(argv: list[str] | None = None) -> int:
 
 def _explain(args) -> int:
     """``hwlib explain``: the answer per partition (text or JSON), files with --out; the exit
-    status says the verdict: 0 explained, 3 not explainable, 4 outside the model, 5 inconclusive."""
+    status says the verdict: 0 explained, 3 not explainable, 4 outside the model, 5 inconclusive.
+    A LOG is a file, a glob pattern (quoted: expanded here) or ``-`` (standard input)."""
+    from .explain.inputs import named_logs
+
+    with named_logs(args.logs) as logs:
+        return _explain_logs(args, logs)
+
+
+def _explain_logs(args, logs: tuple[str, ...]) -> int:
     from .explain import ExplainSpec, explain, parse_brokers, parse_config
     from .explain.read import check_input
     from .util.files import check_directory
@@ -502,7 +511,7 @@ def _explain(args) -> int:
     from .views.incident import incident_target, write_incident_page
     from .views.text import explain_text
 
-    spec = ExplainSpec(tuple(args.logs), observations=tuple(args.observations),
+    spec = ExplainSpec(logs, observations=tuple(args.observations),
                        emit_observations=args.emit_observations, partition=args.partition, release=args.release,
                        protocol=args.protocol,
                        brokers=parse_brokers(args.broker), config=parse_config(args.config),

@@ -6,6 +6,8 @@ answer expected from reading the thread (or, reviewed, why hwlib's differs and i
 
 from __future__ import annotations
 
+import json
+
 import pytest
 
 from hwlib.engine.releases import release as release_row
@@ -121,3 +123,28 @@ def test_the_kraft_quorum_s_lines_are_the_metadata_log_outside_the_model():
     assert raft[-1].cut
     run = explain(ExplainSpec((str(case.log),), time_limit=20))
     assert [(a.partition, a.verdict) for a in run.answers] == [("__cluster_metadata-0", "outside-model")]
+
+
+def test_a_paste_piped_to_explain_dash_is_read_from_standard_input_and_leaves_nothing_behind(tmp_path):
+    """``pbpaste | hwlib explain -``: the paste is read as a file named stdin; the copy hwlib made
+    is gone afterwards. A quoted glob is expanded by hwlib; one matching nothing is one line, exit 2."""
+    import os
+    import subprocess
+    import sys
+
+    case = _case("jira-kafka-19407-1")
+    env = {**os.environ, "TMPDIR": str(tmp_path)}
+    done = subprocess.run([sys.executable, "-m", "hwlib", "explain", "-", "--quiet", "--json"],
+                          input=case.log.read_bytes(), capture_output=True, env=env, timeout=300)
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)
+    assert answer["verdict"] == "explained" and {line["file"] for line in answer["lines"]} == {"stdin"}
+    assert list(tmp_path.iterdir()) == []
+    pattern = str(case.log.parent / "jira-kafka-19407-1*.log")
+    done = subprocess.run([sys.executable, "-m", "hwlib", "explain", pattern, "--quiet", "--json"],
+                          capture_output=True, env=env, timeout=300)
+    assert done.returncode == 0 and json.loads(done.stdout)["verdict"] == "explained"
+    done = subprocess.run([sys.executable, "-m", "hwlib", "explain", str(tmp_path / "none-*.log")],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert done.returncode == 2 and done.stderr.strip().endswith("matches no file")
+    assert len(done.stderr.strip().splitlines()) == 1
