@@ -6,6 +6,7 @@ Bad input prints one line naming the field and what is allowed, and exits 2."""
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import sys
 from pathlib import Path
@@ -382,8 +383,12 @@ def _notebooks(args) -> int:
         with atomic_path(copy) as tmp:
             shutil.copyfile(source, tmp)
     kept = len(sources) - len(todo)
-    print(f"{len(todo)} notebooks copied into {shown(target)}" + (f" ({kept} already there)" if kept else "")
-          + f"; open them with: jupyter lab {shown(target)}")
+    print(f"{len(todo)} notebooks copied into {shown(target)}" + (f" ({kept} already there)" if kept else ""))
+    if importlib.util.find_spec("jupyterlab") is not None:
+        print(f"open them with: jupyter lab {shown(target)}")
+    else:
+        print(f"JupyterLab is not installed here: pip install 'hwlib[lab]' (make setup installs it), then "
+              f"jupyter lab {shown(target)}")
     return 0
 
 
@@ -417,9 +422,10 @@ def _shrink(args) -> int:
 def _generations(args) -> int:
     """``hwlib protocols``: the generations in release order, what each changed and the
     releases whose rules come from each."""
-    from .engine.releases import generations_table
+    from .engine.releases import generations_rows
+    from .views.text import generations_text
 
-    print(generations_table())
+    print(generations_text(generations_rows()))
     return 0
 
 

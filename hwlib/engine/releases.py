@@ -447,7 +447,13 @@ def generations_table() -> str:
     changed, and every release of the table whose rules come from it (``hwlib releases`` says
     which flags each adds)."""
     rows = ["| `protocol` | Kafka | what changed | releases on these rules |", "|---|---|---|---|"]
-    for p in GENERATIONS.values():
-        keys = ", ".join(r.key for r in RELEASES if r.generation == p.name)
-        rows.append(f"| `{p.name}` | {p.kafka} | {p.summary} | {keys} |")
+    for row in generations_rows():
+        rows.append(f"| `{row['protocol']}` | {row['kafka']} | {row['summary']} | {', '.join(row['releases'])} |")
     return "\n".join(rows)
+
+
+def generations_rows() -> list[dict]:
+    """The generations in release order: name, the Kafka release whose rules it runs, what
+    changed, and the releases of the table whose rules come from it."""
+    return [{"protocol": p.name, "kafka": p.kafka, "summary": p.summary,
+             "releases": [r.key for r in RELEASES if r.generation == p.name]} for p in GENERATIONS.values()]

@@ -7,9 +7,11 @@ parses, dispatches and prints it.
 from __future__ import annotations
 
 import json
+import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 
+from ..anomalies.checker import is_safety
 from ..check import CheckResult, Verdict, coverage_text, matrix_markdown
 from ..explain import ExplainRun
 from ..profiles import FaultProfile
@@ -41,10 +43,11 @@ def run_text(result: RunResult) -> str:
     row = result.config.release_row
     rules = (f"release {row.label} (rules {result.protocol}, read at {row.read_at})" if row is not None
              else f"protocol {result.protocol}")
-    lines = [f"scenario {result.name}  {rules}  replicas {','.join(result.config.replicas)}  "
-             f"{result.config.setting_words('acks')}  min.insync.replicas={result.config.min_insync_replicas}"
-             + (f"  {result.config.setting_words('unclean_leader_election', 'unclean.leader.election.enable')}"
-                if result.config.unclean_leader_election else "")]
+    settings = [f"replicas {','.join(result.config.replicas)}", result.config.setting_words("acks"),
+                f"min.insync.replicas={result.config.min_insync_replicas}"]
+    if result.config.unclean_leader_election:
+        settings.append(result.config.setting_words("unclean_leader_election", "unclean.leader.election.enable"))
+    lines = _packed(f"scenario {result.name}", [rules, *settings], indent=9)
     for i, snap in enumerate(trace.snapshots):
         reps = "  ".join(
             f"{rid}{'*' if rid == snap['leader'] else ''}{'' if rep['online'] else '(down)'}"
@@ -52,15 +55,21 @@ def run_text(result: RunResult) -> str:
             for rid, rep in snap["replicas"].items())
         remote = " ".join(f"{k}={v}" for k, v in snap["remote_leo"].items())
         elr = f" ELR {{{','.join(snap['elr'])}}}" if snap["elr"] else ""
-        lines.append(f"{trace.step_label(i):<34} epoch {snap['leader_epoch']} ISR "
-                     f"{{{','.join(snap['isr'])}}}{elr}  {reps}  remote LEO {remote or '-'}")
-        lines.extend(f"    - {text}" for text in trace.event_texts(i))
+        lines += _packed(f"{trace.step_label(i):<34}", [f"epoch {snap['leader_epoch']} ISR {{{','.join(snap['isr'])}}}"
+                                                          f"{elr}", *reps.split("  "), f"remote LEO {remote or '-'}"])
+        for text in trace.event_texts(i):
+            lines += wrapped("    -", text, 6)
     lines.append(f"acked: {', '.join(result.acked) or '-'}")
     for rid, rep in result.final["replicas"].items():
-        lines.append(f"final {rid}: {[tuple(r) for r in rep['log']]}  epoch cache {rep['epoch_cache']}")
-    if result.anomalies:
-        lines.extend(f"ANOMALY step {a.step} {a.kind}: {a.detail}" for a in result.anomalies)
-    else:
+        log = ", ".join(f"{value} at {offset} (epoch {epoch})" for offset, epoch, value in rep["log"]) or "empty"
+        cache = ", ".join(f"epoch {epoch} from {start}" for epoch, start in rep["epoch_cache"]) or "empty"
+        lines += wrapped(f"final {rid}:", f"log {log}; epoch cache {cache}", 9)
+    for a in result.anomalies:           # a safety violation, or an expected effect - said as one
+        if is_safety(a.kind):
+            lines += wrapped(f"ANOMALY step {a.step} {a.kind}:", a.detail, 4)
+        else:
+            lines += wrapped(f"EFFECT step {a.step} {a.kind} (expected, not a safety violation):", a.detail, 4)
+    if not result.anomalies:
         lines.append("no anomalies")
     return "\n".join(lines)
 
@@ -121,28 +130,88 @@ def sweep_text(spec, result, out: Path) -> str:
     return "\n".join(lines)
 
 
+#: the terminal width hwlib's text is written for (words are never cut; a line is longer only
+#: where a word is: a path, a scenario's name)
+WIDTH = 100
+
+
+def wrapped(head: str, text: str, indent: int) -> list[str]:
+    """``head`` in a column ``indent`` wide (or longer, then a space), ``text`` wrapped to
+    ``WIDTH`` beside and under it, words whole."""
+    first = f"{head:<{indent}}" if len(head) < indent else f"{head} "
+    return textwrap.wrap(text, WIDTH, initial_indent=first, subsequent_indent=" " * indent,
+                         break_long_words=False, break_on_hyphens=False) or [first.rstrip()]
+
+
+def _packed(head: str, parts: list[str], indent: int = 35) -> list[str]:
+    """``head`` then ``parts`` two spaces apart, a part never split: as many on a line as fit in
+    ``WIDTH``, the rest on lines indented ``indent``."""
+    lines, line = [], head.rstrip() if len(head.rstrip()) >= len(head) else head
+    for part in parts:
+        gap = "" if line.endswith(" ") or not line.strip() else "  "
+        if line.strip() and len(line) + len(gap) + len(part) > WIDTH:
+            lines.append(line.rstrip())
+            line, gap = " " * indent, ""
+        line += gap + part
+    lines.append(line.rstrip())
+    return lines
+
+
+def _runs(expect: Mapping[str, tuple[str, ...]]) -> str:
+    """Expected anomalies per rule set, consecutive rule sets that expect the same as one run:
+    ``hw - kip101: lost-write; kip279 - kip966: none``."""
+    groups: list[tuple[list[str], tuple[str, ...]]] = []
+    for rules, kinds in expect.items():
+        if groups and groups[-1][1] == tuple(kinds):
+            groups[-1][0].append(rules)
+        else:
+            groups.append(([rules], tuple(kinds)))
+    return "; ".join(f"{names[0] if len(names) == 1 else names[0] + ' - ' + names[-1]}: {', '.join(kinds) or 'none'}"
+                     for names, kinds in groups)
+
+
 def scenarios_text(scenarios: Mapping[str, Scenario]) -> str:
-    """``hwlib scenarios``: each built-in's name, description and expected anomalies per rule set."""
+    """``hwlib scenarios``: each built-in's name, summary (its description where it has none) and
+    expected anomalies per rule set, wrapped to ``WIDTH`` columns."""
     lines = []
     for name, s in scenarios.items():
-        expect = "; ".join(f"{p}: {', '.join(k) or 'none'}" for p, k in s.expect.items())
-        lines.append(f"{name:<26} {' '.join(s.description.split())[:100]}")
-        if expect:
-            lines.append(f"{'':<26} expected anomalies - {expect}")
+        lines += wrapped(name, " ".join((s.summary or s.description).split()), 28)
+        if s.expect:
+            lines += wrapped("", f"expected anomalies - {_runs(s.expect)}", 28)
     return "\n".join(lines)
+
+
+def generations_text(rows: list[dict]) -> str:
+    """``hwlib protocols``: each generation, the Kafka it runs, what changed and the releases on
+    its rules, wrapped to ``WIDTH`` columns."""
+    lines = []
+    for row in rows:
+        lines += wrapped(row["protocol"], f"Kafka {row['kafka']}", 9)
+        lines += wrapped("", row["summary"], 9)
+        lines += wrapped("", "releases on these rules: " + (", ".join(row["releases"]) or "none"), 9)
+        lines.append("")
+    return "\n".join(lines).rstrip()
+
+
+#: Kafka's short names of the release-default settings, as ``hwlib releases`` prints them
+KAFKA_NAMES = {"unclean_leader_election": "unclean", "acks": "acks"}
 
 
 def releases_text(rows: list[dict], flags) -> str:
     """``hwlib releases``: each release and mode, its rules, patches, unclean default and the
     flags that differ from its generation's; then every flag and where it was read."""
-    lines = [f"{'release':<10} {'mode':<10} {'rules':<7} {'patches':<39} unclean default; differs from the rules"]
+    lines = [f"{'release':<10} {'mode':<10} {'rules':<7} {'defaults':<34} patches",
+             f"{'':<10} differs from the rules (+ on, - off)"]
     for row in rows:
         differs = "; ".join(f"{'+' if d['value'] else '-'}{d['flag']} ({d['source']})" for d in row["differs"])
-        unclean = "true" if row["unclean_leader_election_default"] else "false"
-        lines.append(f"{row['release']:<10} {row['mode']:<10} {row['generation']:<7} "
-                     f"{', '.join(row['patches']):<39} {unclean}; {differs or '-'}")
+        defaults = ", ".join(f"{KAFKA_NAMES.get(k, k)}={str(v).lower()}" for k, v in row["defaults"].items())
+        lines += wrapped(f"{row['release']:<10} {row['mode']:<10} {row['generation']:<7} {defaults:<34}",
+                         ", ".join(row["patches"]), 65)
+        if differs:
+            lines += wrapped("", differs, 11)
     lines.append("\nflags (+ on, - off; each read at the tag named):")
-    lines.extend(f"  {flag.attr}: {flag.title} - {flag.source}; read at {flag.read_at}" for flag in flags)
+    for flag in flags:
+        lines += wrapped(f"  {flag.attr}:", f"{flag.title} - {flag.source}; read at {flag.read_at}", 4)
     return "\n".join(lines)
 
 
@@ -151,11 +220,12 @@ def profiles_text(profiles: Mapping[str, FaultProfile], actions: Mapping[str, st
     lines = []
     for name, profile in profiles.items():
         mix = ", ".join(f"{a} {w:g}" for a, w in profile.weights.items())
-        lines.append(f"{name:<16} {' '.join(profile.description.split())}")
-        lines.append(f"{'':<16} {profile.steps} steps; weights: {mix}{'; swarm' if profile.swarm else ''}")
+        lines += wrapped(name, " ".join(profile.description.split()), 18)
+        lines += wrapped("", f"{profile.steps} steps; weights: {mix}{'; swarm' if profile.swarm else ''}", 18)
     lines.append("\nactions:")
-    width = max(map(len, actions)) + 1
-    lines.extend(f"  {action:<{width}} {text}" for action, text in actions.items())
+    width = max(map(len, actions)) + 3
+    for action, text in actions.items():
+        lines += wrapped(f"  {action}", text, width)
     return "\n".join(lines)
 
 

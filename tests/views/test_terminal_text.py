@@ -1,0 +1,61 @@
+"""What hwlib's commands print, read as a terminal shows it: 100 columns, no word cut, tables as tables."""
+
+from __future__ import annotations
+
+import pytest
+
+import hwlib
+from hwlib.cli import main
+from hwlib.views.text import WIDTH
+
+SCENARIOS = sorted(hwlib.scenario.builtin_scenarios())
+
+
+def _printed(capsys, *argv: str) -> str:
+    assert main(list(argv)) == 0
+    return capsys.readouterr().out
+
+
+def _fits(text: str) -> None:
+    long = [line for line in text.splitlines() if len(line) > WIDTH]
+    assert long == [], long[:3]
+
+
+@pytest.mark.parametrize("argv", [["scenarios"], ["protocols"], ["releases"], ["profiles"]])
+def test_each_listing_fits_the_terminal(capsys, argv):
+    out = _printed(capsys, *argv)
+    _fits(out)
+    assert "|---" not in out                      # a table rendered as a table, not Markdown
+
+
+def test_each_scenario_s_summary_is_printed_whole(capsys):
+    words = " ".join(_printed(capsys, "scenarios").split())
+    for name in SCENARIOS:
+        scenario = hwlib.load_scenario(name)
+        summary = " ".join((scenario.summary or scenario.description).split())
+        assert summary in words, name
+
+
+@pytest.mark.parametrize("release", ["0.10.2", "3.7-kraft"])
+@pytest.mark.parametrize("name", SCENARIOS)
+def test_each_run_fits_the_terminal_and_says_what_each_anomaly_is(capsys, name, release):
+    out = _printed(capsys, "run", name, "--release", release)
+    _fits(out)
+    assert "[(" not in out                         # logs as words, not Python tuples
+    said = [line for line in out.splitlines() if line.startswith(("ANOMALY", "EFFECT"))]
+    result = hwlib.run_scenario(hwlib.load_scenario(name).with_release(release))
+    assert len(said) == len(result.anomalies) and (said or "no anomalies" in out)
+    for line, anomaly in zip(said, result.anomalies, strict=True):
+        assert line.startswith("ANOMALY") is hwlib.anomalies.is_safety(anomaly.kind), line
+        assert f"step {anomaly.step} {anomaly.kind}" in line
+
+
+def test_notebooks_says_how_to_open_them_with_what_is_installed(tmp_path, capsys):
+    import importlib.util
+
+    out = _printed(capsys, "notebooks", "--to", str(tmp_path / "nb"))
+    _fits(out)
+    if importlib.util.find_spec("jupyterlab") is None:
+        assert "pip install 'hwlib[lab]'" in out
+    else:
+        assert "open them with: jupyter lab" in out
