@@ -147,9 +147,16 @@ def answer_partition(spec: ExplainSpec, lines: list[Line], partition: str, alone
               "depth": spec.depth, "time_limit": spec.time_limit}
     if found is None:
         return conclude.unexplained(part, best, target, complete, Search(**totals, complete=complete, bounds=bounds))
+    if progress is not None:
+        progress(f"{partition}: explained under {found.label}; looking for a shorter explanation "
+                 f"(greedy, then breadth first, at most {SHORTEN_STATES:,} states)")
+    started = time.perf_counter()
     found, proven = shorten(found, deadline)
     shortest = "proven" if proven else \
         f"not proven (the breadth-first search would need more than its budget of {SHORTEN_STATES:,} states)"
+    if progress is not None and found.outcome.goal is not None:
+        progress(f"{partition}: the shortest explanation has {len(found.outcome.goal.schedule(found.search.steps))} "
+                 f"steps ({'proven' if proven else 'not proven'} shortest, {time.perf_counter() - started:.1f} s)")
     anomalies, effects = _anomalies(spec, found, deadline, progress)
     answer = conclude.explained(part, found, anomalies, effects,
                                 Search(**totals, complete=complete, shortest=shortest, bounds=bounds))
@@ -297,6 +304,9 @@ def _anomalies(spec: ExplainSpec, found: Found, deadline: float, progress: Progr
             decided.append(entry)
             continue
         started = time.perf_counter()
+        if progress is not None:
+            progress(f"{found.label}: is {entry.kind} necessary? searching for an explanation without it "
+                     f"(at most {NECESSITY_STATES:,} states)")
         other = _again(found, spec.depth, deadline, NECESSITY_STATES, forbid=entry.kind).run(greedy=True)
         necessary = False if other.goal is not None else (True if other.complete else None)
         decided.append(replace(entry, necessary=necessary))

@@ -194,11 +194,16 @@ def _round_trip(tmp_path, name: str, release: str, time_limit: float):
     for step in scenario.steps:
         cluster.apply(step)
         epoch = max([epoch] + [r.leader_epoch for r in cluster.replicas])
+    said: list[str] = []
     run = explain(ExplainSpec(tuple(paths), release=release, replicas=len(config.replicas), time_limit=time_limit,
                               max_records=max(3, records), max_epoch=max(4, epoch + 1),
-                              fault_tiers=(faults_of(scenario.steps),)))
+                              fault_tiers=(faults_of(scenario.steps),)), progress=said.append)
     original = {a.kind for a in result.anomalies}
-    return run, run.answers[0], scenario, original
+    answer = run.answers[0]
+    for anomaly in answer.anomalies:        # each necessity search is announced, then answered
+        asked = next(i for i, text in enumerate(said) if f"is {anomaly.kind} necessary? searching" in text)
+        assert "states," in said[asked + 1] and f"is {anomaly.kind} necessary? " in said[asked + 1], said
+    return run, answer, scenario, original
 
 
 def _sound(answer, scenario, original) -> None:

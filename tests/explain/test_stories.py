@@ -12,9 +12,9 @@ from hwlib.views.explain_words import sentence
 STORIES = Path(__file__).resolve().parent / "stories"
 
 
-def _run(name: str):
+def _run(name: str, said: list[str] | None = None):
     paths = tuple(str(p) for p in sorted((STORIES / name).glob("*.log")))
-    run = explain(ExplainSpec(paths, time_limit=60))
+    run = explain(ExplainSpec(paths, time_limit=60), progress=None if said is None else said.append)
     (answer,) = run.answers
     return run, answer
 
@@ -32,8 +32,13 @@ def test_a_follower_fenced_after_an_isr_shrink_and_a_leader_move_in_2_8():
 
 
 def test_kip_101s_first_scenario_in_0_10_2_from_its_info_lines():
-    run, answer = _run("kip101-0.10.2")
+    said: list[str] = []
+    run, answer = _run("kip101-0.10.2", said)
     assert answer.verdict == "explained", sentence(answer, run.lines)
+    # the wait for a shorter explanation is announced before it starts, and said when done
+    looking = next(i for i, text in enumerate(said) if "looking for a shorter explanation" in text)
+    assert "the shortest explanation has" in said[looking + 1]
+
     assert all(v.status == "matched" for _, v in run.verdicts(answer))
     elected = next(o for o, _ in answer.observed if o.kind == "elected")
     assert elected.value("leader") == "2" and elected.value("isr") == ("2",)
