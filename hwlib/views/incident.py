@@ -140,6 +140,9 @@ def _lines(data: dict) -> str:
 
 
 def _stepper(answer: Answer, data: dict, run: ExplainRun) -> str:
+    if answer.config is not None and not answer.steps and answer.explains:
+        return ('<p class="hint">The lines are the partition\'s creation itself - its first leader elected at '
+                'leader epoch 0, the model\'s initial state (step 0): no step to step through.</p>')
     if answer.config is None or not answer.steps:
         return '<p class="hint">No schedule to step through: the search matched no line.</p>'
     explained = answer.explains

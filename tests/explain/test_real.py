@@ -101,6 +101,9 @@ def test_a_partition_s_first_leader_is_its_creation_and_one_broker_named_is_one_
     assert answer.lines[first].status == "matched" and answer.lines[first].step == 0
     said = sentence(answer, run.lines)
     assert "as the partition's creation" in said and "with one replica" in said
+    from hwlib.views import incident_markup
+
+    assert "the partition's creation itself" in incident_markup(run)       # the page says why no stepper
 
 
 def test_the_brokers_an_isr_names_are_replicas_of_the_model():
