@@ -362,8 +362,8 @@ class ExplainSearch:
         created = self._admit_created(seen, outcome)
         if outcome.goal is not None:
             return outcome
-        heaps[0] += [(node.gap - MATCH_WORTH * target.matched(node.cursors), -target.matched(node.cursors), 0, 0, node)
-                     for node in created]
+        heaps[0] += [(node.gap - MATCH_WORTH * target.matched(node.cursors), -target.matched(node.cursors), 0, -number,
+                      node) for number, node in enumerate(created, 1)]      # each its own order: never a tie
         heapq.heapify(heaps[0])
         for order, warm in enumerate(self._warm_roots(), 1):
             assert warm.cluster is not None
