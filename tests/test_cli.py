@@ -237,7 +237,13 @@ def test_a_holds_says_which_fault_classes_of_the_default_report_it_did_not_try(t
     done = subprocess.run([sys.executable, "-m", "hwlib.cli", "check", "--protocol", "kip595", "--quiet"],
                           capture_output=True, text=True, cwd=tmp_path, timeout=300)
     assert done.returncode == 0, done.stderr
-    lines = [line for line in done.stdout.splitlines() if line.startswith("  ") and "holds" in line]
+    verdicts: list[str] = []                 # a verdict's words wrap under its column
+    for line in done.stdout.splitlines():
+        if line.startswith(" " * 23) and verdicts:
+            verdicts[-1] += " " + line.strip()
+        elif line.startswith("  ") and not line.startswith("   "):
+            verdicts.append(line)
+    lines = [line for line in verdicts if "holds" in line]
     assert len(lines) == 4
     for line in lines:
         assert line.endswith("holds (complete) - time passing, power loss and flushes not tried: "

@@ -81,7 +81,7 @@ def check_text(results: list[CheckResult], kinds: tuple[str, ...], shown: Mappin
     its coverage (``coverage``), each shortest counterexample's steps and file; ``matrix``:
     the verdict matrix after them. ``reconciled``: the line saying which sweep the verdicts
     were reconciled with."""
-    lines = [f"checked {coverage_text(results[0])}"] + ([reconciled] if reconciled else [])
+    lines = wrapped("checked", coverage_text(results[0]), 8) + ([reconciled] if reconciled else [])
     for result in results:
         lines.append(f"\n{result.protocol} ({result.ending}): {result.distinct:,} "
                      f"distinct / {result.generated:,} generated states, depth {result.depth}, "
@@ -89,7 +89,7 @@ def check_text(results: list[CheckResult], kinds: tuple[str, ...], shown: Mappin
         for kind in kinds:
             cell = shown[(result.protocol, kind)]
             untried_part = f" - {note}" if note and cell.state in ("holds", "partial") else ""
-            lines.append(f"  {kind:<20} {cell.text}{untried_part}")
+            lines += wrapped(f"  {kind:<20}", f"{cell.text}{untried_part}", 23)
         if coverage:
             measured = result.coverage
             lines.append(f"  coverage: {measured.text() if measured is not None else NOT_MEASURED[result.complete]}")
@@ -99,6 +99,11 @@ def check_text(results: list[CheckResult], kinds: tuple[str, ...], shown: Mappin
             path = files.get(f"{result.protocol}-{kind}")
             if path is not None:
                 lines.append(f"    written to {path}: hwlib run {path}")
+    if not reconciled and any(cell.state in ("holds", "partial") for cell in shown.values()):
+        lines += [""] + wrapped("", "A kind that holds holds within the bounds above: a schedule they leave out can "
+                                "still violate it. Larger bounds (--max-records, --max-epoch, --max-ticks) search "
+                                "further; --sweep DIR reconciles each verdict with a finished sweep's runs, as the "
+                                "report does.", 0)
     if matrix:
         lines += ["", matrix_markdown(results, kinds)]
     return "\n".join(lines)
@@ -138,7 +143,7 @@ WIDTH = 100
 def wrapped(head: str, text: str, indent: int) -> list[str]:
     """``head`` in a column ``indent`` wide (or longer, then a space), ``text`` wrapped to
     ``WIDTH`` beside and under it, words whole."""
-    first = f"{head:<{indent}}" if len(head) < indent else f"{head} "
+    first = f"{head:<{indent}}" if len(head) < indent or not head else f"{head} "
     return textwrap.wrap(text, WIDTH, initial_indent=first, subsequent_indent=" " * indent,
                          break_long_words=False, break_on_hyphens=False) or [first.rstrip()]
 

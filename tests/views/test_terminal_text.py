@@ -59,3 +59,13 @@ def test_notebooks_says_how_to_open_them_with_what_is_installed(tmp_path, capsys
         assert "pip install 'hwlib[lab]'" in out
     else:
         assert "open them with: jupyter lab" in out
+
+
+def test_a_check_that_finds_nothing_says_what_would_settle_it(capsys):
+    """hwlib check's "holds" is within its bounds: the text says so, and names larger bounds and
+    --sweep DIR (the report's reconciliation) as what would settle it."""
+    out = _printed(capsys, "check", "--release", "2.8-zk", "--acks", "all", "--max-records", "1", "--max-epoch", "1")
+    _fits(out)
+    assert "lost-write           holds (complete)" in out
+    words = " ".join(out.split())
+    assert "holds within the bounds above" in words and "--sweep DIR" in words and "--max-records" in words
