@@ -91,9 +91,7 @@ def coverage_text(result: CheckResult) -> str:
         count = "1 tick" if b.max_ticks == 1 else f"{b.max_ticks} ticks"
         faults.append(f"time passing (<= {count} of {tick / 1000:.0f} s)")
     parts = [f"{b.replicas} replicas ({config.setting_words('acks')}, min.insync.replicas={config.min_insync_replicas}"
-             + (", unclean election on" + (f" ({config.release_row.name}'s default)"
-                                            if config.release_row is not None
-                                            and "unclean_leader_election" not in config.given else "")
+             + (", unclean election on" + config.default_note("unclean_leader_election")
                 if config.unclean_leader_election else "") + ")",
              f"<= {b.max_records} records", f"leader epochs <= {b.max_epoch}"]
     if b.max_queued is not None:

@@ -257,10 +257,13 @@ class ClusterConfig:
     def setting_words(self, name: str, kafka: str | None = None) -> str:
         """``acks=1``, and ``(0.10.2's default)`` where it is the release's default, not given."""
         value = getattr(self, name)
-        text = f"{kafka or name}={str(value).lower() if isinstance(value, bool) else value}"
+        return f"{kafka or name}={str(value).lower() if isinstance(value, bool) else value}{self.default_note(name)}"
+
+    def default_note(self, name: str) -> str:
+        """`` (0.10.2's default)`` where the setting runs its release's default, not given; else empty."""
         row = self.release_row
-        return text + (f" ({row.name}'s default)" if row is not None and name in RELEASE_DEFAULTS
-                       and name not in self.given else "")
+        return f" ({row.name}'s default)" if row is not None and name in RELEASE_DEFAULTS and name not in self.given \
+            else ""
 
     def with_rules(self, name: str) -> ClusterConfig:
         """This config under a generation (``kip320``) or a release (``3.7-kraft``)."""

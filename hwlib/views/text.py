@@ -151,7 +151,7 @@ def wrapped(head: str, text: str, indent: int) -> list[str]:
 def _packed(head: str, parts: list[str], indent: int = 35) -> list[str]:
     """``head`` then ``parts`` two spaces apart, a part never split: as many on a line as fit in
     ``WIDTH``, the rest on lines indented ``indent``."""
-    lines, line = [], head.rstrip() if len(head.rstrip()) >= len(head) else head
+    lines, line = [], head
     for part in parts:
         gap = "" if line.endswith(" ") or not line.strip() else "  "
         if line.strip() and len(line) + len(gap) + len(part) > WIDTH:
