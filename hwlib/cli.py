@@ -75,6 +75,9 @@ def build_parser() -> argparse.ArgumentParser:
     rules.add_argument("--protocol", type=_protocol, help=f"a generation's rules: {', '.join(PROTOCOLS)}")
     rules.add_argument("--release", type=_release, help="an Apache Kafka release's rules, VERSION[-zk|-kraft]: "
                                                         "1.0.0, 2.0.1, 3.6-zk, 3.7.1-kraft, 4.1 (hwlib releases)")
+    run.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
+                     help="a setting instead of the file's or the release's default, Kafka's name or hwlib's "
+                          "(e.g. eligible.leader.replicas.version=0, acks=1); repeatable")
     run.add_argument("--json", action="store_true", help="print one JSON object")
     scen = sub.add_parser("scenarios", help="list the built-in scenarios")
     scen.add_argument("--markdown", action="store_true",
@@ -143,7 +146,9 @@ def build_parser() -> argparse.ArgumentParser:
                           "bound; kip966 at 3 replicas needs one, an ISR shrink there keeps the leader epoch)")
     chk.add_argument("--max-ticks", type=int, default=0,
                      help="tick steps at most when the faults let time pass (default: 1 then, else 0)")
-    chk.add_argument("--tick-ms", type=int, help="time one tick passes (default 1.5 x replica_lag_time_max_ms + 1)")
+    chk.add_argument("--tick-ms", type=int,
+                     help="time one tick passes (default: replica_lag_time_max_ms + the ISR check's period + 1 - "
+                          "1.5 x the lag + 1, 2 x up to 0.10.1)")
     chk.add_argument("--depth", type=int, help="steps at most (default: until the search is complete)")
     chk_faults = chk.add_mutually_exclusive_group()
     chk_faults.add_argument("--faults", help=f"what may happen besides produces and fetches, comma-separated "
@@ -160,8 +165,12 @@ def build_parser() -> argparse.ArgumentParser:
                      help="stop after the level at which this many distinct states are known (not complete then)")
     chk.add_argument("--acks", help="producer acks (default: each release's - 1 up to 2.8, all from 3.0 (KIP-679); "
                      "all for a generation)")
-    chk.add_argument("--min-insync-replicas", type=int, default=DEFAULT_MIN_INSYNC_REPLICAS,
-                     help="(default %(default)s)")
+    chk.add_argument("--min-insync-replicas", type=int,
+                     help=f"(default {DEFAULT_MIN_INSYNC_REPLICAS})")
+    chk.add_argument("--config", action="append", default=[], metavar="KEY=VALUE",
+                     help="any other setting, Kafka's name or hwlib's (e.g. eligible.leader.replicas.version=0 - "
+                          "a cluster upgraded to 4.1 -, replica.lag.time.max.ms=10000); kept under every "
+                          "release; repeatable")
     chk.add_argument("--unclean-leader-election", action="store_true")
     chk.add_argument("--exhaustive", action="store_true", help="go on after every kind was found (state counts)")
     chk.add_argument("--matrix", action="store_true",
@@ -320,8 +329,17 @@ def _check(args) -> int:
 def _check_spec(args):
     """``hwlib check``'s options as a ``CheckSpec`` (which validates them: one line each)."""
     from .anomalies import KINDS
-    from .check import DEFAULT_FAULTS, DEFAULT_KINDS, Bounds, CheckSpec, parse_faults, parse_kinds
+    from .check import (
+        DEFAULT_FAULTS,
+        DEFAULT_KINDS,
+        DEFAULT_MIN_INSYNC_REPLICAS,
+        Bounds,
+        CheckSpec,
+        parse_faults,
+        parse_kinds,
+    )
     from .engine.config import ClusterConfig
+    from .errors import ConfigError
 
     profile = None
     if args.profile is not None:
@@ -336,10 +354,20 @@ def _check_spec(args):
         protocols = tuple(args.release)
     else:
         protocols = tuple(PROTOCOLS) if args.protocol == "all" or args.matrix else (args.protocol,)
+    settings = dict(ClusterConfig.setting_from_text(item, "config") for item in args.config)
+    for name, option in (("acks", args.acks), ("min_insync_replicas", args.min_insync_replicas)):
+        if option is not None and name in settings:
+            raise ConfigError(f"config.{name}: given twice (--{name.replace('_', '-')} and --config); give one")
+    if args.acks is not None:
+        settings["acks"] = args.acks
+    settings.setdefault("min_insync_replicas", args.min_insync_replicas or DEFAULT_MIN_INSYNC_REPLICAS)
+    unclean = settings.pop("unclean_leader_election", None)
+    if args.unclean_leader_election:
+        unclean = True
+    first = {"protocol" if protocols[0] in PROTOCOLS else "release": protocols[0]}   # the settings checked under it
     return CheckSpec(protocols=protocols, bounds=bounds,
-                     config=ClusterConfig(replicas=bounds.replica_ids, acks=args.acks,
-                                          min_insync_replicas=args.min_insync_replicas),
-                     unclean_leader_election=True if args.unclean_leader_election else None,
+                     config=ClusterConfig(replicas=bounds.replica_ids, **first, **settings),
+                     unclean_leader_election=unclean,
                      faults=parse_faults(args.faults) if args.faults is not None else DEFAULT_FAULTS,
                      profile=profile, kinds=kinds,
                      exhaustive=args.exhaustive or args.matrix, coverage_runs=args.coverage_runs,
@@ -349,7 +377,11 @@ def _check_spec(args):
 
 def _run(args) -> int:
     """``hwlib run``: the scenario's steps, states and anomalies (or one JSON object)."""
-    result = run_scenario(load_scenario(args.scenario), protocol=args.protocol, release=args.release)
+    from .engine.config import ClusterConfig
+
+    settings = dict(ClusterConfig.setting_from_text(item, "config") for item in args.config)
+    result = run_scenario(load_scenario(args.scenario), protocol=args.protocol, release=args.release,
+                          settings=settings)
     if args.json:
         print(json.dumps(result.to_json()))
     else:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -184,9 +185,10 @@ def scenario_table() -> str:
 
 
 def run_scenario(scenario: Scenario | str, protocol: str | None = None, record: bool = True,
-                 release: str | None = None) -> RunResult:
+                 release: str | None = None, settings: Mapping[str, object] | None = None) -> RunResult:
     """Run a scenario (object, built-in name or path), optionally under another protocol
-    (a generation's own rules) or release (``3.7.1-kraft``)."""
+    (a generation's own rules) or release (``3.7.1-kraft``), with ``settings`` changed (given:
+    kept whatever the rules' defaults)."""
     if not isinstance(scenario, Scenario):
         scenario = load_scenario(scenario)
     if protocol is not None and release is not None:
@@ -195,4 +197,6 @@ def run_scenario(scenario: Scenario | str, protocol: str | None = None, record: 
         scenario = scenario.with_protocol(protocol)
     if release is not None:
         scenario = scenario.with_release(release)
+    if settings:
+        scenario = dataclasses.replace(scenario, config=scenario.config.replace(**settings))
     return run_steps(scenario.config, scenario.steps, scenario.name, record)

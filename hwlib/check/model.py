@@ -59,8 +59,8 @@ class Bounds:
     max_ticks: int = 0
     #: None: until the frontier is empty
     depth: int | None = None
-    #: how much time one ``tick`` step passes (default: 1.5 x replica.lag.time.max.ms + 1, so a
-    #: tick always runs an ISR check that finds a silent follower lagging)
+    #: how much time one ``tick`` step passes (default: replica.lag.time.max.ms + the ISR check's
+    #: period + 1, so a tick always runs an ISR check that finds a silent follower lagging)
     tick_ms: int | None = None
     #: stop after the level at which this many distinct states are known (None: no limit); a
     #: search stopped so is not complete, and its verdicts say how deep it went
@@ -101,9 +101,13 @@ class Bounds:
                                    and ctl.failure_bumps_epoch(step.replica))
 
     def tick_length(self, config: ClusterConfig) -> int:
-        """How much time one ``tick`` step passes under ``config``: ``tick_ms``, else 1.5 x
-        replica.lag.time.max.ms + 1."""
-        return self.tick_ms or config.replica_lag_time_max_ms * 3 // 2 + 1
+        """How much time one ``tick`` step passes under ``config``: ``tick_ms``, else
+        replica.lag.time.max.ms + the ISR check's period + 1 (1.5 x the lag + 1; 2 x up to
+        Kafka 0.10.1, whose check runs every lag): enough for a lagging follower to leave the ISR."""
+        if self.tick_ms:
+            return self.tick_ms
+        lag = config.replica_lag_time_max_ms
+        return lag + (lag if config.rules().isr_check_every_lag else lag // 2) + 1
 
     @property
     def replica_ids(self) -> tuple[str, ...]:

@@ -92,7 +92,7 @@ def coverage_text(result: CheckResult) -> str:
         faults.append(f"time passing (<= {count} of {tick / 1000:.0f} s)")
     parts = [f"{b.replicas} replicas ({config.setting_words('acks')}, min.insync.replicas={config.min_insync_replicas}"
              + (", unclean election on" + config.default_note("unclean_leader_election")
-                if config.unclean_leader_election else "") + ")",
+                if config.unclean_leader_election else "") + "".join(f", {w}" for w in config.gate_words()) + ")",
              f"<= {b.max_records} records", f"leader epochs <= {b.max_epoch}"]
     if b.max_queued is not None:
         parts.append(f"<= {queued_words(b.max_queued)}")

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
     from .delayed import DelayedOperations
     from .logical_time import Time
     from .partition import Partition
+    from .protocols import Protocol
     from .replica import Replica
     from .state_key import KeyContext
 
@@ -24,15 +25,16 @@ REPEAT_LIMIT = 1000
 
 class Clock:
     """What moves the time (``tick`` steps) and the periodic tasks it drives: the ISR shrink
-    check every ``replica.lag.time.max.ms / 2`` and the HW checkpoint every
+    check every ``replica.lag.time.max.ms / 2`` (every ``replica.lag.time.max.ms`` up to
+    Kafka 0.10.1, ``isr_check_every_lag``) and the HW checkpoint every
     ``replica.high.watermark.checkpoint.interval.ms``, besides the one-off timeouts: parked
     fetches and waiting produces (``delayed``), a session that lapses after an unnoticed crash
     (the controller's failure handling, through the ``channel``), the ISR shrink of every
     broker that believes it leads (``partition``), the replicas' HW checkpoints."""
 
-    def __init__(self, config: ClusterConfig, events: list, time: Time, replicas: list[Replica],
-                 controller: Controller, partition: Partition, delayed: DelayedOperations,
-                 channel: ControllerChannel, source: Clock | None = None) -> None:
+    def __init__(self, config: ClusterConfig, protocol: Protocol, events: list, time: Time,
+                 replicas: list[Replica], controller: Controller, partition: Partition,
+                 delayed: DelayedOperations, channel: ControllerChannel, source: Clock | None = None) -> None:
         self.events = events
         self.time = time
         self.replicas = replicas
@@ -41,14 +43,17 @@ class Clock:
         self.delayed = delayed
         self.channel = channel
         self.lag = config.replica_lag_time_max_ms
+        #: the ISR-expiry check's period (``ReplicaManager.startup``'s "isr-expiration" task)
+        self.isr_period = self.lag if protocol.isr_check_every_lag else self.lag // 2
         self.session_timeout = config.session_timeout_ms
         self.checkpoint_interval = config.replica_high_watermark_checkpoint_interval_ms
-        self.next_isr_check: int = self.lag // 2 if source is None else source.next_isr_check
+        self.next_isr_check: int = self.isr_period if source is None else source.next_isr_check
         self.next_checkpoint: int = self.checkpoint_interval if source is None else source.next_checkpoint
 
     UNKEYED: ClassVar[dict[str, str]] = {
         "replicas": "wiring: the brokers whose periodic tasks it runs", "events": "observes: the run's events",
         "lag": "constant: replica.lag.time.max.ms (config)",
+        "isr_period": "constant: the ISR check's period (config and rules)",
         "session_timeout": "constant: the session timeout (config)",
         "checkpoint_interval": "constant: replica.high.watermark.checkpoint.interval.ms (config)"}
 
@@ -97,7 +102,7 @@ class Clock:
 
     def _skip_to(self, target: int, refusals: list[tuple]) -> None:
         """The periodic runs up to ``target`` in one go (see ``tick``)."""
-        period = self.lag // 2
+        period = self.isr_period
         checks = (target - self.next_isr_check) // period + 1 if self.next_isr_check <= target else 0
         self.next_isr_check += checks * period
         if self.next_checkpoint <= target:
@@ -150,7 +155,7 @@ class Clock:
                 events.append(("detected", r.id))
                 self.channel.on_broker_failure(r)
         if self.next_isr_check <= now:
-            self.next_isr_check += self.lag // 2
+            self.next_isr_check += self.isr_period
             for r in replicas:   # every broker that believes it leads (zombies too)
                 if r.online and r.role == LEADER:
                     self.partition.maybe_shrink_isr(r)

@@ -95,8 +95,8 @@ class Cluster:
         self.delayed.client = self.producer          # the declared cycle (see ``delayed``)
         self.consumer: Consumer = Consumer(config, protocol, events, self.time, self.metadata, self.by_id,
                                            None if source is None else source.consumer)
-        self.clock: Clock = Clock(config, events, self.time, self.replicas, self.controller, self.partition,
-                                  self.delayed, self.channel, None if source is None else source.clock)
+        self.clock: Clock = Clock(config, protocol, events, self.time, self.replicas, self.controller,
+                                  self.partition, self.delayed, self.channel, None if source is None else source.clock)
         if source is None:
             self.partition.make_leader(self.replicas[0], self.controller.leader_and_isr(), is_new_leader=True,
                                        initial=True)

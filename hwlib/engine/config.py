@@ -6,7 +6,18 @@ from dataclasses import asdict, dataclass, fields
 
 from ..errors import ConfigError
 from .protocols import GENERATIONS, Protocol
-from .releases import DEFAULTS, KRAFT, ZK, Release, parse_feature_version, release, release_rules
+from .releases import (
+    DEFAULTS,
+    GATE_BY_SETTING,
+    GATES,
+    KRAFT,
+    ZK,
+    Release,
+    generation_rules,
+    parse_feature_version,
+    release,
+    release_rules,
+)
 
 PROTOCOLS = tuple(GENERATIONS)
 
@@ -35,7 +46,17 @@ def parse_acks(value: object, field: str, error: type[Exception] = ConfigError) 
 #: is kept through ``replace`` and ``with_rules`` whatever release comes after (``ClusterConfig.given``)
 RELEASE_DEFAULTS = tuple(d.setting for d in DEFAULTS)
 #: their defaults under a generation's own rules (no release)
-GENERATION_DEFAULTS: dict[str, object] = {"unclean_leader_election": False, "acks": "all"}
+GENERATION_DEFAULTS: dict[str, object] = {"unclean_leader_election": False, "acks": "all",
+                                           "replica_lag_time_max_ms": 30000, "session_timeout_ms": 18000,
+                                           "retries": 0}
+
+
+#: Kafka's names of settings whose field is named otherwise (``setting_from_text``)
+SETTING_ALIASES = {"unclean_leader_election_enable": "unclean_leader_election",
+                   "zookeeper_session_timeout_ms": "session_timeout_ms",
+                   "broker_session_timeout_ms": "session_timeout_ms"}
+#: fields a KEY=VALUE setting does not take: the replicas and the rules have options of their own
+UNSETTABLE = ("replicas", "protocol", "release")
 
 
 @dataclass(frozen=True)
@@ -56,15 +77,25 @@ class ClusterConfig:
     #: unclean.leader.election.enable; null: the release's default (true before 0.11, KIP-106),
     #: false for a generation
     unclean_leader_election: bool | None = None
-    replica_lag_time_max_ms: int = 30000
+    #: replica.lag.time.max.ms; null: the release's default (10 s up to 2.4, 30 s from 2.5,
+    #: KIP-537), 30 s for a generation
+    replica_lag_time_max_ms: int = None  # type: ignore[assignment]
     replica_fetch_wait_max_ms: int = 500
     replica_high_watermark_checkpoint_interval_ms: int = 5000
     request_timeout_ms: int = 30000
-    session_timeout_ms: int = 18000
+    #: how long a broker that stopped unnoticed keeps its session: zookeeper.session.timeout.ms
+    #: (ZooKeeper) or broker.session.timeout.ms (KRaft); null: the release's default (6 s up to
+    #: 2.4, 18 s from 2.5, KIP-537; 9 s under KRaft), 18 s for a generation
+    session_timeout_ms: int = None  # type: ignore[assignment]
     log_flush_interval_messages: int | None = None
-    #: producer: resend attempts per batch after a retriable error or a lost acknowledgement
-    retries: int = 0
-    #: producer: producer id + sequence numbers; the leader drops duplicates
+    #: producer: resend attempts per batch after a retriable error or a lost acknowledgement;
+    #: null: the release's default (0 up to 2.0, 2147483647 from 2.1, KIP-91), 0 for a generation
+    retries: int = None  # type: ignore[assignment]
+    #: producer: producer id + sequence numbers; the leader drops duplicates. Off unless given,
+    #: in every release: Kafka's producer turns it on by default from 3.0.1 / 3.1.1 / 3.2.0
+    #: (KAFKA-13598), but it then resends a refused batch by itself, in order, and recovers its
+    #: sequence after OUT_OF_ORDER_SEQUENCE_NUMBER (KIP-360) - hwlib's producer resends only at
+    #: ``retry`` steps, so on by default it would refuse writes Kafka takes and hide their losses
     enable_idempotence: bool = False
     #: producer: batches sent and not yet resolved before later ones must wait; null sends
     #: every produce step at once (as the worked HW examples assume); Kafka's producer default is 5
@@ -86,6 +117,10 @@ class ClusterConfig:
     inter_broker_protocol_version: str | None = None
     #: KRaft: metadata.version (e.g. 3.5-IV2) where it selects older rules; null: the release's own
     metadata_version: str | None = None
+    #: KRaft from 4.0: the eligible.leader.replicas.version feature (KIP-966): 1 turns Eligible
+    #: Leader Replicas on, 0 off; null: the release's default - 1 on 4.1 as a cluster created on
+    #: 4.1 has it (one upgraded to 4.1 runs 0 until the feature is upgraded), 0 on 4.0
+    eligible_leader_replicas_version: int | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "_given", frozenset(name for name in RELEASE_DEFAULTS
@@ -121,6 +156,7 @@ class ClusterConfig:
                     raise ConfigError(f"config.{name}: applies to a release; give config.release too")
             if not self.protocol:
                 object.__setattr__(self, "protocol", "hw")
+            self._check_gates(None, None)
         else:
             ibp, metadata_version = self._feature_versions(row)
             generation = row.generation_for(ibp)
@@ -128,12 +164,18 @@ class ClusterConfig:
                 raise ConfigError(f"config.protocol: {self.protocol!r} is not the rule set of release "
                                   f"{self.release} ({generation}); give one of them")
             object.__setattr__(self, "protocol", generation)
+            self._check_gates(row, metadata_version)
         for name in RELEASE_DEFAULTS:
             if getattr(self, name) is None:
                 object.__setattr__(self, name, GENERATION_DEFAULTS[name] if row is None else row.default(name))
-        if "acks" not in self.given and self.enable_idempotence is True:
-            # an idempotent producer not given acks sends acks=all (2.8.0 ProducerConfig.maybeOverrideAcksAndRetries)
-            object.__setattr__(self, "acks", "all")
+        if self.enable_idempotence is True:
+            # an idempotent producer not given acks sends acks=all, not given retries retries without
+            # end (2.0.1 KafkaProducer.configureAcks / configureRetries; 2.8.0
+            # ProducerConfig.maybeOverrideAcksAndRetries)
+            if "acks" not in self.given:
+                object.__setattr__(self, "acks", "all")
+            if "retries" not in self.given:
+                object.__setattr__(self, "retries", 2147483647)
         object.__setattr__(self, "acks", parse_acks(self.acks, "config.acks"))
         for name in ("min_insync_replicas", "replica_lag_time_max_ms", "replica_fetch_wait_max_ms",
                      "replica_high_watermark_checkpoint_interval_ms", "request_timeout_ms",
@@ -165,8 +207,8 @@ class ClusterConfig:
                               f"an integer >= 1, got {in_flight!r}")
         if not isinstance(self.enable_idempotence, bool):
             raise ConfigError(f"config.enable_idempotence: must be true or false, got {self.enable_idempotence!r}")
-        if self.enable_idempotence and (self.acks != "all" or (in_flight or 0) > 5):
-            raise ConfigError("config.enable_idempotence: requires acks: all and "
+        if self.enable_idempotence and (self.acks != "all" or (in_flight or 0) > 5 or self.retries == 0):
+            raise ConfigError("config.enable_idempotence: requires acks: all, retries >= 1 and "
                               "max_in_flight_requests_per_connection <= 5 (as Kafka's producer does)")
         if not isinstance(self.enable_auto_commit, bool):
             raise ConfigError(f"config.enable_auto_commit: must be true or false, got {self.enable_auto_commit!r}")
@@ -219,6 +261,41 @@ class ClusterConfig:
             out.append(value)
         return out[0], out[1]
 
+    def _check_gates(self, row: Release | None, metadata_version: tuple[int, int, int] | None) -> None:
+        """A feature level given: 0 or 1; 1 only where the release has the feature's code
+        (eligible.leader.replicas.version: KRaft from 4.0, metadata.version from 4.0-IV1) or the
+        generation has the rule (kip966); 0 anywhere (kip966 with 0 runs 4.0's rules)."""
+        level = self.eligible_leader_replicas_version
+        if level is None:
+            return
+        name = "config.eligible_leader_replicas_version"
+        if isinstance(level, bool) or level not in (0, 1):
+            raise ConfigError(f"{name}: {level!r} is not allowed; allowed: 0, 1 or null (the release's default)")
+        gate = GATE_BY_SETTING["eligible_leader_replicas_version"]
+        if row is None:
+            if level == 1 and not getattr(GENERATIONS[self.protocol], gate.attr):
+                raise ConfigError(f"{name}: {self.protocol} has no Eligible Leader Replicas (kip966 has); "
+                                  "allowed: 0 or null")
+            return
+        if level == 1 and (row.mode not in gate.modes or row.version < gate.since):
+            raise ConfigError(f"{name}: {row.label} has no Eligible Leader Replicas (KRaft from 4.0); allowed: 0 or "
+                              "null")
+        if level == 1 and metadata_version is not None and metadata_version < parse_feature_version("4.0-IV1", name):
+            raise ConfigError(f"{name}: 1 needs metadata_version 4.0-IV1 or later; allowed: 0 or null")
+
+    def gate_level(self, setting: str) -> int | None:
+        """A feature's level as run: given, else the release's default (None where the release
+        has no such feature, or for a generation's own rules)."""
+        given = getattr(self, setting)
+        if given is not None:
+            return int(given)
+        row, gate = self.release_row, GATE_BY_SETTING[setting]
+        if row is None:
+            return 1 if getattr(GENERATIONS[self.protocol], gate.attr) else None
+        if row.mode not in gate.modes or row.version < gate.since:
+            return None
+        return gate.at(row.version)
+
     def feature_versions(self) -> tuple[tuple[int, int, int] | None, tuple[int, int, int] | None]:
         """(inter.broker.protocol.version, metadata.version) as keys, None where not set."""
         row = self.release_row
@@ -226,10 +303,11 @@ class ClusterConfig:
 
     def rules(self) -> Protocol:
         """The rules this config runs: its release's (generation and flags), else its generation's own."""
+        gates = tuple((g.setting, getattr(self, g.setting)) for g in GATES if getattr(self, g.setting) is not None)
         if self.release is None:
-            return GENERATIONS[self.protocol]
+            return GENERATIONS[self.protocol] if not gates else generation_rules(self.protocol, gates)
         ibp, metadata_version = self.feature_versions()
-        return release_rules(self.release, ibp, metadata_version)
+        return release_rules(self.release, ibp, metadata_version, gates)
 
     @classmethod
     def from_dict(cls, data: dict, where: str = "config") -> ClusterConfig:
@@ -242,6 +320,38 @@ class ClusterConfig:
                 f"{where}.{unknown[0]}: unknown setting; allowed: {', '.join(sorted(known))}"
             )
         return cls(**data)
+
+    @classmethod
+    def setting_from_text(cls, item: str, where: str = "config") -> tuple[str, object]:
+        """``KEY=VALUE`` as a field and its value: Kafka's name (``min.insync.replicas``,
+        ``unclean.leader.election.enable``, ``zookeeper.session.timeout.ms``) or the field's;
+        the value as the field takes it (true / false, an integer, null, text). The config
+        checks the value when it is built; a bad key or form is one line naming it."""
+        key, sep, text = item.partition("=")
+        settable = sorted(f.name for f in fields(cls) if f.name not in UNSETTABLE)
+        if not sep or not key.strip():
+            raise ConfigError(f"{where}: {item!r} is not KEY=VALUE; allowed keys: {', '.join(settable)}")
+        name = key.strip().lower().replace(".", "_").replace("-", "_")
+        name = SETTING_ALIASES.get(name, name)
+        if name in UNSETTABLE:
+            raise ConfigError(f"{where}.{name}: has an option of its own (--replicas, --release, --protocol); "
+                              f"allowed keys: {', '.join(settable)}")
+        if name not in settable:
+            raise ConfigError(f"{where}.{key.strip()}: unknown setting; allowed: {', '.join(settable)}")
+        kind = next(str(f.type) for f in fields(cls) if f.name == name)
+        text = text.strip()
+        if text.lower() in ("null", "none") and "None" in kind:
+            return name, None
+        if kind.startswith("bool"):
+            if text.lower() not in ("true", "false"):
+                raise ConfigError(f"{where}.{name}: {text!r} is not allowed; allowed: true, false")
+            return name, text.lower() == "true"
+        if kind.startswith("int"):
+            try:
+                return name, int(text)
+            except ValueError:
+                raise ConfigError(f"{where}.{name}: {text!r} is not an integer") from None
+        return name, text
 
     def to_dict(self, written: bool = False) -> dict:
         """Every setting as run; ``written``: those of ``RELEASE_DEFAULTS`` only where given (a
@@ -258,6 +368,21 @@ class ClusterConfig:
         """``acks=1``, and ``(0.10.2's default)`` where it is the release's default, not given."""
         value = getattr(self, name)
         return f"{kafka or name}={str(value).lower() if isinstance(value, bool) else value}{self.default_note(name)}"
+
+    def gate_words(self) -> list[str]:
+        """Each feature level the rules run with, as Kafka names it, and whose it is:
+        ``eligible.leader.replicas.version=1 (4.1's default: a cluster created on 4.1)``."""
+        out = []
+        for gate in GATES:
+            level = self.gate_level(gate.setting)
+            if level is None:
+                continue
+            row = self.release_row
+            whose = "" if getattr(self, gate.setting) is not None else \
+                f" ({row.name}'s default{': a cluster created on ' + row.name if level else ''})" if row is not None \
+                else f" ({self.protocol}'s rule)"
+            out.append(f"{gate.kafka}={level}{whose}")
+        return out
 
     def default_note(self, name: str) -> str:
         """`` (0.10.2's default)`` where the setting runs its release's default, not given; else empty."""

@@ -68,6 +68,9 @@ class Protocol:
     #: Kafka >= 2.0.1 (KAFKA-7128, ``Partition.maybeExpandIsr``): a follower joins the ISR only
     #: once its LEO reaches the start offset of the leader's epoch, besides the HW.
     isr_join_needs_epoch_start = False
+    #: Kafka 0.9 - 0.10.1 (``ReplicaManager.startup``): the leader's ISR-expiry check runs every
+    #: replica.lag.time.max.ms; from 0.10.2.0 (KAFKA-4485) every half of it.
+    isr_check_every_lag = False
     #: kip966: the leader HW does not advance while |ISR| < min.insync.replicas
     strict_min_isr = False
     #: kip966: Eligible Leader Replicas; a restart reports an unclean shutdown

@@ -132,6 +132,12 @@ class Flag:
 
 
 FLAGS: tuple[Flag, ...] = (
+    Flag("isr_check_every_lag",
+         "the leader checks for followers out of sync every replica.lag.time.max.ms (from 0.10.2: every half)",
+         "KAFKA-4485",
+         "0.10.1.1 ReplicaManager.startup (scheduler.schedule(\"isr-expiration\", maybeShrinkIsr, period = "
+         "config.replicaLagTimeMaxMs)); 0.10.2.0 the same with period = config.replicaLagTimeMaxMs / 2",
+         since=_v("0.9.0.0"), until=_v("0.10.2.0"), modes=(ZK,)),
     Flag("out_of_range_exits_broker",
          "a follower whose fetch is out of range because the leader's log is shorter stops its broker "
          "when unclean election is disabled",
@@ -244,8 +250,50 @@ DEFAULTS: tuple[Default, ...] = (
     Default("acks", "acks", lambda version, mode: "all" if version >= _v("3.0.0") else "1",
             "3.0.0 clients/src/main/java/org/apache/kafka/clients/producer/ProducerConfig.java "
             "define(ACKS_CONFIG, ..., \"all\") (KIP-679; \"1\" at 2.8.0)"),
+    Default("replica_lag_time_max_ms", "replica.lag.time.max.ms",
+            lambda version, mode: 30000 if version >= _v("2.5.0") else 10000,
+            "2.5.0 core/src/main/scala/kafka/server/KafkaConfig.scala Defaults.ReplicaLagTimeMaxMs 30000L "
+            "(KIP-537; 10000L up to 2.4.1)"),
+    Default("session_timeout_ms", "zookeeper.session.timeout.ms / broker.session.timeout.ms",
+            lambda version, mode: 9000 if mode == KRAFT else 18000 if version >= _v("2.5.0") else 6000,
+            "ZooKeeper: 2.5.0 core/src/main/scala/kafka/server/KafkaConfig.scala Defaults.ZkSessionTimeoutMs "
+            "18000 (KIP-537; 6000 up to 2.4.1); KRaft: 3.3.0 KafkaConfig.scala Defaults.BrokerSessionTimeoutMs "
+            "9000 (3.9 KRaftConfigs.BROKER_SESSION_TIMEOUT_MS_DEFAULT)"),
+    Default("retries", "retries", lambda version, mode: 2147483647 if version >= _v("2.1.0") else 0,
+            "2.1.0 clients/src/main/java/org/apache/kafka/clients/producer/ProducerConfig.java "
+            "define(RETRIES_CONFIG, Type.INT, Integer.MAX_VALUE, ...) (KIP-91; 0 at 2.0.1)"),
 )
 DEFAULT_BY_SETTING = {d.setting: d for d in DEFAULTS}
+
+
+@dataclass(frozen=True)
+class Gate:
+    """A feature an operator turns on or off in a release that has its code: the ``ClusterConfig``
+    field, Kafka's feature name, the flag it sets, the first release with the feature, its level
+    at a release by default, and where that was read."""
+
+    setting: str
+    kafka: str
+    attr: str
+    since: Version
+    modes: tuple[str, ...]
+    at: Callable[[Version], int]
+    source: str
+    #: what a reader must know of the default (a new cluster's, or an upgraded one's)
+    note: str
+
+
+#: features with a level per cluster: a config that gives none runs the release's default level
+GATES: tuple[Gate, ...] = (
+    Gate("eligible_leader_replicas_version", "eligible.leader.replicas.version", "eligible_leader_replicas",
+         _v("4.0.0"), (KRAFT,), lambda version: 1 if version >= _v("4.1.0") else 0,
+         "KIP-966: server-common EligibleLeaderReplicasVersion (ELRV_1 bootstraps at metadata.version 4.1-IV0 and "
+         "needs 4.0-IV1); Kafka's docs/ops.html \"Eligible Leader Replicas\" (4.0: available, off by default; "
+         "4.1: on by default on new clusters)",
+         "level 1 is the default only on a cluster created on 4.1; a cluster upgraded to 4.1 (or 4.0) "
+         "runs 0 until kafka-features.sh upgrade --feature eligible.leader.replicas.version=1"),
+)
+GATE_BY_SETTING = {g.setting: g for g in GATES}
 
 
 @dataclass(frozen=True)
@@ -292,12 +340,17 @@ class Release:
         return self.generation
 
     def rules(self, ibp: tuple[int, int, int] | None = None,
-              metadata_version: tuple[int, int, int] | None = None) -> Protocol:
-        """The generation's rules with this release's flags: a fresh Protocol object."""
+              metadata_version: tuple[int, int, int] | None = None,
+              gates: tuple[tuple[str, int], ...] = ()) -> Protocol:
+        """The generation's rules with this release's flags, and the flags of the feature
+        ``gates`` set to a level (``(setting, level)``; one not named runs its default): a fresh
+        Protocol object."""
         base = GENERATIONS[self.generation_for(ibp)]
         protocol = type(base)()
         for attr, value in self.flags(ibp, metadata_version).items():
             setattr(protocol, attr, value)
+        for setting, level in gates:
+            setattr(protocol, GATE_BY_SETTING[setting].attr, level >= 1)
         return protocol
 
 
@@ -330,8 +383,10 @@ def _generation(version: Version, mode: str) -> str:
 
 #: lines whose patch releases differ in their rules: a row per group of patches, named by its
 #: first (2.0.1: KAFKA-7128's and KAFKA-7414's fixes; 2.6.1 - 2.6.3: KAFKA-10706's)
-SPLIT_PATCHES: dict[str, tuple[tuple[str, ...], ...]] = {"2.0": (("2.0.0",), ("2.0.1",)),
-                                                        "2.6": (("2.6.0",), ("2.6.1", "2.6.2", "2.6.3"))}
+SPLIT_PATCHES: dict[str, tuple[tuple[str, ...], ...]] = {
+    "2.0": (("2.0.0",), ("2.0.1",)),
+    "2.6": (("2.6.0",), ("2.6.1", "2.6.2", "2.6.3")),
+}
 
 
 def _rows() -> list[Release]:
@@ -425,16 +480,28 @@ def table_rows() -> list[dict]:
                     "generation": r.generation, "read_at": r.read_at,
                     "unclean_leader_election_default": r.unclean_default,
                     "defaults": {d.setting: r.default(d.setting) for d in DEFAULTS},
+                    "gates": {g.kafka: g.at(r.version) for g in GATES if r.mode in g.modes and r.version >= g.since},
                     "flags": flags, "differs": differs})
     return out
 
 
 @functools.lru_cache(maxsize=256)
 def release_rules(text: str, ibp: tuple[int, int, int] | None,
-                  metadata_version: tuple[int, int, int] | None) -> Protocol:
+                  metadata_version: tuple[int, int, int] | None,
+                  gates: tuple[tuple[str, int], ...] = ()) -> Protocol:
     """A release's rules under an inter.broker.protocol.version / metadata.version (None: the
-    release's own), made once per distinct triple (``ClusterConfig.rules``)."""
-    return release(text).rules(ibp, metadata_version)
+    release's own) and feature levels (``gates``), made once per distinct set (``ClusterConfig.rules``)."""
+    return release(text).rules(ibp, metadata_version, gates)
+
+
+@functools.lru_cache(maxsize=64)
+def generation_rules(name: str, gates: tuple[tuple[str, int], ...]) -> Protocol:
+    """A generation's rules with the flags of feature ``gates`` set to a level (kip966 with
+    eligible.leader.replicas.version 0: 4.0's rules)."""
+    protocol = type(GENERATIONS[name])()
+    for setting, level in gates:
+        setattr(protocol, GATE_BY_SETTING[setting].attr, level >= 1)
+    return protocol
 
 
 def rules_named(name: str) -> Protocol:

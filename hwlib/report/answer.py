@@ -23,6 +23,8 @@ from dataclasses import dataclass, field
 
 import pandas as pd
 
+from ..engine.config import PROTOCOLS, ClusterConfig
+from ..engine.releases import GATES
 from .findings import (
     DURABLE_ACKS,
     DURABLE_MIN_ISR,
@@ -245,6 +247,17 @@ def _name(protocol: str) -> str:
     return html.escape(release(protocol))
 
 
+def _gate_words(protocol: str) -> str:
+    """What the release measured needs turned on that a cluster may not have: ``; with
+    eligible.leader.replicas.version=1 - 1 only on a cluster created on 4.1 ...`` (the sweep ran
+    the release's default level; an upgraded cluster runs another)."""
+    if protocol in PROTOCOLS:
+        return ""
+    config = ClusterConfig(release=protocol)
+    on = [g for g in GATES if config.gate_level(g.setting)]
+    return "".join(f"; the sweep ran it with {html.escape(g.kafka)}=1 - {html.escape(g.note)}" for g in on)
+
+
 def _short(protocol: str) -> str:
     return html.escape(rules_name(protocol))
 
@@ -394,7 +407,8 @@ def recommendations(answer: ShortAnswer, acks_one: dict | None = None) -> list[t
         cost = (f"; expect the partition to be without a leader longer ({percent(clean_from.unavailability)} of steps "
                 f"here, against {percent(last.unavailability)} under {_short(last.protocol)})"
                 if price >= COST_POINT else "")
-        out.append((f"durable:{story.scope}", f"{where}: run {_name(clean_from.protocol)} or later{also}{cost}."))
+        out.append((f"durable:{story.scope}", f"{where}: run {_name(clean_from.protocol)} or later{also}{cost}"
+                    f"{_gate_words(clean_from.protocol)}."))
     if acks_one and acks_one.get("cells_losing"):
         out.append(("acks-1", f"Produce with acks=all and min.insync.replicas={DURABLE_MIN_ISR} on three replicas: "
                     f"acks=1 lost acknowledged writes in {acks_one['cells_losing']} of {acks_one['cells']} cells "

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from ..anomalies.checker import is_safety
 from ..check import CheckResult, Verdict, coverage_text, matrix_markdown
+from ..engine.releases import GATES
 from ..explain import ExplainRun
 from ..profiles import FaultProfile
 from ..run import RunResult
@@ -47,6 +48,10 @@ def run_text(result: RunResult) -> str:
                 f"min.insync.replicas={result.config.min_insync_replicas}"]
     if result.config.unclean_leader_election:
         settings.append(result.config.setting_words("unclean_leader_election", "unclean.leader.election.enable"))
+    settings += [result.config.setting_words("replica_lag_time_max_ms", "replica.lag.time.max.ms"),
+                 result.config.setting_words("session_timeout_ms", "broker.session.timeout.ms" if
+                                             result.config.rules().kraft else "zookeeper.session.timeout.ms"),
+                 *result.config.gate_words()]
     lines = _packed(f"scenario {result.name}", [rules, *settings], indent=9)
     for i, snap in enumerate(trace.snapshots):
         reps = "  ".join(
@@ -199,24 +204,43 @@ def generations_text(rows: list[dict]) -> str:
 
 
 #: Kafka's short names of the release-default settings, as ``hwlib releases`` prints them
-KAFKA_NAMES = {"unclean_leader_election": "unclean", "acks": "acks"}
+#: the release table's short names of settings (``hwlib releases`` explains them in its header)
+KAFKA_NAMES = {"unclean_leader_election": "unclean", "acks": "acks", "replica_lag_time_max_ms": "lag",
+               "session_timeout_ms": "session", "retries": "retries"}
+
+
+def _default_value(name: str, value: object) -> str:
+    """A default as the table prints it: ``10s`` for milliseconds, ``max`` for Integer.MAX_VALUE."""
+    if isinstance(value, bool):
+        return str(value).lower()
+    if name.endswith("_ms") and isinstance(value, int):
+        return f"{value / 1000:g}s"
+    return "max" if value == 2147483647 else str(value)
 
 
 def releases_text(rows: list[dict], flags) -> str:
-    """``hwlib releases``: each release and mode, its rules, patches, unclean default and the
-    flags that differ from its generation's; then every flag and where it was read."""
-    lines = [f"{'release':<10} {'mode':<10} {'rules':<7} {'defaults':<34} patches",
+    """``hwlib releases``: each release and mode, its rules and patches; its defaults and feature
+    gates; the flags that differ from its generation's; then every flag and where it was read."""
+    lines = [f"{'release':<10} {'mode':<10} {'rules':<7} patches",
+             f"{'':<10} defaults: unclean = unclean.leader.election.enable, acks, lag = replica.lag.time.max.ms,",
+             f"{'':<10}   session = zookeeper.session.timeout.ms (ZooKeeper) / broker.session.timeout.ms (KRaft),",
+             f"{'':<10}   retries (the producer's); feature gates at their default level",
              f"{'':<10} differs from the rules (+ on, - off)"]
     for row in rows:
         differs = "; ".join(f"{'+' if d['value'] else '-'}{d['flag']} ({d['source']})" for d in row["differs"])
-        defaults = ", ".join(f"{KAFKA_NAMES.get(k, k)}={str(v).lower()}" for k, v in row["defaults"].items())
-        lines += wrapped(f"{row['release']:<10} {row['mode']:<10} {row['generation']:<7} {defaults:<34}",
-                         ", ".join(row["patches"]), 65)
+        defaults = " ".join(f"{KAFKA_NAMES.get(k, k)}={_default_value(k, v)}" for k, v in row["defaults"].items())
+        gates = "; ".join(f"{name}={level}" for name, level in row["gates"].items())
+        lines += wrapped(f"{row['release']:<10} {row['mode']:<10} {row['generation']:<7}", ", ".join(row["patches"]),
+                         30)
+        lines += wrapped("", defaults + (f"; {gates}" if gates else ""), 11)
         if differs:
             lines += wrapped("", differs, 11)
     lines.append("\nflags (+ on, - off; each read at the tag named):")
     for flag in flags:
         lines += wrapped(f"  {flag.attr}:", f"{flag.title} - {flag.source}; read at {flag.read_at}", 4)
+    lines.append("\nfeature gates (a level you set with --config or in a file wins):")
+    for gate in GATES:
+        lines += wrapped(f"  {gate.kafka}:", f"{gate.note} - {gate.source}", 4)
     return "\n".join(lines)
 
 

@@ -15,7 +15,9 @@ from hwlib.engine.releases import RELEASES
 
 LABELS = [row.key for row in RELEASES]
 #: values a setting may be written with (None: not given - the release's default)
-VALUES = {"unclean_leader_election": (None, True, False), "acks": (None, "0", "1", "all")}
+VALUES = {"unclean_leader_election": (None, True, False), "acks": (None, "0", "1", "all"),
+          "replica_lag_time_max_ms": (None, 10000, 30000), "session_timeout_ms": (None, 6000, 18000),
+          "retries": (None, 0, 3)}
 WRITTEN = st.fixed_dictionaries({name: st.sampled_from(VALUES[name]) for name in RELEASE_DEFAULTS})
 #: the ways a config reaches its rules: the release set or changed, a generation, another setting changed
 MOVES = st.lists(st.one_of(st.tuples(st.just("release"), st.sampled_from(LABELS)),

@@ -251,7 +251,48 @@ def test_eligible_leader_replicas_are_on_by_default_from_4_1():
         assert c.controller.leader == elected, name
 
 
+def test_an_upgraded_4_1_cluster_loses_the_last_replica_standing_until_elr_is_enabled():
+    """KIP-966's gate, eligible.leader.replicas.version (server-common EligibleLeaderReplicasVersion):
+    1 on a cluster created on 4.1, 0 on one upgraded to 4.1. x is on all three; C and B stop (B leaves
+    the ISR for the ELR), A loses power and its unflushed x. With ELR, A's unclean shutdown makes it
+    ineligible and B, back, leads with x; without, A - the last ISR member - leads with an empty log
+    and every replica truncates x away."""
+    logs = {}
+    for level in (None, 0, 1):
+        c = cluster("4.1", min_insync_replicas=2, acks="all", eligible_leader_replicas_version=level)
+        c.produce("x")
+        for _ in range(2):
+            c.fetch("B")
+            c.fetch("C")
+        c.crash("C")
+        c.crash("B")
+        c.crash("A", lose_unflushed=True)
+        for r in "ABC":
+            c.restart(r)
+        for r in "ABC":
+            c.fetch(r)
+        assert c.acked == ["x"] and c.config.gate_level("eligible_leader_replicas_version") == (1 if level is None
+                                                                                                else level)
+        logs[level] = (c.controller.leader, [c.by_id[r].log.values for r in "ABC"])
+    assert logs[None] == logs[1] == ("B", [["x"], ["x"], ["x"]])
+    assert logs[0] == ("A", [[], [], []])
+
+
+def test_the_isr_check_runs_every_lag_up_to_0_10_1_and_every_half_from_0_10_2():
+    """ReplicaManager.startup's "isr-expiration" task: period replicaLagTimeMaxMs at 0.10.1.1,
+    replicaLagTimeMaxMs / 2 at 0.10.2.0 (KAFKA-4485). Lag 10 s both: a follower silent for 16 s
+    while the leader has a record it lacks is dropped at the 15 s check under 0.10.2; 0.10.1's
+    checks at 10 s and 20 s keep it until 20 s."""
+    assert release("0.10.1").flags()["isr_check_every_lag"] and not release("0.10.2").flags()["isr_check_every_lag"]
+    for name, silent, isr in (("0.10.2", 16000, ("A",)), ("0.10.1", 16000, ("A", "B")), ("0.10.1", 21000, ("A",))):
+        c = cluster(name, replicas=("A", "B"))
+        c.produce("x")
+        c.tick(silent)
+        assert c.isr == isr, (name, silent)
+
+
 FLAG_TESTS = {
+    "isr_check_every_lag": test_the_isr_check_runs_every_lag_up_to_0_10_1_and_every_half_from_0_10_2,
     "out_of_range_exits_broker": test_out_of_range_exits_the_broker_up_to_2_0_0_and_truncates_from_2_0_1,
     "caches_epoch_on_election": test_a_new_leader_caches_its_epoch_at_election_from_2_0_1,
     "isr_join_needs_epoch_start": test_isr_join_needs_the_epoch_start_offset_from_2_0_1,
