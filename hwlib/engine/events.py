@@ -66,7 +66,7 @@ def _span(start: int, end: int) -> str:
 
 def _leader(old, new, epoch) -> str:
     if old == new:
-        return f"leader {new} stays, epoch -> {epoch}"
+        return f"leader {new} stays, epoch {epoch}"
     return f"leader {old or 'none'} -> {new or 'none'}, epoch {epoch}"
 
 
