@@ -11,6 +11,7 @@ this fails), ``matrix.json`` (one object per generation: the CLI's ``--json`` li
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,20 +80,40 @@ def _fault_words(faults: tuple[str, ...], qualified: bool) -> list[str]:
     return words
 
 
-def coverage_text(result: CheckResult) -> str:
+def coverage_text(result: CheckResult, others: Sequence[CheckResult] = ()) -> str:
     """What a verdict covers, in one line: ``2 replicas (acks=all, min.insync.replicas=1), <= 2
     records, leader epochs <= 2; produces, fetches and crashes, quick restarts and time passing
-    (<= 1 tick of 45 s)``."""
+    (<= 1 tick of 45 s)``. With ``others`` (the same check of other rules), a tick whose length
+    differs between them (each release's replica.lag.time.max.ms) is named per rules."""
     b = result.bounds
     config = result.config
     faults = _fault_words(result.faults, qualified=True)
+    every = (result, *[r for r in others if r is not result])
+    acks: dict[str, list[str]] = {}
+    for each in every:
+        acks.setdefault(each.config.acks, []).append(each.protocol)
+    acks_words = config.setting_words("acks") if len(acks) == 1 and (
+        len(every) == 1 or "acks" in config.given or config.release_row is None) \
+        else f"acks={config.acks} (each release's default)" if len(acks) == 1 else \
+        "acks=" + ", ".join(f"{value} under {join_words(names)}" for value, names in acks.items()) + \
+        " (each release's default)"
+    gates: dict[str, list[str]] = {}
+    for each in every:
+        for words in each.config.gate_words():
+            gates.setdefault(words, []).append(each.protocol)
+    gate_words = "".join(f", {words}" + ("" if len(names) == len(every) else f" under {join_words(names)}")
+                         for words, names in gates.items())
     if "tick" in result.faults:
-        tick = b.tick_length(config)
+        lengths: dict[int, list[str]] = {}
+        for each in every:
+            lengths.setdefault(each.bounds.tick_length(each.config), []).append(each.protocol)
         count = "1 tick" if b.max_ticks == 1 else f"{b.max_ticks} ticks"
-        faults.append(f"time passing (<= {count} of {tick / 1000:.0f} s)")
-    parts = [f"{b.replicas} replicas ({config.setting_words('acks')}, min.insync.replicas={config.min_insync_replicas}"
+        of = (f"{b.tick_length(config) / 1000:.0f} s" if len(lengths) == 1 else
+              ", ".join(f"{ms / 1000:.0f} s under {join_words(names)}" for ms, names in lengths.items()))
+        faults.append(f"time passing (<= {count} of {of})")
+    parts = [f"{b.replicas} replicas ({acks_words}, min.insync.replicas={config.min_insync_replicas}"
              + (", unclean election on" + config.default_note("unclean_leader_election")
-                if config.unclean_leader_election else "") + "".join(f", {w}" for w in config.gate_words()) + ")",
+                if config.unclean_leader_election else "") + gate_words + ")",
              f"<= {b.max_records} records", f"leader epochs <= {b.max_epoch}"]
     if b.max_queued is not None:
         parts.append(f"<= {queued_words(b.max_queued)}")

@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 import yaml
 
+from ..engine.config import ClusterConfig
 from ..errors import HwlibError
 from ..util.extras import require
 from ..util.files import OutputError, check_directory, check_writable, write_text_atomically
@@ -173,6 +174,7 @@ def simulated_line(spec, manifest: dict) -> str:
                 f" Unclean leader election is {'on' if unclean[0] else 'off'} in every cell"
                 + ("" if unclean[0] or kind == "generation" else
                    " (Kafka's default from 0.11, KIP-106; before 0.11 it was on)") + ".")
+    defaults = defaults_line(spec, protocols) if kind == "release" else ""
     replicas = sorted({len(c.config.replicas) for c in spec.cells})
     steps = sorted({c.profile.steps for c in spec.cells})
     profiles = [f'<a href="#fault-profiles">{html.escape(name)}</a>' for name in spec.profiles()]
@@ -184,7 +186,35 @@ def simulated_line(spec, manifest: dict) -> str:
             f"drawn from its fault profile ({join(profiles)}, defined below) - replayed exactly under "
             f"the replication rules of {join([release(p) for p in protocols])}, each read from Kafka's code at "
             f"that release (<code>hwlib releases</code>). Cells that differ only in the {kind} or the settings ran "
-            f"the same schedules, so their differences are the {kind}s'.{election}</p>")
+            f"the same schedules, so their differences are the {kind}s'.{election}{defaults}</p>")
+
+
+def defaults_line(spec, protocols: list[str]) -> str:
+    """The settings the grid leaves to each release, with the values they took: `` The other
+    settings are each release's defaults: replica.lag.time.max.ms 10 s (Kafka 0.10.2 - ...)``."""
+    from .findings import join, name
+
+    first: dict[str, ClusterConfig] = {}
+    for cell in spec.cells:
+        first.setdefault(cell.config.rules_name, cell.config)
+    parts = []
+    for setting, words in (("replica_lag_time_max_ms", "replica.lag.time.max.ms"),
+                           ("session_timeout_ms", "the session timeout (zookeeper.session.timeout.ms, under KRaft "
+                                                  "broker.session.timeout.ms)")):
+        if any(setting in c.config.given for c in spec.cells):
+            continue
+        values: dict[int, list[str]] = {}
+        for rules in protocols:
+            values.setdefault(getattr(first[rules], setting), []).append(name(rules))
+        parts.append(f"{words} " + ", ".join(f"{value / 1000:g} s ({join(names)})" for value, names in values.items()))
+    gated = [rules for rules in protocols if first[rules].eligible_leader_replicas_version is None
+             and first[rules].gate_level("eligible_leader_replicas_version")]
+    if gated:
+        parts.append(f"Eligible Leader Replicas on in {join([name(r) for r in gated])}, as on a cluster created on "
+                     "4.1 (eligible.leader.replicas.version=1; one upgraded to 4.1 runs without them until the "
+                     "feature is enabled)")
+    return f" The other settings are each release's defaults: {'; '.join(html.escape(p) for p in parts)}." \
+        if parts else ""
 
 
 # -------------------------------------------------------------------------------- metrics

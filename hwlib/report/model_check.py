@@ -78,7 +78,7 @@ class ProfileCheck:
 
     @property
     def coverage(self) -> str:
-        return coverage_text(self.results[0])
+        return coverage_text(self.results[0], self.results)
 
     def verdict(self, protocol: str, kind: str) -> Verdict:
         result = next(r for r in self.results if r.protocol == protocol)

@@ -86,7 +86,7 @@ def check_text(results: list[CheckResult], kinds: tuple[str, ...], shown: Mappin
     its coverage (``coverage``), each shortest counterexample's steps and file; ``matrix``:
     the verdict matrix after them. ``reconciled``: the line saying which sweep the verdicts
     were reconciled with."""
-    lines = wrapped("checked", coverage_text(results[0]), 8) + ([reconciled] if reconciled else [])
+    lines = wrapped("checked", coverage_text(results[0], results), 8) + ([reconciled] if reconciled else [])
     for result in results:
         lines.append(f"\n{result.protocol} ({result.ending}): {result.distinct:,} "
                      f"distinct / {result.generated:,} generated states, depth {result.depth}, "

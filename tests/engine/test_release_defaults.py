@@ -106,3 +106,16 @@ def test_run_and_check_take_any_setting_as_key_value_and_say_where_each_came_fro
         assert main(["run", "data-loss", *(bad if bad[0] == "--release" else ["--release", "4.1", *bad])]) == 2
         err = capsys.readouterr().err.strip().splitlines()
         assert len(err) == 1 and words in err[0], err
+
+
+def test_a_check_of_several_releases_names_each_one_s_default_where_they_differ(capsys):
+    """2.1 runs replica.lag.time.max.ms 10 s (a tick of 10 + 5 + 0.001 s), 2.8 30 s (45 s); 2.8's acks
+    default is 1, 3.7's all (KIP-679): the header says which release ran which."""
+    assert main(["check", "--release", "2.1,2.8-zk", "--max-records", "1", "--max-epoch", "1", "--faults", "crash,tick",
+                 "--quiet"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "time passing (<= 1 tick of 15 s under 2.1, 45 s under 2.8-zk)" in out
+    assert "acks=1 (each release's default)" in out
+    assert main(["check", "--release", "2.8-zk,3.7-kraft", "--max-records", "1", "--max-epoch", "1", "--quiet"]) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "acks=1 under 2.8-zk, all under 3.7-kraft (each release's default)" in out

@@ -246,3 +246,24 @@ def test_recommendations_name_the_release_and_the_price():
                        "partition to be without a leader longer (43.7% of steps here, against 15.2% under kip101).")
     assert todo[1] == "Against the faults of leader-moves: run kip320 (Kafka 2.1) or later."
     assert todo[2].startswith("Produce with acks=all and min.insync.replicas=2") and "4 of 4 cells" in todo[2]
+
+
+def test_the_first_screen_says_which_settings_each_release_ran_at_its_default():
+    """The default grid gives acks, min.insync.replicas and unclean election; the rest are each
+    release's: replica.lag.time.max.ms 10 s up to 2.4 and 30 s from 2.5 (KIP-537), the session
+    timeout 6 s / 18 s under ZooKeeper and 9 s under KRaft, ELR as a cluster created on 4.1 has it.
+    The advice to run 4.1 names the feature an upgraded cluster must enable."""
+    from hwlib.report.answer import _gate_words
+    from hwlib.report.document import defaults_line
+    from hwlib.report.findings import rules_order
+    from hwlib.sweep import load_spec
+
+    spec = load_spec("default")
+    line = defaults_line(spec, rules_order(c.config.rules_name for c in spec.cells))
+    assert ("replica.lag.time.max.ms 10 s (Kafka 0.10.2, Kafka 0.11.0, Kafka 2.0.1 and Kafka 2.1), "
+            "30 s (Kafka 2.8") in line
+    assert "6 s (Kafka 0.10.2" in line and "18 s (Kafka 2.8 and Kafka 3.6 ZooKeeper)" in line
+    assert "9 s (Kafka 3.7 KRaft, Kafka 3.9 KRaft and Kafka 4.1 KRaft)" in line
+    assert "Eligible Leader Replicas on in Kafka 4.1 KRaft, as on a cluster created on 4.1" in line
+    assert "kafka-features.sh upgrade --feature eligible.leader.replicas.version=1" in _gate_words("4.1")
+    assert _gate_words("3.9-kraft") == _gate_words("kip966") == ""
