@@ -162,7 +162,8 @@ FLAGS: tuple[Flag, ...] = (
          "the controller notices a broker that restarted within its ZooKeeper session (a bounce) and "
          "handles it as a failure and a startup",
          "KAFKA-1120 / KIP-380",
-         "2.2.0 KafkaController.processBrokerChange (bouncedBrokerIds); 2.1.0 compares broker ids only",
+         "2.2.0 KafkaController.BrokerChange.process (bouncedBrokerIds; processBrokerChange from 2.3.0); 2.1.0 "
+         "compares broker ids only",
          since=_v("2.2.0")),
     Flag("fences_consumer_fetches",
          "consumers' fetches carry the leader epoch of their metadata and are fenced like followers'",
@@ -178,8 +179,8 @@ FLAGS: tuple[Flag, ...] = (
          "the leader sends ISR changes to the controller (AlterIsr / AlterPartition) instead of writing "
          "ZooKeeper",
          "KIP-497",
-         "2.7.0 AlterIsrManager, Partition.sendAlterIsrRequest (ApiVersion.isAlterIsrEnabled: "
-         "inter.broker.protocol.version >= 2.7-IV2)",
+         "2.7.0 AlterIsrManager, Partition.sendAlterIsrRequest (useAlterIsr = "
+         "interBrokerProtocolVersion.isAlterIsrSupported: inter.broker.protocol.version >= 2.7-IV2)",
          since=_v("2.7.0"), ibp=_iv("2.7-IV2")),
     Flag("truncate_on_fetch",
          "a follower's fetch carries its last fetched epoch and the leader answers a diverging epoch: no "
