@@ -559,7 +559,7 @@ class Cluster:
         if replica.alter_isr is not None:
             # its AlterIsr (kip595+), sent while it could not reach the controller, arrives first
             if self.partition.alter_isr_answered(replica):
-                self.partition.maybe_increment_leader_hw(replica)
+                self.partition.isr_answer_hw(replica)
         if replica_id in self.controller.dead:
             # ZooKeeper: a new session, a new registration; KRaft: heartbeats again, caught up on
             # metadata, unfenced under the same registration (broker epoch)

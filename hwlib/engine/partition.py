@@ -153,7 +153,7 @@ class Partition:
             return
         new_isr = tuple(r for r in self.controller.assignment if r in isr or r == follower_id)
         if self.update_isr(leader, new_isr, f"{follower_id} caught up to HW {leader.hw}"):
-            self.maybe_increment_leader_hw(leader)
+            self.isr_answer_hw(leader)
 
     def maybe_shrink_isr(self, leader: Replica) -> None:
         """Drop followers not caught up for longer than replica.lag.time.max.ms
@@ -172,7 +172,15 @@ class Partition:
         if out:
             new_isr = tuple(r for r in leader.isr if r not in out)
             if self.update_isr(leader, new_isr, f"{','.join(out)} lagged > {lag} ms"):
-                self.maybe_increment_leader_hw(leader)
+                self.isr_answer_hw(leader)
+
+    def isr_answer_hw(self, leader: Replica) -> None:
+        """The leader's HW once the ISR change it sent was accepted: recomputed (the ZooKeeper
+        write up to 2.6; 3.1.0's ``handleAlterIsrResponse``), except from 2.7 to 3.0.x, whose
+        AlterIsr answer leaves it to the next fetch or append (``hw_waits_after_isr_answer``,
+        KAFKA-13091)."""
+        if not self.protocol.hw_waits_after_isr_answer:
+            self.maybe_increment_leader_hw(leader)
 
     def update_isr(self, leader: Replica, new_isr: tuple[str, ...], reason: str) -> bool:
         """The leader writes a new ISR (ZooKeeper conditional update; from kip595 an AlterIsr

@@ -71,6 +71,11 @@ class Protocol:
     #: Kafka 0.9 - 0.10.1 (``ReplicaManager.startup``): the leader's ISR-expiry check runs every
     #: replica.lag.time.max.ms; from 0.10.2.0 (KAFKA-4485) every half of it.
     isr_check_every_lag = False
+    #: Kafka 2.7 - 3.0.x with AlterIsr (KAFKA-13091, ``Partition.handleAlterIsrResponse``): the
+    #: leader takes the ISR the controller answered without recomputing its HW, so a shrink that
+    #: would let the HW advance - a produce waiting only for the follower dropped - waits for
+    #: the next fetch or append. From 3.1.0 the answer advances the HW and completes what waits.
+    hw_waits_after_isr_answer = False
     #: kip966: the leader HW does not advance while |ISR| < min.insync.replicas
     strict_min_isr = False
     #: kip966: Eligible Leader Replicas; a restart reports an unclean shutdown
@@ -274,6 +279,7 @@ class Kip595(Kip320):
     fences_consumer_fetches = True
     truncation_clears_end_epochs = True
     alter_isr_via_controller = True
+    hw_waits_after_isr_answer = True
     notices_restarts = True
 
     def diverging_epoch(self, leader_log: ReplicaLog, last_fetched_epoch: int,
@@ -308,6 +314,7 @@ class Kip841(Kip595):
                "leader epoch")
     kraft = True
     alter_isr_rejects_fenced = True
+    hw_waits_after_isr_answer = False      # 3.1.0's handleAlterIsrResponse (KAFKA-13091)
 
 
 class Kip903(Kip841):

@@ -182,6 +182,14 @@ FLAGS: tuple[Flag, ...] = (
          "2.7.0 AlterIsrManager, Partition.sendAlterIsrRequest (useAlterIsr = "
          "interBrokerProtocolVersion.isAlterIsrSupported: inter.broker.protocol.version >= 2.7-IV2)",
          since=_v("2.7.0"), ibp=_iv("2.7-IV2")),
+    Flag("hw_waits_after_isr_answer",
+         "the leader does not recompute its HW when the controller accepts its AlterIsr: a shrink that lets the "
+         "HW advance waits for the next fetch or append",
+         "KAFKA-13091",
+         "3.0.2 Partition.handleAlterIsrResponse (CommittedIsr taken, no maybeIncrementLeaderHW; the same at "
+         "2.7.0); 3.1.0 handleAlterIsrResponse (hwIncremented = handleAlterIsrUpdate(...), then "
+         "tryCompleteDelayedRequests)",
+         since=_v("2.7.0"), until=_v("3.1.0"), modes=(ZK,), ibp=_iv("2.7-IV2")),
     Flag("truncate_on_fetch",
          "a follower's fetch carries its last fetched epoch and the leader answers a diverging epoch: no "
          "OffsetsForLeaderEpoch round trip",

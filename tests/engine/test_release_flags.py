@@ -278,6 +278,24 @@ def test_an_upgraded_4_1_cluster_loses_the_last_replica_standing_until_elr_is_en
     assert logs[0] == ("A", [[], [], []])
 
 
+def test_the_hw_waits_after_an_alter_isr_answer_from_2_7_to_3_0():
+    """KAFKA-13091: 2.7.0 - 3.0.2's Partition.handleAlterIsrResponse takes the accepted ISR without
+    recomputing the HW; 3.1.0's increments it and completes the produces waiting. x waits for B; B
+    falls silent and leaves the ISR: 3.1 acknowledges x at the shrink, 2.8 and 3.0 only at the next
+    append; 2.6 (a ZooKeeper write, no AlterIsr) and 2.7 below inter.broker.protocol.version 2.7-IV2
+    at the shrink."""
+    for name, kw, waits in (("2.6", {}, False), ("2.7", {"inter_broker_protocol_version": "2.7-IV1"}, False),
+                            ("2.7", {}, True), ("2.8-zk", {}, True), ("3.0", {}, True), ("3.1", {}, False),
+                            ("3.3-kraft", {}, False)):
+        c = cluster(name, replicas=("A", "B"), acks="all", replica_lag_time_max_ms=10000, **kw)
+        c.produce("x")
+        c.tick(16000)                                   # B lagged (before x's request times out): ISR {A}
+        assert c.isr == ("A",), name
+        assert (c.acked == []) is waits and (c.by_id["A"].hw == 0) is waits, name
+        c.produce("y")                                  # the next append raises the HW
+        assert c.acked == ["x", "y"], name
+
+
 def test_the_isr_check_runs_every_lag_up_to_0_10_1_and_every_half_from_0_10_2():
     """ReplicaManager.startup's "isr-expiration" task: period replicaLagTimeMaxMs at 0.10.1.1,
     replicaLagTimeMaxMs / 2 at 0.10.2.0 (KAFKA-4485). Lag 10 s both: a follower silent for 16 s
@@ -301,6 +319,7 @@ FLAG_TESTS = {
     "truncation_clears_end_epochs": test_a_no_op_truncation_drops_trailing_epoch_entries_from_2_6_1,
     "alter_isr_via_controller": test_isr_changes_go_to_the_controller_from_2_7,
     "truncate_on_fetch": test_a_follower_truncates_on_fetch_from_2_8,
+    "hw_waits_after_isr_answer": test_the_hw_waits_after_an_alter_isr_answer_from_2_7_to_3_0,
     "alter_isr_rejects_fenced": test_an_isr_change_may_not_add_a_broker_that_is_not_live_from_3_3,
     "alter_isr_checks_broker_epochs": test_alter_partition_checks_broker_epochs_from_3_5_kraft,
     "isr_shrink_bumps_leader_epoch": test_an_isr_shrink_keeps_the_leader_epoch_from_3_6_kraft,

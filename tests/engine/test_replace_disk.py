@@ -91,7 +91,8 @@ def test_an_alter_isr_in_flight_holds_the_isr_and_counts_the_maximal_one():
     cluster.apply(Step("crash", replica="B"))
     cluster.apply(Step("restart", replica="B"))
     cluster.apply(Step("reconnect", replica="A"))
-    assert ("isr", ("A",), ("A", "B"), "B caught up to HW 1") in cluster.events    # a bounce outside the ISR
+    # a bounce outside the ISR; the shrink's answer left A's HW at 0 (2.8, KAFKA-13091), so B joined at HW 0
+    assert ("isr", ("A",), ("A", "B"), "B caught up to HW 0") in cluster.events
     moved = applied(config, steps + [Step("produce", value="m2"), Step("crash", replica="A"),
                                      Step("restart", replica="A")])
     assert moved.by_id["A"].alter_isr is None                   # a crash drops the request
