@@ -49,8 +49,9 @@ class Protocol:
 
     #: Kafka >= 2.2.0 (KAFKA-1120 / KIP-380, ``KafkaController.BrokerChange.process``'s
     #: ``bouncedBrokerIds``; ``processBrokerChange`` from 2.3.0): the controller notices a
-    #: broker that restarted within its session timeout when it re-registers, and handles it as a failure plus a startup. Up to 2.1 the
-    #: handler compares broker ids only: such a bounce goes unnoticed, ISR and leadership stay.
+    #: broker that restarted within its session timeout when it re-registers, and handles it as
+    #: a failure plus a startup. Up to 2.1 the handler compares broker ids only: such a bounce
+    #: goes unnoticed, ISR and leadership stay.
     notices_restarts = False
     #: Kafka 0.9 - 2.0.0 with unclean election disabled (``ReplicaFetcherThread
     #: .handleOffsetOutOfRange``): a follower whose fetch is out of range because the leader's
