@@ -25,12 +25,15 @@ _SCRIPT = """<script>
     }
   });
   function fromHash() {
-    var el = document.getElementById(decodeURIComponent(location.hash.slice(1)));
+    // #<id>, or a stepper's #<id>/step=N ("link to this step"): the stepper shows the step, the
+    // picker the variant that holds it - then the element, now visible, is scrolled to
+    var id = decodeURIComponent(location.hash.slice(1)).replace(/\\/step=\\d+$/, '');
+    var el = document.getElementById(id);
     var variant = el && el.closest ? el.closest('.hwl-pick-variant') : null;
     if (!variant) { return; }
     var group = variant.closest('.hwl-pick-group');
     pick(group, variant.id);
-    group.scrollIntoView();
+    (el === variant ? group : el).scrollIntoView();
   }
   window.addEventListener('hashchange', fromHash);
   if (document.readyState === 'loading') { document.addEventListener('DOMContentLoaded', fromHash); }

@@ -429,3 +429,29 @@ def test_the_sample_report_is_short_navigable_and_each_story_switches_its_steppe
     page.locator(".hwl-pick-group[id^='cxg-']").first.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "sample-counterexample-story.png"))
     assert page.requests_outside == [] and page.errors == []
+
+
+def test_link_to_this_step_lands_on_a_stepper_behind_a_story_selector(browser):
+    """"link to this step" of a counterexample that is not its selector's first option: the URL it
+    puts in the address bar, opened in a new page, shows that option, that stepper at that step,
+    scrolled into view (the picker reads ``#<stepper>/step=N`` as well as ``#<id>``)."""
+    sample = REPO / "reports" / "sample-fault-sweep.html"
+    page = offline_page(browser, sample.as_uri())
+    hidden = page.locator(".hwl-pick-group .hwl-pick-variant:not(:first-of-type) .hwl-stepper")
+    assert hidden.count() >= 1
+    checked = 0
+    for k in range(min(hidden.count(), 4)):
+        stepper_id = hidden.nth(k).get_attribute("id")
+        variant_id = hidden.nth(k).evaluate("e => e.closest('.hwl-pick-variant').id")
+        fresh = offline_page(browser, f"{sample.as_uri()}#{stepper_id}/step=2")
+        stepper = fresh.locator(f"[id='{stepper_id}']")
+        assert stepper.is_visible(), stepper_id
+        assert stepper.locator("input[type=range]").input_value() == "2"
+        group = fresh.locator(f"[id='{variant_id}']").locator("xpath=ancestor::div[contains(@class,'hwl-pick-group')]")
+        assert group.locator("select.hwl-pick").input_value() == variant_id
+        box = stepper.bounding_box()
+        assert 0 <= box["y"] < 1000, box                     # in view
+        assert fresh.errors == []
+        fresh.close()
+        checked += 1
+    assert checked >= 1
