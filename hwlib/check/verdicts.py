@@ -92,11 +92,13 @@ def coverage_text(result: CheckResult, others: Sequence[CheckResult] = ()) -> st
     acks: dict[str, list[str]] = {}
     for each in every:
         acks.setdefault(each.config.acks, []).append(each.protocol)
-    acks_words = config.setting_words("acks") if len(acks) == 1 and (
-        len(every) == 1 or "acks" in config.given or config.release_row is None) \
-        else f"acks={config.acks} (each release's default)" if len(acks) == 1 else \
-        "acks=" + ", ".join(f"{value} under {join_words(names)}" for value, names in acks.items()) + \
-        " (each release's default)"
+    if len(acks) > 1:
+        acks_words = "acks=" + ", ".join(f"{value} under {join_words(names)}" for value, names in acks.items()) + \
+            " (each release's default)"
+    elif len(every) > 1 and "acks" not in config.given and config.release_row is not None:
+        acks_words = f"acks={config.acks} (each release's default)"
+    else:
+        acks_words = config.setting_words("acks")
     gates: dict[str, list[str]] = {}
     for each in every:
         for words in each.config.gate_words():

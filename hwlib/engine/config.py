@@ -277,7 +277,7 @@ class ClusterConfig:
                 raise ConfigError(f"{name}: {self.protocol} has no Eligible Leader Replicas (kip966 has); "
                                   "allowed: 0 or null")
             return
-        if level == 1 and (row.mode not in gate.modes or row.version < gate.since):
+        if level == 1 and not gate.available(row):
             raise ConfigError(f"{name}: {row.label} has no Eligible Leader Replicas (KRaft from 4.0); allowed: 0 or "
                               "null")
         if level == 1 and metadata_version is not None and metadata_version < parse_feature_version("4.0-IV1", name):
@@ -292,9 +292,7 @@ class ClusterConfig:
         row, gate = self.release_row, GATE_BY_SETTING[setting]
         if row is None:
             return 1 if getattr(GENERATIONS[self.protocol], gate.attr) else None
-        if row.mode not in gate.modes or row.version < gate.since:
-            return None
-        return gate.at(row.version)
+        return gate.at(row.version) if gate.available(row) else None
 
     def feature_versions(self) -> tuple[tuple[int, int, int] | None, tuple[int, int, int] | None]:
         """(inter.broker.protocol.version, metadata.version) as keys, None where not set."""

@@ -291,6 +291,10 @@ class Gate:
     #: what a reader must know of the default (a new cluster's, or an upgraded one's)
     note: str
 
+    def available(self, row: Release) -> bool:
+        """Whether ``row``'s code has the feature (a level can be set there)."""
+        return row.mode in self.modes and row.version >= self.since
+
 
 #: features with a level per cluster: a config that gives none runs the release's default level
 GATES: tuple[Gate, ...] = (
@@ -303,6 +307,13 @@ GATES: tuple[Gate, ...] = (
          "runs 0 until kafka-features.sh upgrade --feature eligible.leader.replicas.version=1"),
 )
 GATE_BY_SETTING = {g.setting: g for g in GATES}
+
+
+def with_gates(protocol: Protocol, gates: tuple[tuple[str, int], ...]) -> Protocol:
+    """``protocol`` with the flag of each feature gate (``(setting, level)``) set by its level."""
+    for setting, level in gates:
+        setattr(protocol, GATE_BY_SETTING[setting].attr, level >= 1)
+    return protocol
 
 
 @dataclass(frozen=True)
@@ -358,9 +369,7 @@ class Release:
         protocol = type(base)()
         for attr, value in self.flags(ibp, metadata_version).items():
             setattr(protocol, attr, value)
-        for setting, level in gates:
-            setattr(protocol, GATE_BY_SETTING[setting].attr, level >= 1)
-        return protocol
+        return with_gates(protocol, gates)
 
 
 def modes_of(version: Version) -> tuple[str, ...]:
@@ -489,7 +498,7 @@ def table_rows() -> list[dict]:
                     "generation": r.generation, "read_at": r.read_at,
                     "unclean_leader_election_default": r.unclean_default,
                     "defaults": {d.setting: r.default(d.setting) for d in DEFAULTS},
-                    "gates": {g.kafka: g.at(r.version) for g in GATES if r.mode in g.modes and r.version >= g.since},
+                    "gates": {g.kafka: g.at(r.version) for g in GATES if g.available(r)},
                     "flags": flags, "differs": differs})
     return out
 
@@ -507,10 +516,7 @@ def release_rules(text: str, ibp: tuple[int, int, int] | None,
 def generation_rules(name: str, gates: tuple[tuple[str, int], ...]) -> Protocol:
     """A generation's rules with the flags of feature ``gates`` set to a level (kip966 with
     eligible.leader.replicas.version 0: 4.0's rules)."""
-    protocol = type(GENERATIONS[name])()
-    for setting, level in gates:
-        setattr(protocol, GATE_BY_SETTING[setting].attr, level >= 1)
-    return protocol
+    return with_gates(type(GENERATIONS[name])(), gates)
 
 
 def rules_named(name: str) -> Protocol:

@@ -248,9 +248,9 @@ def _name(protocol: str) -> str:
 
 
 def _gate_words(protocol: str) -> str:
-    """What the release measured needs turned on that a cluster may not have: ``; with
-    eligible.leader.replicas.version=1 - 1 only on a cluster created on 4.1 ...`` (the sweep ran
-    the release's default level; an upgraded cluster runs another)."""
+    """What the release measured needs turned on that a cluster may not have: ``; the sweep ran
+    it with eligible.leader.replicas.version=1 - level 1 is the default only on a cluster created
+    on 4.1 ...`` (the sweep ran the release's default level; an upgraded cluster runs another)."""
     if protocol in PROTOCOLS:
         return ""
     config = ClusterConfig(release=protocol)
