@@ -107,7 +107,7 @@ class Bounds:
         if self.tick_ms:
             return self.tick_ms
         lag = config.replica_lag_time_max_ms
-        return lag + (lag if config.rules().isr_check_every_lag else lag // 2) + 1
+        return lag + config.rules().isr_check_period(lag) + 1
 
     @property
     def replica_ids(self) -> tuple[str, ...]:

@@ -72,6 +72,11 @@ class Protocol:
     #: Kafka 0.9 - 0.10.1 (``ReplicaManager.startup``): the leader's ISR-expiry check runs every
     #: replica.lag.time.max.ms; from 0.10.2.0 (KAFKA-4485) every half of it.
     isr_check_every_lag = False
+
+    def isr_check_period(self, lag: int) -> int:
+        """How often the leader's ISR-expiry check runs under replica.lag.time.max.ms ``lag``."""
+        return lag if self.isr_check_every_lag else lag // 2
+
     #: Kafka 2.7 - 3.0.x with AlterIsr (KAFKA-13091, ``Partition.handleAlterIsrResponse``): the
     #: leader takes the ISR the controller answered without recomputing its HW, so a shrink that
     #: would let the HW advance - a produce waiting only for the follower dropped - waits for
