@@ -53,10 +53,16 @@ def _hashed_state(cluster: Cluster) -> tuple:
             [(r.id, r.online, r.hw, r.log.values, r.log.epochs, r.log.cache.entries) for r in cluster.replicas])
 
 
+def _hashed_events(events: list) -> list:
+    """The events as the hash sees them: a "leader" event without its election kind (a label
+    added after the first release: the same choice, so the same hash)."""
+    return [e[:4] if e[0] == "leader" else e for e in events]
+
+
 def trace_hash(config: ClusterConfig, cluster: Cluster, marks: list[int], anomalies: list[Anomaly]) -> str:
     anomaly_fields = [(a.kind, a.step, a.detail, a.replica, a.offset, a.value) for a in anomalies]
     digest = hashlib.sha256(_config_bytes(config))
-    digest.update(canonical_bytes((marks, cluster.events, _hashed_state(cluster), anomaly_fields)))
+    digest.update(canonical_bytes((marks, _hashed_events(cluster.events), _hashed_state(cluster), anomaly_fields)))
     return digest.hexdigest()
 
 
@@ -161,6 +167,18 @@ class RunResult:
         out["produces"] = self.produces
         out["trace_hash"] = self.trace_hash
         out["consumer"] = self.consumer
+        out["elections"] = self.elections()
+        return out
+
+    def elections(self) -> list[dict[str, Any]]:
+        """Every leader change, in order: the step (1-based), old and new leader, the leader
+        epoch and how the new leader was chosen (``controller.ELECTIONS``: isr, elr,
+        last-known-leader, unclean, controlled-shutdown, requested, none)."""
+        out = []
+        for step in range(1, len(self.marks)):
+            for e in self.events[self.marks[step - 1]:self.marks[step]]:
+                if e[0] == "leader" and e[1] != e[2]:
+                    out.append({"step": step, "from": e[1], "to": e[2], "leader_epoch": e[3], "election": e[4]})
         return out
 
 

@@ -66,9 +66,13 @@ class ControllerChannel:
         """The controller sends its new (leader, epoch, ISR) to every broker, the new leader
         first; once it took over, the old leader's pending produces fail (the producer's
         retries go to the new one)."""
-        request = self.controller.leader_and_isr()
+        ctl = self.controller
+        request = ctl.leader_and_isr()
         new_leader = request.leader
-        self.events.append(("leader", old_leader, new_leader, request.epoch))
+        # how the leader was chosen (``controller.ELECTIONS``): only a new leader was elected
+        election = ctl.election if new_leader != old_leader else None
+        ctl.election = None
+        self.events.append(("leader", old_leader, new_leader, request.epoch, election))
         if new_leader is not None:
             self.send(self.by_id[new_leader], request)
         if old_leader is not None and old_leader != new_leader and not self.by_id[old_leader].isolated:
@@ -110,6 +114,8 @@ class ControllerChannel:
         ctl = self.controller
         old_leader, old_isr, old_elr = ctl.leader, ctl.isr, ctl.elr
         elected = ctl.on_broker_startup(replica.id, unclean_shutdown, registers)
+        if not elected:
+            ctl.election = None       # an election that found nobody wrote nothing
         self.events.extend(membership_events(ctl, old_isr, old_elr, f"election of {ctl.leader}"))
         if elected:
             self.send_leader_and_isr(old_leader)

@@ -53,7 +53,7 @@ class LeaderAndIsr:
 class Controller:
     __slots__ = ("assignment", "unclean", "leader", "leader_epoch", "isr", "dead", "elr_enabled",
                  "min_isr", "elr", "last_known_leader", "ineligible", "broker_epochs", "partition_epoch",
-                 "shrink_bumps_epoch", "shutting_down")
+                 "shrink_bumps_epoch", "shutting_down", "election")
 
     leader: str | None
     leader_epoch: int
@@ -70,6 +70,9 @@ class Controller:
     #: KRaft: the broker in controlled shutdown while its change is published (never set
     #: between steps: the broker stops in the same step, see ``Cluster.shutdown``)
     shutting_down: str | None
+    #: how the last leader write chose its leader (``ELECTIONS``), None when the leader did
+    #: not change; read and cleared by the channel as it sends the change
+    election: str | None
 
     def __init__(self, assignment: tuple[str, ...], unclean_leader_election: bool,
                  elr: bool = False, min_insync_replicas: int = 1, shrink_bumps_epoch: bool = True,
@@ -82,6 +85,7 @@ class Controller:
         #: the controller's own ISR removal bumps the leader epoch (all but KAFKA-15021's rule)
         self.shrink_bumps_epoch = shrink_bumps_epoch
         self.shutting_down = None
+        self.election = None
         if source is not None:
             self.leader = source.leader
             self.leader_epoch = source.leader_epoch
@@ -113,7 +117,8 @@ class Controller:
         "elr_enabled": "constant: the rules' Eligible Leader Replicas (KIP-966)",
         "min_isr": "constant: min.insync.replicas (config)",
         "shrink_bumps_epoch": "constant: the rules' epoch bump on an ISR shrink (KAFKA-15021)",
-        "shutting_down": "transient: set and cleared within one controlled shutdown step (Cluster.shutdown)"}
+        "shutting_down": "transient: set and cleared within one controlled shutdown step (Cluster.shutdown)",
+        "election": "transient: set by a leader write and cleared as the channel sends it (one step)"}
 
     def key(self, ctx: KeyContext) -> tuple:
         """Its state (see ``state_key``): leader, leader epoch, ISR, ELR, the brokers it counts
@@ -162,23 +167,28 @@ class Controller:
                 live = tuple(r for r in self.isr if self._live(r, shutting_down))
                 if live != self.isr:
                     self.set_isr(live)
+                self.election = "isr"
                 return rid
         if self.elr_enabled:
             for rid in self.assignment:
                 if rid in self.elr and self._live(rid, shutting_down) and rid not in self.ineligible:
                     self.set_isr((rid,))
+                    self.election = "elr"
                     return rid
             last = self.last_known_leader
             if (not self.isr and not self.elr and last is not None and self._live(last, shutting_down)
                     and last not in self.ineligible):
                 self.set_isr((last,))
+                self.election = "last-known-leader"
                 return last
         if self.unclean:
             for rid in self.assignment:
                 if self._live(rid, shutting_down):
                     self.set_isr((rid,))
                     self.elr = ()
+                    self.election = "unclean"
                     return rid
+        self.election = "none"
         return None
 
     def failure_writes(self, replica_id: str) -> bool:
@@ -240,12 +250,15 @@ class Controller:
         partition it follows: it leaves the ISR (``OfflineReplica``, never as the last
         member). Every write bumps the leader epoch."""
         if kraft:
-            return self._remove_broker(replica_id)
+            changed = self._remove_broker(replica_id)
+            if self.election == "isr":
+                self.election = "controlled-shutdown"
+            return changed
         if self.leader == replica_id:
             for rid in self.assignment:
                 if rid != replica_id and rid in self.isr and rid not in self.dead:
                     self.set_isr(tuple(r for r in self.isr if r != replica_id))
-                    self.move_leadership(rid)
+                    self.move_leadership(rid, "controlled-shutdown")
                     return True
             return False
         if replica_id in self.isr and len(self.isr) > 1:
@@ -293,10 +306,25 @@ class Controller:
                 return True
         return False
 
-    def move_leadership(self, replica_id: str) -> None:
+    def move_leadership(self, replica_id: str, election: str = "requested") -> None:
+        """Leadership moves to a chosen live replica: a requested election (preferred leader
+        election, ``kafka-leader-election``) or, ZooKeeper mode, a controlled shutdown."""
+        self.election = election
         self._set_leader(replica_id)
         self.leader_epoch += 1
         self.partition_epoch += 1
+
+
+#: how an election chose its leader, as the "leader" event and ``hwlib run --json`` name it
+ELECTIONS = {
+    "isr": "from the ISR",
+    "elr": "from the ELR (KIP-966)",
+    "last-known-leader": "the last known leader (KIP-966: ISR and ELR empty)",
+    "unclean": "unclean: not in the ISR",
+    "controlled-shutdown": "controlled shutdown of the old leader",
+    "requested": "a requested election",
+    "none": "no live replica is eligible: offline",
+}
 
 
 def membership_events(controller: Controller, old_isr: tuple[str, ...], old_elr: tuple[str, ...],

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from .controller import ELECTIONS
+
 # Each event is a tuple whose first item is its kind:
 #   ("append", replica, offset, epoch, value)        leader appended a produced record
 #   ("replicate", replica, start, end)              follower appended fetched [start, end)
@@ -13,7 +15,8 @@ from collections.abc import Callable
 #   ("halt", replica, leader_leo, leo)              Kafka <= 2.0.0: a follower's broker exits rather than truncate
 #   ("isr", old, new, reason)                       ISR changed (tuples of ids)
 #   ("elr", old, new)                               kip966: Eligible Leader Replicas changed
-#   ("leader", old, new, epoch)                     controller wrote a new leader / epoch
+#   ("leader", old, new, epoch, election)           controller wrote a new leader / epoch; election: how a
+#                                                   new leader was chosen (controller.ELECTIONS), else None
 #   ("ack", value, offset)                          producer got success for a record
 #   ("produce_error", value, code)                  producer got an error
 #   ("ack_lost", value, offset)                     the success answer never reached the producer
@@ -64,10 +67,11 @@ def _span(start: int, end: int) -> str:
     return f"offset {start}" if end - start == 1 else f"offsets {start}..{end - 1}"
 
 
-def _leader(old, new, epoch) -> str:
+def _leader(old, new, epoch, election=None) -> str:
     if old == new:
         return f"leader {new} stays, epoch {epoch}"
-    return f"leader {old or 'none'} -> {new or 'none'}, epoch {epoch}"
+    how = f" ({ELECTIONS[election]})" if election is not None else ""
+    return f"leader {old or 'none'} -> {new or 'none'}, epoch {epoch}{how}"
 
 
 def _crash(r, lost, detected) -> str:

@@ -302,6 +302,9 @@ def _anomalies(spec: ExplainSpec, found: Found, deadline: float, progress: Progr
     for entry in anomalies:
         if time.perf_counter() > deadline:
             decided.append(entry)
+            if progress is not None:
+                progress(f"{found.label}: is {entry.kind} necessary? not searched: the time limit "
+                         f"({spec.time_limit:g} s) ran out")
             continue
         started = time.perf_counter()
         if progress is not None:

@@ -11,7 +11,7 @@ the leader's purgatory) or lost.
 
 from __future__ import annotations
 
-from ..engine.protocols import GENERATIONS
+from ..engine.releases import release
 from ..run import RunResult
 
 PRODUCER, CONSUMER, CONTROLLER = "producer", "consumer", "controller"
@@ -48,11 +48,29 @@ def _fetch(protocol, replica: dict, r: str, leader: str, offset: int, kinds: lis
                     "parked" if parked else "delivered")
 
 
+#: an election as a LeaderAndIsr arrow names it (``controller.ELECTIONS`` in full)
+_ELECTED = {"isr": "from the ISR", "elr": "from the ELR", "last-known-leader": "last known leader",
+            "unclean": "unclean", "controlled-shutdown": "controlled shutdown", "requested": "requested",
+            "none": "none eligible"}
+
+
+def _isr_write(config, protocol) -> str:
+    """How the leader's ISR change reaches the controller under the rules the run used:
+    written to ZooKeeper by the leader, else AlterIsr (IBP 2.7-IV2+, KIP-497), renamed
+    AlterPartition in 3.2.0 (clients' AlterPartitionRequest.json) and under KRaft."""
+    if not protocol.alter_isr_via_controller:
+        return "ISR write (ZooKeeper)"
+    if protocol.kraft or (config.release is not None and release(config.release).version >= (3, 2)):
+        return "AlterPartition"
+    return "AlterIsr"
+
+
 def step_messages(result: RunResult) -> list[list[dict]]:
     """Per trace position (0: before the first step, none), the messages of that step, in
     the order they were sent."""
     trace = result.recorded()
-    protocol = GENERATIONS[result.protocol]
+    protocol = result.config.rules()
+    isr_write = _isr_write(result.config, protocol)
     out: list[list[dict]] = [[]]
     answers: dict[str, str] = {}         # follower -> the fetch response it has not received yet
     for i in range(1, len(trace.snapshots)):
@@ -130,7 +148,7 @@ def step_messages(result: RunResult) -> list[list[dict]]:
                 messages.append(_message(leader, CONSUMER, "response",
                                          f"offsets {event[1]}..{event[2] - 1}" if event[2] > event[1] else "nothing"))
             elif kind == "isr" and not str(event[3]).startswith("controller"):
-                write = "AlterIsr" if protocol.truncate_on_fetch else "ISR write (ZooKeeper)"
+                write = isr_write
                 messages.append(_message(leader, CONTROLLER, "control", f"{write}: {{{','.join(event[2])}}}"))
             elif kind == "isr" and "leader" not in kinds:       # the controller shrinks the ISR itself
                 messages += _leader_and_isr(after, f"LeaderAndIsr epoch {after['leader_epoch']} · "
@@ -139,8 +157,9 @@ def step_messages(result: RunResult) -> list[list[dict]]:
                 messages.append(_message(event[1], CONTROLLER, "error",
                                          f"ISR write {{{','.join(event[3])}}} refused (stale epoch {event[2]})"))
             elif kind == "leader":
-                _, old, new, epoch = event
-                messages += _leader_and_isr(after, f"LeaderAndIsr epoch {epoch} · leader {new or 'none'} · "
+                old, new, epoch, election = event[1:5]
+                how = f" ({_ELECTED[election]})" if election is not None else ""
+                messages += _leader_and_isr(after, f"LeaderAndIsr epoch {epoch} · leader {new or 'none'}{how} · "
                                                    f"ISR {{{','.join(after['isr'])}}}")
             elif kind == "shutdown":                            # controlled shutdown: the broker asks first
                 _, rid, granted, kraft = event

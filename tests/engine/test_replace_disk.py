@@ -44,7 +44,7 @@ def test_the_broker_comes_back_empty_and_refetches_as_a_follower(protocol):
 def test_elected_uncleanly_it_loses_every_acknowledged_record():
     config = ClusterConfig(replicas=("A", "B"), protocol="kip595", unclean_leader_election=True)
     result = run_steps(config, BEFORE + [Step("replace_disk", replica="B"), Step("crash", replica="A")])
-    assert ("leader", "A", "B", 2) in result.events and "lost-write" in result.anomaly_kinds()
+    assert ("leader", "A", "B", 2, "unclean") in result.events and "lost-write" in result.anomaly_kinds()
 
 
 def test_under_kip966_a_new_disk_is_an_unclean_shutdown():
@@ -74,7 +74,7 @@ def test_kafka_14139_an_alter_isr_made_before_the_restart_adds_the_empty_broker_
     assert ("alter_isr_sent", "A", 0, ("A", "B"), "B caught up to HW 2") in kip595.events
     assert ("isr", ("A",), ("A", "B"), "B caught up to HW 2") in kip595.events
     assert ("isr_ineligible", "A", ("A", "B"), ("B",)) in kip966.events
-    assert ("leader", "A", "B", 1) in kip595.events and kip595.acked == ["m1", "m2"]
+    assert ("leader", "A", "B", 1, "isr") in kip595.events and kip595.acked == ["m1", "m2"]
 
 
 def test_an_alter_isr_in_flight_holds_the_isr_and_counts_the_maximal_one():

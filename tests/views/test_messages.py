@@ -40,6 +40,22 @@ def test_a_controlled_shutdown_asks_the_controller_first():
     assert shown[0] == ("A", "controller", "control", "lost", "ControlledShutdown · cannot reach the controller")
 
 
+def test_the_isr_write_is_named_as_the_release_sends_it_and_the_election_by_its_kind():
+    """A follower caught up joins the ISR: written to ZooKeeper by the leader up to 2.6 (and at
+    2.7 below IBP 2.7-IV2), AlterIsr from 2.7 (KIP-497), AlterPartition from 3.2 and under KRaft
+    (3.2.0's AlterPartitionRequest.json); a failed leader's successor is labelled by how it was
+    chosen."""
+    steps = [hwlib.Step("crash", replica="B", detected=True), hwlib.Step("restart", replica="B"),
+             hwlib.Step("produce", value="m1"), hwlib.Step("fetch", replica="B"), hwlib.Step("fetch", replica="B"),
+             hwlib.Step("crash", replica="A")]
+    for release, write in (("2.6", "ISR write (ZooKeeper)"), ("2.7", "AlterIsr"), ("3.1", "AlterIsr"),
+                           ("3.2-zk", "AlterPartition"), ("3.7-kraft", "AlterPartition")):
+        run = hwlib.run_steps(hwlib.ClusterConfig(replicas=("A", "B"), release=release), steps)
+        labels = [m["label"] for step in step_messages(run) for m in step]
+        assert any(label == f"{write}: {{A,B}}" for label in labels), (release, labels)
+        assert any("leader B (from the ISR)" in label for label in labels), (release, labels)
+
+
 def test_a_parked_fetch_woken_by_a_produce_answers_in_flight_then_arrives():
     run = hwlib.run_scenario("data-loss", protocol="hw")
     assert arrows(run, 3)[0] == ("B", "A", "request", "parked", "Fetch offset 1 · parked: nothing new yet")
@@ -47,7 +63,7 @@ def test_a_parked_fetch_woken_by_a_produce_answers_in_flight_then_arrives():
     assert ("A", "A", "control", "delivered", "produce wakes B's parked fetch") in fourth
     assert ("A", "B", "response", "in flight", "1 record from 1 · HW 1 · in flight") in fourth
     assert arrows(run, 5) == [("A", "B", "response", "delivered", "1 record from 1 · HW 1")]
-    assert ("controller", "B", "control", "delivered", "LeaderAndIsr epoch 1 · leader B · ISR {B}") in arrows(run, 11)
+    assert ("controller", "B", "control", "delivered", "LeaderAndIsr epoch 1 · leader B (from the ISR) · ISR {B}") in arrows(run, 11)
 
 
 def test_requests_carry_what_each_generation_adds():
