@@ -8,11 +8,13 @@ from ..errors import ConfigError
 from .protocols import GENERATIONS, Protocol
 from .releases import (
     DEFAULTS,
+    FLAGS,
     GATE_BY_SETTING,
     GATES,
     KRAFT,
     ZK,
     Release,
+    feature_version_text,
     generation_rules,
     parse_feature_version,
     release,
@@ -244,7 +246,7 @@ class ClusterConfig:
         """inter.broker.protocol.version / metadata.version, checked against the release."""
         own = parse_feature_version(".".join(row.read_at.split(".")[:2]), "release")
         out: list[tuple[int, int, int] | None] = []
-        for name, mode, lowest in (("inter_broker_protocol_version", ZK, "2.1"),
+        for name, mode, lowest in (("inter_broker_protocol_version", ZK, "0.8.2"),
                                    ("metadata_version", KRAFT, "3.3-IV0")):
             text = getattr(self, name)
             if text is None:
@@ -369,8 +371,23 @@ class ClusterConfig:
 
     def gate_words(self) -> list[str]:
         """Each feature level the rules run with, as Kafka names it, and whose it is:
-        ``eligible.leader.replicas.version=1 (4.1's default: a cluster created on 4.1)``."""
+        ``eligible.leader.replicas.version=1 (4.1's default: a cluster created on 4.1)``; an
+        inter.broker.protocol.version / metadata.version given, with the rules it turns off:
+        ``inter.broker.protocol.version=1.1 (below 2.0-IV0: as before KIP-279)``."""
         out = []
+        row = self.release_row
+        if row is not None:
+            ibp, metadata_version = self._feature_versions(row)
+            for text, value, kafka in ((self.inter_broker_protocol_version, ibp, "inter.broker.protocol.version"),
+                                       (self.metadata_version, metadata_version, "metadata.version")):
+                if value is None:
+                    continue
+                off = [f for f in FLAGS if f.has(row.version, row.mode, None, None)
+                       and not f.has(row.version, row.mode, ibp, metadata_version)]
+                needs = [f.ibp if f.ibp is not None else f.metadata_version for f in off]
+                words = "; ".join(f"below {feature_version_text(level)}: as before {f.source}"
+                                  for f, level in zip(off, needs, strict=True) if level is not None)
+                out.append(f"{kafka}={text}" + (f" ({words})" if words else ""))
         for gate in GATES:
             level = self.gate_level(gate.setting)
             if level is None:
@@ -400,8 +417,8 @@ class ClusterConfig:
         for name in RELEASE_DEFAULTS:
             if name not in self.given and name not in changes:
                 data[name] = None               # the default of whichever rules come
-        if "release" in changes and "protocol" not in changes:
-            data["protocol"] = ""
+        if "protocol" not in changes and (changes.get("release", data["release"]) is not None):
+            data["protocol"] = ""               # the release's rule set, as its IBP selects it
         if "protocol" in changes and "release" not in changes:
             data.update(release=None, inter_broker_protocol_version=None, metadata_version=None)
         data.update(changes)

@@ -24,6 +24,15 @@ class Protocol:
     uses_leader_epochs = False
     #: kip320+: followers reconcile on every epoch change, not only on a leader change.
     reconcile_on_epoch_change = False
+    #: Kafka >= 0.11 with inter.broker.protocol.version >= 0.11.0-IV2 (KIP-101,
+    #: ``ReplicaFetcherThread.fetchEpochsFromLeader``): a reconciling follower asks the leader
+    #: OffsetsForLeaderEpoch. Below that IBP - a cluster part way through its upgrade - it makes
+    #: up an undefined answer and truncates to its HW, as before 0.11.
+    sends_epoch_requests = False
+    #: Kafka >= 2.0 with inter.broker.protocol.version >= 2.0-IV0 (KIP-279: OffsetsForLeaderEpoch
+    #: v1): the answer carries the epoch as well as its end offset. Below, v0's answer is an end
+    #: offset only, and 2.x's ``getOffsetTruncationState`` truncates to min(it, LEO) as 0.11 did.
+    epoch_answers_carry_epoch = False
 
     def begin_reconciliation(self, log: ReplicaLog, hw: int) -> int | None:
         """A follower must reconcile. Returns an offset to truncate to now, or None when it
@@ -178,10 +187,12 @@ class Kip101(Protocol):
     summary = ("follower asks OffsetsForLeaderEpoch(latest local epoch); leader answers one "
                "offset; truncate to min(answer, LEO); undefined answer -> HW")
     uses_leader_epochs = True
+    sends_epoch_requests = True
 
     def begin_reconciliation(self, log: ReplicaLog, hw: int) -> int | None:
-        # 0.11 sends no request for a partition without epochs: it truncates to the HW.
-        return hw if not len(log.cache) else None
+        # 0.11 sends no request for a partition without epochs, nor below IBP 0.11.0-IV2: it
+        # truncates to the HW.
+        return hw if not len(log.cache) or not self.sends_epoch_requests else None
 
     def answer_epoch_request(self, leader_log: ReplicaLog, epoch: int) -> Answer:
         """0.11's one-offset answer: LEO for the latest epoch; -1 when nothing lies above the
@@ -224,12 +235,19 @@ class Kip279(Kip101):
             return UNDEFINED_EPOCH, UNDEFINED_OFFSET
         return log.cache.end_offset_for(epoch, log.log_end_offset)
 
+    epoch_answers_carry_epoch = True
+
     def answer_epoch_request(self, leader_log: ReplicaLog, epoch: int) -> Answer:
-        return self.end_offset_for(leader_log, epoch)
+        """(epoch, end offset); OffsetsForLeaderEpoch v0 (below IBP 2.0-IV0) carries the end
+        offset only."""
+        answer = self.end_offset_for(leader_log, epoch)
+        return answer if self.epoch_answers_carry_epoch else answer[1]
 
     def truncation_after_answer(self, log: ReplicaLog, hw: int, answer: Answer) -> tuple[int, bool]:
-        """AbstractFetcherThread.getOffsetTruncationState (2.0)."""
-        assert isinstance(answer, tuple)
+        """AbstractFetcherThread.getOffsetTruncationState (2.0): an answer without an epoch
+        (v0) is trusted as 0.11 did - min(it, LEO), done; undefined: the HW."""
+        if isinstance(answer, int):
+            return Kip101.truncation_after_answer(self, log, hw, answer)
         leader_epoch, leader_end = answer
         leo = log.log_end_offset
         if leader_end == UNDEFINED_OFFSET:

@@ -90,6 +90,14 @@ def parse_feature_version(text: object, field_name: str) -> tuple[int, int, int]
     return int(major), int(minor), 99 if iv is None else int(iv)
 
 
+def feature_version_text(version: tuple[int, int, int]) -> str:
+    """(0, 11, 2) -> ``0.11.0-IV2``, (2, 7, 99) -> ``2.7``: as Kafka's ApiVersion / MetadataVersion
+    name it (before 1.0 a version has three parts)."""
+    major, minor, iv = version
+    base = f"{major}.{minor}.0" if major == 0 else f"{major}.{minor}"
+    return base if iv == 99 else f"{base}-IV{iv}"
+
+
 def _iv(text: str) -> tuple[int, int, int]:
     return parse_feature_version(text, "flag")
 
@@ -132,6 +140,27 @@ class Flag:
 
 
 FLAGS: tuple[Flag, ...] = (
+    Flag("sends_epoch_requests",
+         "a follower asks the leader OffsetsForLeaderEpoch before it truncates (below: it truncates to its HW)",
+         "KIP-101",
+         "0.11.0.0 ReplicaFetcherThread.fetchEpochsFromLeader (shouldSendLeaderEpochRequest = "
+         "inter.broker.protocol.version >= 0.11.0-IV2; else an UNDEFINED_EPOCH_OFFSET answer: maybeTruncate "
+         "truncates to the HW); 2.1.0 the same as brokerSupportsLeaderEpochRequest",
+         since=_v("0.11.0.0"), ibp=_iv("0.11.0-IV2")),
+    Flag("epoch_answers_carry_epoch",
+         "the leader's OffsetsForLeaderEpoch answer carries the epoch with the end offset (KIP-279's walk back)",
+         "KIP-279",
+         "2.0.0 ReplicaFetcherThread (offsetForLeaderEpochRequestVersion 1 when inter.broker.protocol.version >= "
+         "2.0-IV0, else 0) and AbstractFetcherThread.getOffsetTruncationState (an answer without an epoch: "
+         "truncate to min(end offset, LEO), done)",
+         since=_v("2.0.0"), ibp=_iv("2.0-IV0")),
+    Flag("fences_requests",
+         "followers' fetches and OffsetsForLeaderEpoch requests carry their current leader epoch; a broker in "
+         "another epoch refuses them (FENCED_LEADER_EPOCH / UNKNOWN_LEADER_EPOCH)",
+         "KIP-320",
+         "2.1.0 ReplicaFetcherThread (fetchRequestVersion 10 from inter.broker.protocol.version 2.1-IV2, "
+         "offsetForLeaderEpochRequestVersion 2 from 2.1-IV1) and Partition.localReplicaWithEpochOrException",
+         since=_v("2.1.0"), ibp=_iv("2.1-IV2")),
     Flag("isr_check_every_lag",
          "the leader checks for followers out of sync every replica.lag.time.max.ms (from 0.10.2: every half)",
          "KAFKA-4485",

@@ -88,8 +88,12 @@ def feature_options(row: Release | None) -> list[tuple[str | None, str | None]]:
         needs = flag.ibp if row.mode == ZK else flag.metadata_version
         if needs is not None and row.version >= flag.since and row.mode in flag.modes:
             thresholds.add(needs)
+    # explain tries IBPs from 2.1 (a cluster upgrading to the 2.x - 3.x release it names); an
+    # older one (KIP-101 / KIP-279 / KIP-320 turned back) only when given with --config
     lowest = parse_feature_version("2.1" if row.mode == ZK else "3.3-IV0", "lowest")
     for major, minor, iv in sorted(thresholds, reverse=True):
+        if (major, minor, iv) <= lowest:
+            continue
         below = f"{major}.{minor}-IV{iv - 1}" if iv > 0 else f"{major}.{minor - 1}"
         value = parse_feature_version(below, "feature version")
         if value < lowest:

@@ -1,4 +1,6 @@
-"""Each election labelled by how its leader was chosen: ISR, ELR, last known leader, unclean, controlled shutdown, requested, none.
+"""Each election labelled by how its leader was chosen (ISR, ELR, last known leader, unclean, shutdown, ...).
+
+The kinds: ISR, ELR, last known leader, unclean, controlled shutdown, requested, none.
 
 The label rides on the "leader" event (``controller.ELECTIONS``), reads in the run's text and the
 stepper, and is listed in ``hwlib run --json``'s ``elections``; the trace hash leaves it out.

@@ -309,7 +309,68 @@ def test_the_isr_check_runs_every_lag_up_to_0_10_1_and_every_half_from_0_10_2():
         assert c.isr == isr, (name, silent)
 
 
+def _scenario(name: str, rules: str, **kw) -> hwlib.RunResult:
+    scenario = hwlib.load_scenario(name)
+    return hwlib.run_steps(scenario.config.replace(release=rules, **kw), scenario.steps)
+
+
+def _ibp(text: str) -> dict:
+    return {"inter_broker_protocol_version": text}
+
+
+def test_a_follower_asks_offsets_for_leader_epoch_from_0_11_at_ibp_0_11_0_iv2():
+    """KIP-101 scenario 1 (a quick restart, then the leader fails): 0.10.2 truncates to the HW and
+    loses m2; 0.11.0 asks the leader first and keeps it - unless inter.broker.protocol.version is
+    below 0.11.0-IV2 (0.11.0.0 ReplicaFetcherThread.fetchEpochsFromLeader: shouldSendLeaderEpochRequest
+    false, an UNDEFINED_EPOCH_OFFSET answer made up, maybeTruncate to the HW), as in a cluster part
+    way through its upgrade to 0.11."""
+    for rules, kw, loses in (("0.10.2", {}, True), ("0.11.0", {}, False), ("0.11.0", _ibp("0.11.0-IV1"), True),
+                             ("0.11.0", _ibp("0.10.2"), True), ("1.1", _ibp("0.11.0-IV2"), False),
+                             ("2.1", _ibp("0.10.2"), True)):
+        run = _scenario("data-loss", rules, **kw)
+        asked = any(e[0] == "epoch_request" for e in run.events)
+        assert ("lost-write" in run.anomaly_kinds()) is loses and asked is not loses, (rules, kw)
+        assert any(e[0] == "truncate" and e[4] == "truncate to HW" for e in run.events) is loses, (rules, kw)
+
+
+def test_the_epoch_answer_carries_its_epoch_from_2_0_at_ibp_2_0_iv0():
+    """KIP-279's case (A -> B -> A before anyone reconciles): 1.1's one-offset answer leaves the
+    logs diverged; 2.0's (epoch, end offset) walks back. 2.0.0 ReplicaFetcherThread sends
+    OffsetsForLeaderEpoch v1 only from inter.broker.protocol.version 2.0-IV0; v0's answer has no
+    epoch and AbstractFetcherThread.getOffsetTruncationState trusts its offset, as 1.1 did."""
+    for rules, kw, diverges in (("1.1", {}, True), ("2.0.0", {}, False), ("2.0.0", _ibp("1.1"), True),
+                                ("2.0.0", _ibp("2.0-IV0"), False), ("2.4", _ibp("1.1"), True)):
+        run = _scenario("fast-leader-failover", rules, **kw)
+        answers = [e[3] for e in run.events if e[0] == "epoch_request"]
+        assert answers and all(isinstance(a, tuple) is not diverges for a in answers), (rules, kw)
+        assert ("log-divergence" in run.anomaly_kinds()) is diverges, (rules, kw)
+
+
+def test_requests_are_fenced_by_the_leader_epoch_from_2_1_at_ibp_2_1_iv2():
+    """KAFKA-6880's zombie follower: 2.0.1's re-elected leader takes its stale fetch and the logs
+    diverge; 2.1 refuses it (FENCED_LEADER_EPOCH). 2.1.0 ReplicaFetcherThread sends fetch v10 with
+    the current leader epoch only from inter.broker.protocol.version 2.1-IV2 (OffsetsForLeaderEpoch
+    v2 from 2.1-IV1): at IBP 2.0 a 2.1 - 2.8 cluster diverges as 2.0.1 does."""
+    for rules, kw, diverges in (("2.0.1", {}, True), ("2.1", {}, False), ("2.1", _ibp("2.0"), True),
+                                ("2.1", _ibp("2.1-IV2"), False), ("2.8", _ibp("2.0"), True)):
+        run = _scenario("kafka-6880-zombie-follower", rules, **kw)
+        fenced = [e for e in run.events if e[0] == "refused" and e[3] == "FENCED_LEADER_EPOCH"]
+        assert ("log-divergence" in run.anomaly_kinds()) is diverges and (not fenced) is diverges, (rules, kw)
+
+
+def test_an_ibp_below_the_release_is_named_in_the_header_with_what_it_turns_back():
+    from hwlib.views.text import run_text
+
+    text = run_text(_scenario("data-loss", "2.1", **_ibp("1.1")))
+    assert ("inter.broker.protocol.version=1.1 (below 2.0-IV0: as before KIP-279; below 2.1-IV2: as before "
+            "KIP-320)") in " ".join(text.split())
+    assert "inter.broker.protocol.version" not in run_text(_scenario("data-loss", "2.1"))
+
+
 FLAG_TESTS = {
+    "sends_epoch_requests": test_a_follower_asks_offsets_for_leader_epoch_from_0_11_at_ibp_0_11_0_iv2,
+    "epoch_answers_carry_epoch": test_the_epoch_answer_carries_its_epoch_from_2_0_at_ibp_2_0_iv0,
+    "fences_requests": test_requests_are_fenced_by_the_leader_epoch_from_2_1_at_ibp_2_1_iv2,
     "isr_check_every_lag": test_the_isr_check_runs_every_lag_up_to_0_10_1_and_every_half_from_0_10_2,
     "out_of_range_exits_broker": test_out_of_range_exits_the_broker_up_to_2_0_0_and_truncates_from_2_0_1,
     "caches_epoch_on_election": test_a_new_leader_caches_its_epoch_at_election_from_2_0_1,

@@ -63,7 +63,8 @@ def test_a_parked_fetch_woken_by_a_produce_answers_in_flight_then_arrives():
     assert ("A", "A", "control", "delivered", "produce wakes B's parked fetch") in fourth
     assert ("A", "B", "response", "in flight", "1 record from 1 · HW 1 · in flight") in fourth
     assert arrows(run, 5) == [("A", "B", "response", "delivered", "1 record from 1 · HW 1")]
-    assert ("controller", "B", "control", "delivered", "LeaderAndIsr epoch 1 · leader B (from the ISR) · ISR {B}") in arrows(run, 11)
+    assert ("controller", "B", "control", "delivered",
+            "LeaderAndIsr epoch 1 · leader B (from the ISR) · ISR {B}") in arrows(run, 11)
 
 
 def test_requests_carry_what_each_generation_adds():
