@@ -360,7 +360,8 @@ def _check_spec(args):
             raise ConfigError(f"config.{name}: given twice (--{name.replace('_', '-')} and --config); give one")
     if args.acks is not None:
         settings["acks"] = args.acks
-    settings.setdefault("min_insync_replicas", args.min_insync_replicas or DEFAULT_MIN_INSYNC_REPLICAS)
+    settings.setdefault("min_insync_replicas", DEFAULT_MIN_INSYNC_REPLICAS if args.min_insync_replicas is None
+                        else args.min_insync_replicas)
     unclean = settings.pop("unclean_leader_election", None)
     if args.unclean_leader_election:
         unclean = True

@@ -113,7 +113,7 @@ def coverage_text(result: CheckResult, others: Sequence[CheckResult] = ()) -> st
         of = (f"{b.tick_length(config) / 1000:.0f} s" if len(lengths) == 1 else
               ", ".join(f"{ms / 1000:.0f} s under {join_words(names)}" for ms, names in lengths.items()))
         faults.append(f"time passing (<= {count} of {of})")
-    parts = [f"{b.replicas} replicas ({acks_words}, min.insync.replicas={config.min_insync_replicas}"
+    parts = [f"{b.replicas} replicas ({acks_words}, {config.min_isr_words()}"
              + (", unclean election on" + config.default_note("unclean_leader_election")
                 if config.unclean_leader_election else "") + gate_words + ")",
              f"<= {b.max_records} records", f"leader epochs <= {b.max_epoch}"]

@@ -63,12 +63,13 @@ class Cluster:
         protocol = self.protocol
         self.events: list[tuple] = []
         events = self.events
+        min_isr = protocol.effective_min_isr(config.min_insync_replicas, len(config.replicas))
         if source is None:
             self.time = Time(0)
             self.replicas = [Replica(rid, i) for i, rid in enumerate(config.replicas)]
             self.controller = Controller(config.replicas, bool(config.unclean_leader_election),
                                          elr=protocol.eligible_leader_replicas,
-                                         min_insync_replicas=config.min_insync_replicas,
+                                         min_insync_replicas=min_isr,
                                          shrink_bumps_epoch=protocol.isr_shrink_bumps_leader_epoch)
             first = self.replicas[0].id              # leads epoch 0; every replica knows it
             self.controller.leader = self.controller.last_known_leader = first
@@ -80,7 +81,7 @@ class Cluster:
             self.replicas = [r.copy() for r in source.replicas]
             self.controller = source.controller.copy()
         self.by_id = {r.id: r for r in self.replicas}
-        self.delayed = DelayedOperations(config, events, self.time)
+        self.delayed = DelayedOperations(config, events, self.time, min_isr)
         self.partition = Partition(config, protocol, events, self.time, self.controller, self.replicas, self.delayed)
         self.fetcher = ReplicaFetcher(config, protocol, events, self.by_id, self.delayed)
         self.replica_manager = ReplicaManager(config, protocol, events, self.partition, self.fetcher, self.delayed)

@@ -185,11 +185,9 @@ class ClusterConfig:
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value < 1:
                 raise ConfigError(f"config.{name}: must be an integer >= 1, got {value!r}")
-        if self.min_insync_replicas > len(names):
-            raise ConfigError(
-                f"config.min_insync_replicas: {self.min_insync_replicas} exceeds the "
-                f"{len(names)} replicas; allowed: 1..{len(names)}"
-            )
+        # min.insync.replicas above the replicas is allowed, as Kafka allows it: up to 3.6 every
+        # acks=all write then fails, from 3.7 the leader checks min(it, the replicas)
+        # (``Protocol.effective_min_isr``)
         if self.replica_lag_time_max_ms < 2:
             raise ConfigError("config.replica_lag_time_max_ms: must be >= 2 (checked every lag/2)")
         flush = self.log_flush_interval_messages
@@ -398,6 +396,17 @@ class ClusterConfig:
                 else f" ({self.protocol}'s rule)"
             out.append(f"{gate.kafka}={level}{whose}")
         return out
+
+    def min_isr_words(self) -> str:
+        """``min.insync.replicas=N``, and what the leader makes of it where N is above the
+        replicas: from 3.7 min(N, replicas) (KAFKA-15583), before every acks=all write fails."""
+        configured, replicas = self.min_insync_replicas, len(self.replicas)
+        text = f"min.insync.replicas={configured}"
+        if configured <= replicas:
+            return text
+        if self.rules().strict_min_isr:
+            return f"{text} (effective {replicas}: min(it, the {replicas} replicas) from 3.7, KAFKA-15583)"
+        return f"{text} (above the {replicas} replicas: every acks=all write fails up to 3.6)"
 
     def default_note(self, name: str) -> str:
         """`` (0.10.2's default)`` where the setting runs its release's default, not given; else empty."""

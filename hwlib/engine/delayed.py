@@ -37,12 +37,13 @@ class DelayedOperations:
 
     __deletable__ = ("client",)
 
-    def __init__(self, config: ClusterConfig, events: list, time: Time) -> None:
+    def __init__(self, config: ClusterConfig, events: list, time: Time, min_isr: int) -> None:
         self.events = events
         self.time = time
         self.fetch_wait_ms = config.replica_fetch_wait_max_ms
         self.request_timeout_ms = config.request_timeout_ms
-        self.min_insync_replicas = config.min_insync_replicas
+        #: the effective min.insync.replicas (``Protocol.effective_min_isr``)
+        self.min_insync_replicas = min_isr
         self.produces: list[ProduceRequest] = []
         #: who is answered when a delayed produce completes (set once the producer exists)
         self.client: ProduceClient | None = None
@@ -50,7 +51,7 @@ class DelayedOperations:
     UNKEYED: ClassVar[dict[str, str]] = {
         "fetch_wait_ms": "constant: replica.fetch.wait.max.ms (config)",
         "request_timeout_ms": "constant: request.timeout.ms (config)",
-        "min_insync_replicas": "constant: min.insync.replicas (config)",
+        "min_insync_replicas": "constant: the effective min.insync.replicas (config, rules)",
         "events": "observes: the run's events"}
 
     def key(self, ctx: KeyContext) -> tuple:
@@ -116,12 +117,17 @@ class DelayedOperations:
     def complete(self, leader: Replica) -> None:
         """DelayedProduce.tryComplete: the requests ``leader`` appended whose offset is below
         its HW succeed - or fail with NOT_ENOUGH_REPLICAS_AFTER_APPEND when the ISR is
-        smaller than min.insync.replicas by now."""
+        smaller than min.insync.replicas by now: the maximal ISR from 2.7 (2.7.0 - 3.9
+        ``Partition.checkEnoughReplicasReachOffset``: ``minIsr <= curMaximalIsr.size``), which
+        counts a member being added by an AlterIsr in flight."""
         hw = leader.hw
         done = [r for r in self.produces if r.leader == leader.id and r.offset < hw]
         if not done:
             return
-        enough = len(leader.isr) >= self.min_insync_replicas
+        isr = leader.isr
+        if leader.alter_isr is not None:      # KIP-497: an expansion in flight counts
+            isr = tuple(set(isr) | set(leader.alter_isr[0]))
+        enough = len(isr) >= self.min_insync_replicas
         # Detach first: answering may send queued batches, which may complete others.
         self.produces = [r for r in self.produces if not (r.leader == leader.id and r.offset < hw)]
         client = self.client

@@ -41,6 +41,7 @@ class Partition:
     UNKEYED: ClassVar[dict[str, str]] = {
         "replicas": "wiring: the brokers' replicas", "events": "observes: the run's events",
         "lag": "constant: replica.lag.time.max.ms (config)",
+        "min_isr": "constant: the effective min.insync.replicas (config, rules)",
         "flush_interval": "constant: log.flush.interval.messages (config)"}
 
     def __init__(self, config: ClusterConfig, protocol: Generation, events: list, time: Time, controller: Controller,
@@ -53,6 +54,7 @@ class Partition:
         self.replicas = replicas
         self.delayed = delayed
         self.lag = config.replica_lag_time_max_ms
+        self.min_isr = protocol.effective_min_isr(config.min_insync_replicas, len(config.replicas))
         self.flush_interval = config.log_flush_interval_messages
         #: KRaft: publishes the leader's accepted AlterPartition to every broker (set once the
         #: channel exists)
@@ -239,11 +241,12 @@ class Partition:
     def maybe_increment_leader_hw(self, leader: Replica) -> bool:
         """HW = min LEO over the leader and every follower in the ISR or caught up within the lag;
         it only ever rises. Completes acks=all produces it passes."""
+        # 3.7.0 isUnderMinIsr reads the committed ISR (``partitionState.isr``), not the maximal one
+        if self.protocol.strict_min_isr and len(leader.isr) < self.min_isr:
+            return False
         isr = leader.isr
         if leader.alter_isr is not None:      # KIP-497: the maximal ISR while a change is in flight
             isr = tuple(set(isr) | set(leader.alter_isr[0]))
-        if self.protocol.strict_min_isr and len(isr) < self.config.min_insync_replicas:
-            return False
         new_hw = len(leader.log.values)
         horizon = self.time.now - self.lag
         live_only = self.protocol.hw_counts_only_live_followers

@@ -91,8 +91,16 @@ class Protocol:
     #: would let the HW advance - a produce waiting only for the follower dropped - waits for
     #: the next fetch or append. From 3.1.0 the answer advances the HW and completes what waits.
     hw_waits_after_isr_answer = False
-    #: kip966: the leader HW does not advance while |ISR| < min.insync.replicas
+    #: Kafka >= 3.7 (KAFKA-15583, ``Partition.maybeIncrementLeaderHW``: ``isUnderMinIsr``): the
+    #: leader HW does not advance while its committed ISR is below the effective min ISR; the same
+    #: commit makes min.insync.replicas effective as min(it, the replicas) (``effectiveMinIsr``).
     strict_min_isr = False
+
+    def effective_min_isr(self, min_insync_replicas: int, replicas: int) -> int:
+        """The min ISR the leader checks (a produce with acks=all, the HW): min.insync.replicas
+        as set up to 3.6 - above the replication factor every acks=all write fails - and
+        min(it, the replicas) from 3.7 (3.7.0 ``Partition.effectiveMinIsr``)."""
+        return min(min_insync_replicas, replicas) if self.strict_min_isr else min_insync_replicas
     #: kip966: Eligible Leader Replicas; a restart reports an unclean shutdown
     eligible_leader_replicas = False
     #: kip595+: no OffsetsForLeaderEpoch: a reconciling follower's fetch carries its last

@@ -252,9 +252,12 @@ FLAGS: tuple[Flag, ...] = (
          "ZooKeeper and KRaft brokers",
          since=_v("3.6.0")),
     Flag("strict_min_isr",
-         "the leader's HW does not advance while the ISR is smaller than min.insync.replicas",
+         "the leader's HW does not advance while the committed ISR is smaller than the effective min ISR, "
+         "min(min.insync.replicas, replicas)",
          "KAFKA-15583",
-         "3.7.0 Partition.maybeIncrementLeaderHW (isUnderMinIsr), shared by ZooKeeper and KRaft brokers",
+         "3.7.0 Partition.maybeIncrementLeaderHW (isUnderMinIsr: partitionState.isr, the committed ISR) and "
+         "effectiveMinIsr (also read by appendRecordsToLeader and checkEnoughReplicasReachOffset), shared by "
+         "ZooKeeper and KRaft brokers",
          since=_v("3.7.0")),
     Flag("eligible_leader_replicas",
          "Eligible Leader Replicas: elections take the ISR, then the ELR, then the last known leader; a "

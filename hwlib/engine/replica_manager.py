@@ -35,7 +35,8 @@ if TYPE_CHECKING:
 class ReplicaManager:
     #: it holds no state of its own: rules, the parts it calls and the configuration
     UNKEYED: ClassVar[dict[str, str]] = {
-        "events": "observes: the run's events", "min_insync_replicas": "constant: min.insync.replicas (config)"}
+        "events": "observes: the run's events",
+        "min_insync_replicas": "constant: the effective min.insync.replicas (config, rules)"}
 
     def __init__(self, config: ClusterConfig, protocol: Protocol, events: list, partition: Partition,
                  fetcher: ReplicaFetcher, delayed: DelayedOperations) -> None:
@@ -44,7 +45,8 @@ class ReplicaManager:
         self.partition = partition
         self.fetcher = fetcher
         self.delayed = delayed
-        self.min_insync_replicas = config.min_insync_replicas
+        #: 3.7.0 appendRecordsToLeader: the committed ISR against the effective min ISR
+        self.min_insync_replicas = protocol.effective_min_isr(config.min_insync_replicas, len(config.replicas))
 
     # ----------------------------------------------------------------------- LeaderAndIsr
     def become_leader_or_follower(self, r: Replica, request: LeaderAndIsr, queued: bool = False) -> None:

@@ -45,7 +45,7 @@ def run_text(result: RunResult) -> str:
     rules = (f"release {row.label} (rules {result.protocol}, read at {row.read_at})" if row is not None
              else f"protocol {result.protocol}")
     settings = [f"replicas {','.join(result.config.replicas)}", result.config.setting_words("acks"),
-                f"min.insync.replicas={result.config.min_insync_replicas}"]
+                result.config.min_isr_words()]
     if result.config.unclean_leader_election:
         settings.append(result.config.setting_words("unclean_leader_election", "unclean.leader.election.enable"))
     settings += [result.config.setting_words("replica_lag_time_max_ms", "replica.lag.time.max.ms"),

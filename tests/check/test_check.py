@@ -737,7 +737,7 @@ def test_a_crafted_checkpoint_is_refused_in_one_line_and_runs_nothing(tmp_path, 
     (["--faults", "elect,meteor"], "faults: 'meteor' is not a fault; allowed: elect, "),
     (["--kinds", "lost"], "kinds: 'lost' is not an anomaly kind; allowed: lost-write, "),
     (["--protocol", "kip999"], "'kip999' is not known"),
-    (["--min-insync-replicas", "3"], "config.min_insync_replicas: 3 exceeds the 2 replicas"),
+    (["--min-insync-replicas", "0"], "config.min_insync_replicas: must be an integer >= 1, got 0"),
     (["--max-ticks", "2"], "max-ticks: give --faults ... ,tick as well"),
     (["--memory", "0"], "memory: must be a finite number of GiB > 0, got 0"),
 ])

@@ -239,6 +239,55 @@ def test_the_hw_stays_below_min_isr_from_3_7_both_modes():
         assert (c.by_id["A"].hw == 1) is advances, name
 
 
+def test_min_isr_above_the_replicas_fails_every_acks_all_write_up_to_3_6_and_is_capped_from_3_7():
+    """The same KAFKA-15583 commit: 3.7.0's Partition.effectiveMinIsr = min(min.insync.replicas,
+    the replicas), read by appendRecordsToLeader, checkEnoughReplicasReachOffset and
+    isUnderMinIsr. Up to 3.6 (leaderLog.config.minInSyncReplicas) min.insync.replicas=3 on two
+    replicas refuses every acks=all write with NOT_ENOUGH_REPLICAS."""
+    from hwlib.views.text import run_text
+
+    steps = [hwlib.Step("produce", value="m1"), hwlib.Step("fetch", replica="B"), hwlib.Step("fetch", replica="B")]
+    for name, acked in (("3.6-zk", []), ("3.7-zk", ["m1"]), ("3.6-kraft", []), ("3.7-kraft", ["m1"])):
+        run = hwlib.run_steps(ClusterConfig(replicas=("A", "B"), release=name, acks="all", min_insync_replicas=3),
+                              steps)
+        assert run.acked == acked, name
+        assert (("produce_error", "m1", "NOT_ENOUGH_REPLICAS") in run.events) is not acked, name
+        words = " ".join(run_text(run).split())
+        assert ("min.insync.replicas=3 (effective 2: min(it, the 2 replicas) from 3.7, KAFKA-15583)" in words) is \
+            bool(acked), name
+        assert ("min.insync.replicas=3 (above the 2 replicas: every acks=all write fails up to 3.6)" in words) is \
+            (not acked), name
+
+
+def test_the_hw_min_isr_check_reads_the_committed_isr_from_3_7():
+    """3.7.0's isUnderMinIsr reads partitionState.isr - the ISR the controller committed, not the
+    maximal one with a member being added (PendingExpandIsr: isr = lastCommittedState.isr). A
+    leader cut off from the controller whose follower catches up keeps its HW until the
+    AlterIsr is answered; 3.6 has no such check: the shrink itself lets the HW pass m1 and
+    the waiting produce fails (checkEnoughReplicasReachOffset: ISR {A} below min ISR 2)."""
+    for name, answered in (("3.6-zk", "NOT_ENOUGH_REPLICAS_AFTER_APPEND"), ("3.7-zk", None),
+                           ("3.7-kraft", None)):
+        c = cluster(name, replicas=("A", "B"), acks="all", min_insync_replicas=2, replica_lag_time_max_ms=1000)
+        c.produce("m0")
+        c.fetch("B")
+        c.fetch("B")
+        c.produce("m1")
+        for _ in range(4):
+            c.tick(500)                              # B lags: the ISR shrinks to {A}
+        assert c.isr == ("A",), name
+        c.isolate("A", detected=False)
+        c.fetch("B")
+        c.fetch("B")                                 # B caught up: AlterIsr {A,B} waits for the controller
+        a = c.by_id["A"]
+        assert a.alter_isr is not None and a.alter_isr[0] == ("A", "B"), name
+        if answered is not None:
+            assert ("produce_error", "m1", answered) in c.events and a.hw == 2, name
+            continue
+        assert a.hw == 1 and c.acked == ["m0"], name      # committed {A}: below min ISR
+        c.reconnect("A")
+        assert c.isr == ("A", "B") and a.hw == 2 and c.acked == ["m0", "m1"], name
+
+
 def test_eligible_leader_replicas_are_on_by_default_from_4_1():
     """KIP-966: 4.0 ships ELR off (eligible.leader.replicas.version 0), 4.1 on for new clusters.
     The ISR member that fails last leaves the ISR for the ELR and is elected when it returns."""
