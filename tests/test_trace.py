@@ -30,7 +30,7 @@ def test_events_are_described_per_step():
     trace = hwlib.run_scenario("data-loss").trace
     assert "B truncates to 1 (LEO 2 -> 1; truncate to HW)" in trace.event_texts(10)
     assert "partition HW 1 -> 2" in trace.event_texts(8)
-    assert "leader A -> B, epoch 1" in trace.event_texts(11)
+    assert "leader A -> B, epoch 1 (from the ISR)" in trace.event_texts(11)
 
 
 def test_trace_hash_is_deterministic_and_sensitive():
