@@ -3,8 +3,10 @@
 From the validated parameters (``document.validate``): the sweep (run, or loaded), its
 summary and runs keyed by the rules each row ran, the model check of each fault profile's
 faults reconciled with the runs (a contradiction stops the report), the short answer, the
-findings with their links, the counterexamples told as stories, the recommendations, the HW
-lag replayed step by step, and the metrics the footer and the metrics file carry.
+findings with their links, the counterexamples told as stories, the recommendations (with, for
+a report that ran its sweep, the power-loss cells swept again with every message flushed:
+``mitigations``), the HW lag replayed step by step, and the metrics the footer and the metrics
+file carry.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from ..sweep import SweepSpec, parse_spec, read_runs, read_summary, run_sweep
 from ..util.cores import cores
 from ..util.paths import resolve
 from . import answer as short
-from . import document, lag_series, stories
+from . import document, lag_series, mitigations, stories
 from . import findings as fnd
 from . import model_check as report_check
 
@@ -42,6 +44,8 @@ class ReportData:
     told: list[stories.Story] = field(default_factory=list)     # ... grouped as stories
     found: list[fnd.Finding] = field(default_factory=list)      # the findings, in order
     todo: list = field(default_factory=list)            # the recommendations
+    #: the lossy power-loss cells again with every message flushed (a report that ran its sweep)
+    flushed: list[mitigations.Flushed] = field(default_factory=list)
     metrics: dict = field(default_factory=dict)
 
 
@@ -80,7 +84,14 @@ def compute(params: dict, progress_file=None) -> ReportData:
                                 short.straggler_findings(data.answer))
     found += report_check.findings(data.checks, report_check.KINDS, "can-it-happen")
     data.found = found
-    data.todo = short.recommendations(data.answer, next((f.numbers for f in found if f.key == "acks-1"), None))
+    if params["sweep_dir"] is None:
+        # what helps before an upgrade, measured: the same schedules with every message flushed
+        data.flushed = mitigations.measure(manifest["spec"], spec, data.answer, out.parent / f"{out.name}-flush",
+                                           master=params["master"], progress=params["progress"],
+                                           progress_file=progress_file)
+    data.todo = mitigations.attach_words(
+        short.recommendations(data.answer, next((f.numbers for f in found if f.key == "acks-1"), None)),
+        data.answer, data.flushed)
     short.attach(found, data.todo)          # each also under its finding
     data.metrics = document.metrics(summary, manifest, found)
     return data
