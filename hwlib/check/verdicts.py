@@ -115,7 +115,9 @@ def coverage_text(result: CheckResult, others: Sequence[CheckResult] = ()) -> st
         faults.append(f"time passing (<= {count} of {of})")
     parts = [f"{b.replicas} replicas ({acks_words}, {config.min_isr_words()}"
              + (", unclean election on" + config.default_note("unclean_leader_election")
-                if config.unclean_leader_election else "") + gate_words + ")",
+                if config.unclean_leader_election else "")
+             + (f", log.flush.interval.messages={config.log_flush_interval_messages}"
+                if config.log_flush_interval_messages is not None else "") + gate_words + ")",
              f"<= {b.max_records} records", f"leader epochs <= {b.max_epoch}"]
     if b.max_queued is not None:
         parts.append(f"<= {queued_words(b.max_queued)}")

@@ -48,6 +48,8 @@ def run_text(result: RunResult) -> str:
                 result.config.min_isr_words()]
     if result.config.unclean_leader_election:
         settings.append(result.config.setting_words("unclean_leader_election", "unclean.leader.election.enable"))
+    if result.config.log_flush_interval_messages is not None:
+        settings.append(f"log.flush.interval.messages={result.config.log_flush_interval_messages}")
     settings += [result.config.setting_words("replica_lag_time_max_ms", "replica.lag.time.max.ms"),
                  result.config.setting_words("session_timeout_ms", "broker.session.timeout.ms" if
                                              result.config.rules().kraft else "zookeeper.session.timeout.ms"),
@@ -104,6 +106,8 @@ def check_text(results: list[CheckResult], kinds: tuple[str, ...], shown: Mappin
             path = files.get(f"{result.protocol}-{kind}")
             if path is not None:
                 lines.append(f"    written to {path}: hwlib run {path}")
+            for text in what_to_try(result.config, found.steps):
+                lines += wrapped("    try:", text, 9)
     if not reconciled and any(cell.state in ("holds", "partial") for cell in shown.values()):
         lines += [""] + wrapped("", "A kind that holds holds within the bounds above: a schedule they leave out can "
                                 "still violate it. Larger bounds (--max-records, --max-epoch, --max-ticks) search "
@@ -112,6 +116,22 @@ def check_text(results: list[CheckResult], kinds: tuple[str, ...], shown: Mappin
     if matrix:
         lines += ["", matrix_markdown(results, kinds)]
     return "\n".join(lines)
+
+
+def what_to_try(config, steps) -> list[str]:
+    """The settings that may close a loss found under ``config``, as questions to ask
+    ``hwlib check`` next: flushing every message where a power loss took an unflushed suffix,
+    a feature gate the cluster runs at level 0 where the release has the feature."""
+    out = []
+    if config.log_flush_interval_messages is None and any(s.kind == "crash" and s.lose_unflushed for s in steps):
+        out.append("a power loss takes what was not flushed: --config log.flush.interval.messages=1 (an fsync per "
+                   "record, at a cost in throughput) asks whether flushing every message closes it")
+    row = config.release_row
+    for gate in GATES:
+        if row is not None and gate.available(row) and config.gate_level(gate.setting) == 0:
+            out.append(f"this cluster runs {gate.kafka}=0: --config {gate.kafka}=1 asks whether the feature closes "
+                       f"it (kafka-features.sh upgrade --feature {gate.kafka}=1 on the cluster)")
+    return out
 
 
 def check_json(results: list[CheckResult], kinds: tuple[str, ...], shown: Mapping[tuple[str, str], Verdict],

@@ -1028,3 +1028,23 @@ def test_enabled_steps_are_exactly_the_steps_that_do_not_skip():
                 else:
                     assert len(events) == 1 and events[0][0] == "skip", candidate
                     assert events[0][3] == cluster.skip_reason(candidate)
+
+
+def test_a_loss_found_says_which_setting_to_try_next():
+    """A power loss in the counterexample: flushing every message is the setting to ask about;
+    a release that has ELR but runs it at level 0 (4.0's default, an upgraded 4.1): the feature.
+    Neither where the config has it already."""
+    from hwlib.engine.steps import Step
+    from hwlib.views.text import what_to_try
+
+    done = subprocess.run([sys.executable, "-m", "hwlib.cli", "check", "--release", "4.0", "--profile", "power-loss",
+                           "--kinds", "lost-write", "--quiet"], capture_output=True, text=True, check=True)
+    said = " ".join(done.stdout.split())
+    assert "try: a power loss takes what was not flushed: --config log.flush.interval.messages=1" in said
+    assert "try: this cluster runs eligible.leader.replicas.version=0: --config eligible.leader.replicas.version=1" \
+        in said
+    power_loss = [Step("produce", value="m1"), Step("crash", replica="A", lose_unflushed=True)]
+    flushed = hwlib.ClusterConfig(replicas=("A", "B"), release="4.1", log_flush_interval_messages=1)
+    assert what_to_try(flushed, power_loss) == []                      # flushed, and 4.1 runs ELR at 1
+    assert len(what_to_try(flushed.replace(log_flush_interval_messages=None), power_loss)) == 1
+    assert what_to_try(hwlib.ClusterConfig(replicas=("A", "B"), release="3.9-kraft"), power_loss[:1]) == []
