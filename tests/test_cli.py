@@ -305,6 +305,24 @@ def test_compare_by_release(capsys):
     assert "2.0.0" in out and "2.0.1" in out and "lost-write" in out
 
 
+def test_compare_names_the_settings_each_column_ran_with_where_they_differ(capsys):
+    """Each release runs its own defaults: where the columns differ, each says what it ran and
+    whose default it is; settings they share are not repeated; lines stay within the width,
+    and an expected effect is tagged as one."""
+    assert main(["compare", "last-replica-standing", "--releases", "4.0,4.1"]) == 0
+    out = capsys.readouterr().out
+    flat = " ".join(out.split())
+    assert "ran eligible.leader.replicas.version=0 (4.0's default)" in flat
+    assert "ran eligible.leader.replicas.version=1 (4.1's default: a cluster created on 4.1)" in flat
+    assert "hw-regression (expected, not a safety violation)" in flat
+    assert "replica.lag.time.max.ms" not in out                       # the same in both: not repeated
+    assert max(map(len, out.splitlines())) <= 100
+    assert main(["compare", "data-loss", "--releases", "2.4,2.8"]) == 0
+    flat = " ".join(capsys.readouterr().out.split())
+    assert "ran replica.lag.time.max.ms=10000 (2.4's default) session timeout=6000 (2.4's default)" in flat
+    assert "ran replica.lag.time.max.ms=30000 (2.8's default) session timeout=18000 (2.8's default)" in flat
+
+
 def test_notebooks_copies_hwlibs_notebooks_and_never_replaces_a_users_file(tmp_path, capsys):
     """``hwlib notebooks --to DIR``: the package's four notebooks, byte for byte; again: nothing to
     do; a file of the user's with a notebook's name stops it, one line, exit 2, nothing written."""

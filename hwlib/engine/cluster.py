@@ -54,6 +54,8 @@ class Cluster:
     __deletable__ = ("clock", "channel", "partition", "replica_manager", "fetcher", "producer", "consumer",
                      "delayed")
 
+    delayed: DelayedOperations
+
     def __init__(self, config: ClusterConfig, source: Cluster | None = None) -> None:
         """A fresh partition, or with ``source`` a complete, independent copy of one (the model
         checker branches from it): every replica, request in flight, queued LeaderAndIsr,
@@ -63,7 +65,8 @@ class Cluster:
         protocol = self.protocol
         self.events: list[tuple] = []
         events = self.events
-        min_isr = protocol.effective_min_isr(config.min_insync_replicas, len(config.replicas))
+        min_isr = (protocol.effective_min_isr(config.min_insync_replicas, len(config.replicas)) if source is None
+                   else source.delayed.min_insync_replicas)
         if source is None:
             self.time = Time(0)
             self.replicas = [Replica(rid, i) for i, rid in enumerate(config.replicas)]

@@ -54,7 +54,7 @@ class Partition:
         self.replicas = replicas
         self.delayed = delayed
         self.lag = config.replica_lag_time_max_ms
-        self.min_isr = protocol.effective_min_isr(config.min_insync_replicas, len(config.replicas))
+        self.min_isr = delayed.min_insync_replicas       # the effective one (``Protocol.effective_min_isr``)
         self.flush_interval = config.log_flush_interval_messages
         #: KRaft: publishes the leader's accepted AlterPartition to every broker (set once the
         #: channel exists)

@@ -46,7 +46,7 @@ class ReplicaManager:
         self.fetcher = fetcher
         self.delayed = delayed
         #: 3.7.0 appendRecordsToLeader: the committed ISR against the effective min ISR
-        self.min_insync_replicas = protocol.effective_min_isr(config.min_insync_replicas, len(config.replicas))
+        self.min_insync_replicas = delayed.min_insync_replicas     # the effective one
 
     # ----------------------------------------------------------------------- LeaderAndIsr
     def become_leader_or_follower(self, r: Replica, request: LeaderAndIsr, queued: bool = False) -> None:

@@ -6,7 +6,9 @@ import os
 import textwrap
 from pathlib import Path
 
+from ..anomalies.checker import is_safety
 from ..engine.config import PROTOCOLS
+from ..engine.releases import GATES
 from ..run import RunResult
 from ..scenario import Scenario, run_scenario
 from ..util.files import atomic_path, write_text_atomically
@@ -22,10 +24,36 @@ def _logs(result: RunResult) -> str:
                      for rid, rep in result.final["replicas"].items())
 
 
+#: the settings a column names when the columns ran them differently (Kafka's names)
+SETTINGS = (("acks", "acks"), ("min_insync_replicas", "min.insync.replicas"),
+            ("unclean_leader_election", "unclean.leader.election.enable"),
+            ("replica_lag_time_max_ms", "replica.lag.time.max.ms"), ("session_timeout_ms", "session timeout"),
+            ("retries", "retries"))
+
+
+def _settings(result: RunResult) -> list[tuple[object, str]]:
+    """Each setting's value and its words (``acks=1 (2.8's default)``), then each feature level."""
+    config = result.config
+    out: list[tuple[object, str]] = [(getattr(config, name), config.setting_words(name, kafka))
+                                     for name, kafka in SETTINGS]
+    for gate in GATES:
+        level = config.gate_level(gate.setting)
+        out.append((level, next((w for w in config.gate_words() if w.startswith(gate.kafka + "=")),
+                                f"{gate.kafka}: none")))
+    return out
+
+
 def text_table(scenarios: list[Scenario], results: dict, protocols=PROTOCOLS) -> str:
+    """Per scenario, its description, then per column the outcome; where the columns ran with
+    different settings (each release's defaults: acks=1 up to 2.8, all from 3.0), each column
+    names its own and whose default each is."""
+    from .text import wrapped
+
     lines = []
     for s in scenarios:
-        lines.append(f"== {s.name}: {' '.join(s.description.split())}")
+        lines += wrapped(f"== {s.name}:", " ".join(s.description.split()), 4)
+        ran = {p: _settings(results[(s.name, p)]) for p in protocols}
+        differ = [i for i in range(len(SETTINGS) + len(GATES)) if len({v[i][0] for v in ran.values()}) > 1]
         for p in protocols:
             r = results[(s.name, p)]
             kinds = ", ".join(r.anomaly_kinds()) or "none"
@@ -33,10 +61,13 @@ def text_table(scenarios: list[Scenario], results: dict, protocols=PROTOCOLS) ->
             lines.append(f"  {p:<11} leader {r.final['leader'] or '-'} epoch {r.final['leader_epoch']}"
                          f"  HW {r.final['partition_hw']}  acked {len(r.acked)}"
                          f"  lost {len(lost)}{' (' + ','.join(lost) + ')' if lost else ''}")
+            if differ:
+                lines += wrapped("              ran", "  ".join(ran[p][i][1] for i in differ), 18)
             lines.append(f"              logs {_logs(r)}")
             lines.append(f"              anomalies: {kinds}")
             for a in r.anomalies:
-                lines.append(f"                step {a.step:>2} {a.kind}: {a.detail}")
+                tag = "" if is_safety(a.kind) else " (expected, not a safety violation)"
+                lines += wrapped(f"                step {a.step:>2} {a.kind}{tag}:", a.detail, 20)
         lines.append("")
     return "\n".join(lines)
 
