@@ -431,6 +431,15 @@ def test_the_sample_report_is_short_navigable_and_each_story_switches_its_steppe
     assert page.requests_outside == [] and page.errors == []
 
 
+def test_every_link_to_this_step_in_the_sample_lands_on_its_stepper_option_and_step(browser):
+    """The deep-link contract over the whole sample report: each of its steppers, the model
+    check's and the counterexamples' (behind story selectors too), linked from a step before
+    its last and opened in a new page (``helpers.deeplinks``)."""
+    from ..helpers.deeplinks import check_every_step_link
+
+    assert check_every_step_link(browser, (REPO / "reports" / "sample-fault-sweep.html").as_uri()) >= 10
+
+
 def test_link_to_this_step_lands_on_a_stepper_behind_a_story_selector(browser):
     """"link to this step" of a counterexample that is not its selector's first option: the URL it
     puts in the address bar, opened in a new page, shows that option, that stepper at that step,

@@ -155,6 +155,14 @@ def test_exported_explorer_steps_offline_in_chromium(exported, browser):
     assert page.requests_outside == [] and page.errors == []
 
 
+def test_every_link_to_this_step_in_the_exported_gallery_lands_on_its_stepper_and_step(exported, browser):
+    """The deep-link contract over the anomaly gallery as exported to HTML (``helpers.deeplinks``):
+    each of its 15 steppers linked from a step before its last and opened in a new page."""
+    from ..helpers.deeplinks import check_every_step_link
+
+    assert check_every_step_link(browser, exported["02_anomaly_gallery"][1].as_uri()) == 15
+
+
 def test_exported_gallery_steppers_work_offline(exported, browser):
     page = offline_page(browser, exported["02_anomaly_gallery"][1].as_uri())
     steppers = page.locator(".hwl-stepper")
