@@ -122,9 +122,11 @@ def counterexample_view(results: list[CheckResult], result: CheckResult, kind: s
     if fixed is not None:
         runs.append(run_steps(scenario.config.with_rules(fixed.protocol), scenario.steps, scenario.name))
         titles.append(f"{fixed.protocol}: the same steps")
+    later = [r.protocol for r in results[[r.protocol for r in results].index(result.protocol) + 1:]]
     beside = (f" Beside it, the same steps under {fixed.protocol}, the first later generation where {kind} "
               f"cannot happen within these bounds." if fixed is not None else
-              " No later generation closes it within these bounds.")
+              f" None of the later ones checked here ({', '.join(later)}) closes it within these bounds; a release "
+              "not checked may." if later else " No later generation was checked here.")
     caption = (f"**{result.protocol} · {kind}** in {len(scenario.steps)} steps: "
                f"{result.violations[kind].detail}.{beside}")
     return caption, StepperView(runs, titles, start=len(scenario.steps)), scenario, \

@@ -216,3 +216,21 @@ def test_the_fork_menu_offers_only_the_faults_that_can_act_at_the_step_shown():
     assert [r for r, reason in choices["restart"].items() if reason is None] == [down]
     assert "crash: replica is already down" not in explorer.fork_note.value    # crash still acts on the others
 
+
+
+def test_a_counterexample_says_which_later_generations_it_was_checked_against():
+    """"No later generation closes it" only where later ones were checked: the caption names
+    them, or says none was (notebook 03 given one release must not suggest 4.1 was tried)."""
+    from hwlib.check import Bounds, CheckSpec, parse_faults, run
+    from hwlib.views import counterexample_view
+
+    bounds = Bounds(replicas=2, max_records=2, max_epoch=2, depth=12)
+    spec = CheckSpec(protocols=("3.9-kraft", "4.0"),
+                     config=hwlib.ClusterConfig(replicas=bounds.replica_ids, release="3.9-kraft"),
+                     bounds=bounds, faults=parse_faults("crash,quick_restart,power_loss"), kinds=("lost-write",))
+    results = run(spec).results
+    assert all("lost-write" in r.violations for r in results)
+    caption, *_ = counterexample_view(results, results[0], "lost-write")
+    assert "None of the later ones checked here (4.0) closes it within these bounds" in caption
+    caption, *_ = counterexample_view(results, results[1], "lost-write")
+    assert caption.endswith("No later generation was checked here.")
