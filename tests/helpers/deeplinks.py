@@ -5,15 +5,16 @@ from __future__ import annotations
 from .browser import offline_page
 
 
-def check_every_step_link(browser, uri: str) -> int:
-    """For every stepper on the page at ``uri`` - one behind a selector option too - show it,
+def check_every_step_link(browser, uri: str, only: tuple[int, ...] | None = None) -> int:
+    """For every stepper on the page at ``uri`` (``only``: those at these positions) - one behind a
+    selector option too - show it,
     move it to a step before its last, press "link to this step", open the address it puts in
     the address bar in a new page, and assert that page shows that option, that stepper at that
     step, scrolled into view, without script errors. Returns how many steppers it checked."""
     page = offline_page(browser, uri)
     steppers = page.locator(".hwl-stepper")
     count = steppers.count()
-    for k in range(count):
+    for k in range(count) if only is None else only:
         stepper = steppers.nth(k)
         stepper_id = stepper.get_attribute("id")
         variant = stepper.evaluate("e => { const v = e.closest('.hwl-pick-variant'); return v ? v.id : null }")
@@ -39,4 +40,4 @@ def check_every_step_link(browser, uri: str) -> int:
         fresh.close()
     assert page.errors == []
     page.close()
-    return count
+    return count if only is None else len(only)
