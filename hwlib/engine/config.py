@@ -12,6 +12,7 @@ from .releases import (
     GATE_BY_SETTING,
     GATES,
     KRAFT,
+    LOWEST_FEATURE_VERSION,
     ZK,
     Release,
     feature_version_text,
@@ -244,8 +245,8 @@ class ClusterConfig:
         """inter.broker.protocol.version / metadata.version, checked against the release."""
         own = parse_feature_version(".".join(row.read_at.split(".")[:2]), "release")
         out: list[tuple[int, int, int] | None] = []
-        for name, mode, lowest in (("inter_broker_protocol_version", ZK, "0.8.2"),
-                                   ("metadata_version", KRAFT, "3.3-IV0")):
+        for name, mode in (("inter_broker_protocol_version", ZK), ("metadata_version", KRAFT)):
+            lowest = LOWEST_FEATURE_VERSION[mode]
             text = getattr(self, name)
             if text is None:
                 out.append(None)
@@ -382,9 +383,8 @@ class ClusterConfig:
                     continue
                 off = [f for f in FLAGS if f.has(row.version, row.mode, None, None)
                        and not f.has(row.version, row.mode, ibp, metadata_version)]
-                needs = [f.ibp if f.ibp is not None else f.metadata_version for f in off]
-                words = "; ".join(f"below {feature_version_text(level)}: as before {f.source}"
-                                  for f, level in zip(off, needs, strict=True) if level is not None)
+                words = "; ".join(f"below {feature_version_text(needs)}: as before {f.source}"
+                                  for f in off if (needs := f.needs(row.mode)) is not None)
                 out.append(f"{kafka}={text}" + (f" ({words})" if words else ""))
         for gate in GATES:
             level = self.gate_level(gate.setting)

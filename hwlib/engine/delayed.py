@@ -124,10 +124,7 @@ class DelayedOperations:
         done = [r for r in self.produces if r.leader == leader.id and r.offset < hw]
         if not done:
             return
-        isr = leader.isr
-        if leader.alter_isr is not None:      # KIP-497: an expansion in flight counts
-            isr = tuple(set(isr) | set(leader.alter_isr[0]))
-        enough = len(isr) >= self.min_insync_replicas
+        enough = len(leader.maximal_isr) >= self.min_insync_replicas
         # Detach first: answering may send queued batches, which may complete others.
         self.produces = [r for r in self.produces if not (r.leader == leader.id and r.offset < hw)]
         client = self.client

@@ -244,9 +244,7 @@ class Partition:
         # 3.7.0 isUnderMinIsr reads the committed ISR (``partitionState.isr``), not the maximal one
         if self.protocol.strict_min_isr and len(leader.isr) < self.min_isr:
             return False
-        isr = leader.isr
-        if leader.alter_isr is not None:      # KIP-497: the maximal ISR while a change is in flight
-            isr = tuple(set(isr) | set(leader.alter_isr[0]))
+        isr = leader.maximal_isr
         new_hw = len(leader.log.values)
         horizon = self.time.now - self.lag
         live_only = self.protocol.hw_counts_only_live_followers

@@ -90,6 +90,12 @@ def parse_feature_version(text: object, field_name: str) -> tuple[int, int, int]
     return int(major), int(minor), 99 if iv is None else int(iv)
 
 
+#: the lowest inter.broker.protocol.version (ZooKeeper) / metadata.version (KRaft) a release
+#: takes: a cluster part way through an upgrade, back to 0.8.2's protocol / KRaft's first
+#: production metadata.version
+LOWEST_FEATURE_VERSION = {ZK: "0.8.2", KRAFT: "3.3-IV0"}
+
+
 def feature_version_text(version: tuple[int, int, int]) -> str:
     """(0, 11, 2) -> ``0.11.0-IV2``, (2, 7, 99) -> ``2.7``: as Kafka's ApiVersion / MetadataVersion
     name it (before 1.0 a version has three parts)."""
@@ -133,6 +139,11 @@ class Flag:
                 and metadata_version < self.metadata_version):
             return False
         return True
+
+    def needs(self, mode: str) -> tuple[int, int, int] | None:
+        """The feature version it needs in ``mode``: inter.broker.protocol.version (ZooKeeper) or
+        metadata.version (KRaft); None: none."""
+        return self.ibp if mode == ZK else self.metadata_version
 
     def value(self, version: Version, mode: str, ibp, metadata_version) -> bool:
         on = self.has(version, mode, ibp, metadata_version)

@@ -226,6 +226,13 @@ class Replica:
     def is_leader(self) -> bool:
         return self.role == LEADER
 
+    @property
+    def maximal_isr(self) -> tuple[str, ...]:
+        """As leader, KIP-497's maximal ISR: its ISR plus any member an AlterIsr in flight adds
+        (2.7+ ``PartitionState.maximalIsr``; a shrink in flight keeps the committed one)."""
+        alter = self.alter_isr
+        return self.isr if alter is None else tuple(set(self.isr) | set(alter[0]))
+
     def __repr__(self) -> str:
         return (f"Replica({self.id}, {self.role}, leo={self.leo}, hw={self.hw}, "
                 f"online={self.online})")

@@ -17,7 +17,16 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ..engine.config import ClusterConfig, replica_names
-from ..engine.releases import FLAGS, KRAFT, RELEASES, ZK, Release, parse_feature_version, release
+from ..engine.releases import (
+    FLAGS,
+    KRAFT,
+    LOWEST_FEATURE_VERSION,
+    RELEASES,
+    ZK,
+    Release,
+    parse_feature_version,
+    release,
+)
 from .formats import ALL, Releases, version
 from .observations import KINDS, Observation
 from .recognise import Line
@@ -85,12 +94,12 @@ def feature_options(row: Release | None) -> list[tuple[str | None, str | None]]:
     seen = [row.flags()]
     thresholds: set[tuple[int, int, int]] = set()
     for flag in FLAGS:
-        needs = flag.ibp if row.mode == ZK else flag.metadata_version
+        needs = flag.needs(row.mode)
         if needs is not None and row.version >= flag.since and row.mode in flag.modes:
             thresholds.add(needs)
     # explain tries IBPs from 2.1 (a cluster upgrading to the 2.x - 3.x release it names); an
     # older one (KIP-101 / KIP-279 / KIP-320 turned back) only when given with --config
-    lowest = parse_feature_version("2.1" if row.mode == ZK else "3.3-IV0", "lowest")
+    lowest = parse_feature_version("2.1" if row.mode == ZK else LOWEST_FEATURE_VERSION[KRAFT], "lowest")
     for major, minor, iv in sorted(thresholds, reverse=True):
         if (major, minor, iv) <= lowest:
             continue

@@ -36,10 +36,10 @@ def _settings(result: RunResult) -> list[tuple[object, str]]:
     config = result.config
     out: list[tuple[object, str]] = [(getattr(config, name), config.setting_words(name, kafka))
                                      for name, kafka in SETTINGS]
+    words = config.gate_words()
     for gate in GATES:
-        level = config.gate_level(gate.setting)
-        out.append((level, next((w for w in config.gate_words() if w.startswith(gate.kafka + "=")),
-                                f"{gate.kafka}: none")))
+        out.append((config.gate_level(gate.setting),
+                    next((w for w in words if w.startswith(gate.kafka + "=")), f"{gate.kafka}: none")))
     return out
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..anomalies.checker import is_safety
 from ..check import CheckResult, Verdict, coverage_text, matrix_markdown
-from ..engine.releases import GATES, feature_version_text
+from ..engine.releases import GATES, KRAFT, LOWEST_FEATURE_VERSION, ZK, feature_version_text
 from ..explain import ExplainRun
 from ..profiles import FaultProfile
 from ..run import RunResult
@@ -261,12 +261,12 @@ def releases_text(rows: list[dict], flags) -> str:
     lines.append("\nfeature gates (a level you set with --config or in a file wins):")
     for gate in GATES:
         lines += wrapped(f"  {gate.kafka}:", f"{gate.note} - {gate.source}", 4)
-    for kafka, attr, mode, lowest in (("inter.broker.protocol.version", "ibp", "ZooKeeper", "0.8.2"),
-                                      ("metadata.version", "metadata_version", "KRaft", "3.3-IV0")):
-        below = "; ".join(f"below {feature_version_text(getattr(f, attr))} as before {f.source} ({f.attr})"
-                          for f in flags if getattr(f, attr) is not None)
-        lines += wrapped(f"  {kafka}:", f"{mode}, {lowest} up to the release's own (a cluster part way through "
-                                        f"an upgrade; not given: the release's own): {below}", 4)
+    for kafka, mode, words in (("inter.broker.protocol.version", ZK, "ZooKeeper"),
+                               ("metadata.version", KRAFT, "KRaft")):
+        below = "; ".join(f"below {feature_version_text(needs)} as before {f.source} ({f.attr})"
+                          for f in flags if (needs := f.needs(mode)) is not None)
+        lines += wrapped(f"  {kafka}:", f"{words}, {LOWEST_FEATURE_VERSION[mode]} up to the release's own (a cluster "
+                                        f"part way through an upgrade; not given: the release's own): {below}", 4)
     return "\n".join(lines)
 
 
