@@ -32,7 +32,8 @@ HASH_VERSION = 2
 #: settings added after the first release, with their defaults: at the default they stay out
 #: of the trace hash, so traces recorded before they existed keep their hashes
 _LATER_SETTINGS = {"client_metadata": "current", "release": None, "inter_broker_protocol_version": None,
-                   "metadata_version": None, "eligible_leader_replicas_version": None}
+                   "metadata_version": None, "eligible_leader_replicas_version": None,
+                   "message_format_version": None}
 
 
 @functools.lru_cache(maxsize=256)

@@ -13,6 +13,8 @@ from .releases import (
     GATES,
     KRAFT,
     LOWEST_FEATURE_VERSION,
+    MESSAGE_FORMAT_RELEASES,
+    MESSAGE_FORMAT_V2,
     ZK,
     Release,
     feature_version_text,
@@ -57,9 +59,15 @@ GENERATION_DEFAULTS: dict[str, object] = {"unclean_leader_election": False, "ack
 #: Kafka's names of settings whose field is named otherwise (``setting_from_text``)
 SETTING_ALIASES = {"unclean_leader_election_enable": "unclean_leader_election",
                    "zookeeper_session_timeout_ms": "session_timeout_ms",
-                   "broker_session_timeout_ms": "session_timeout_ms"}
+                   "broker_session_timeout_ms": "session_timeout_ms",
+                   "log_message_format_version": "message_format_version"}
 #: fields a KEY=VALUE setting does not take: the replicas and the rules have options of their own
 UNSETTABLE = ("replicas", "protocol", "release")
+#: the settings that take a release back to older rules (a cluster part way through an upgrade),
+#: with Kafka's names
+FEATURE_SETTINGS = (("inter_broker_protocol_version", "inter.broker.protocol.version"),
+                    ("metadata_version", "metadata.version"),
+                    ("message_format_version", "log.message.format.version"))
 
 
 @dataclass(frozen=True)
@@ -120,6 +128,10 @@ class ClusterConfig:
     inter_broker_protocol_version: str | None = None
     #: KRaft: metadata.version (e.g. 3.5-IV2) where it selects older rules; null: the release's own
     metadata_version: str | None = None
+    #: ZooKeeper 0.11 - 2.8: log.message.format.version (e.g. 0.10.2) where it is below 0.11.0:
+    #: v0 / v1 records carry no leader epoch, so followers truncate to their HW as before KIP-101;
+    #: null: the release's own (v2)
+    message_format_version: str | None = None
     #: KRaft from 4.0: the eligible.leader.replicas.version feature (KIP-966): 1 turns Eligible
     #: Leader Replicas on, 0 off; null: the release's default - 1 on 4.1 as a cluster created on
     #: 4.1 has it (one upgraded to 4.1 runs 0 until the feature is upgraded), 0 on 4.0
@@ -157,6 +169,8 @@ class ClusterConfig:
             for name in ("inter_broker_protocol_version", "metadata_version"):
                 if getattr(self, name) is not None:
                     raise ConfigError(f"config.{name}: applies to a release; give config.release too")
+            if self.message_format_version is not None:
+                raise ConfigError("config.message_format_version: applies to a release; give config.release too")
             if not self.protocol:
                 object.__setattr__(self, "protocol", "hw")
             self._check_gates(None, None)
@@ -168,6 +182,7 @@ class ClusterConfig:
                                   f"{self.release} ({generation}); give one of them")
             object.__setattr__(self, "protocol", generation)
             self._check_gates(row, metadata_version)
+            self._check_message_format(row, ibp)
         for name in RELEASE_DEFAULTS:
             if getattr(self, name) is None:
                 object.__setattr__(self, name, GENERATION_DEFAULTS[name] if row is None else row.default(name))
@@ -284,6 +299,32 @@ class ClusterConfig:
         if level == 1 and metadata_version is not None and metadata_version < parse_feature_version("4.0-IV1", name):
             raise ConfigError(f"{name}: 1 needs metadata_version 4.0-IV1 or later; allowed: 0 or null")
 
+    def _check_message_format(self, row: Release, ibp: tuple[int, int, int] | None) -> None:
+        """log.message.format.version: ZooKeeper 0.11 - 2.8 (before, every record is v0 / v1;
+        from inter.broker.protocol.version 3.0 Kafka ignores it, KIP-724), from 0.8.0 up to the
+        inter.broker.protocol.version (KafkaConfig refuses a format above it)."""
+        text = self.message_format_version
+        if text is None:
+            return
+        name = "config.message_format_version"
+        first, last = MESSAGE_FORMAT_RELEASES
+        if row.mode != ZK or not first <= row.version < last:
+            raise ConfigError(f"{name}: not modelled for {row.label}; allowed: null (hwlib takes "
+                              "log.message.format.version for ZooKeeper 0.11 - 2.8: before, every record is v0 / v1; "
+                              "from inter.broker.protocol.version 3.0 Kafka ignores it, KIP-724)")
+        value = parse_feature_version(text, name)
+        top = ibp if ibp is not None else parse_feature_version(".".join(row.read_at.split(".")[:2]), name)
+        if not (0, 8, 0) <= value <= top:
+            raise ConfigError(f"{name}: {text!r} is not allowed for {row.label} at inter.broker.protocol.version "
+                              f"{feature_version_text(top)} (Kafka refuses a message format above it); allowed: 0.8.0 "
+                              f"up to {feature_version_text(top)}")
+
+    def records_v2(self) -> bool:
+        """Whether records carry their leader epoch (message format v2): False under a
+        log.message.format.version below 0.11.0."""
+        text = self.message_format_version
+        return text is None or parse_feature_version(text, "config.message_format_version") >= MESSAGE_FORMAT_V2
+
     def gate_level(self, setting: str) -> int | None:
         """A feature's level as run: given, else the release's default (None where the release
         has no such feature, or for a generation's own rules)."""
@@ -306,7 +347,7 @@ class ClusterConfig:
         if self.release is None:
             return GENERATIONS[self.protocol] if not gates else generation_rules(self.protocol, gates)
         ibp, metadata_version = self.feature_versions()
-        return release_rules(self.release, ibp, metadata_version, gates)
+        return release_rules(self.release, ibp, metadata_version, gates, self.records_v2())
 
     @classmethod
     def from_dict(cls, data: dict, where: str = "config") -> ClusterConfig:
@@ -386,6 +427,11 @@ class ClusterConfig:
                 words = "; ".join(f"below {feature_version_text(needs)}: as before {f.source}"
                                   for f in off if (needs := f.needs(row.mode)) is not None)
                 out.append(f"{kafka}={text}" + (f" ({words})" if words else ""))
+        if not self.records_v2():
+            cache = ("the epoch cache holds a leader's own elections only, KAFKA-7897"
+                     if self.rules().caches_epoch_on_election else "a follower truncates to its HW as before KIP-101")
+            out.append(f"log.message.format.version={self.message_format_version} (below 0.11.0: records carry no "
+                       f"leader epoch; {cache})")
         for gate in GATES:
             level = self.gate_level(gate.setting)
             if level is None:
@@ -429,6 +475,7 @@ class ClusterConfig:
         if "protocol" not in changes and (changes.get("release", data["release"]) is not None):
             data["protocol"] = ""               # the release's rule set, as its IBP selects it
         if "protocol" in changes and "release" not in changes:
-            data.update(release=None, inter_broker_protocol_version=None, metadata_version=None)
+            data.update(release=None, inter_broker_protocol_version=None, metadata_version=None,
+                        message_format_version=None)
         data.update(changes)
         return ClusterConfig.from_dict(data)

@@ -90,7 +90,7 @@ class ReplicaFetcher:
         log = follower.log
         if request.values:
             start = len(log.values)
-            log.append_as_follower(request.epochs, request.values, request.seqs)
+            log.append_as_follower(request.epochs, request.values, request.seqs, self.protocol.records_carry_epochs)
             self.events.append(("replicate", follower.id, start, len(log.values)))
             log.flush_if_due(self.flush_interval)
         new_hw = request.hw if request.hw < len(log.values) else len(log.values)

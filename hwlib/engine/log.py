@@ -79,11 +79,12 @@ class ReplicaLog(CopyOnWrite):
         end = len(self.values) if end is None else end
         return [(o, self.epochs[o], self.values[o]) for o in range(start, end)]
 
-    def append(self, epoch: int, value: str, seq: int = -1) -> int:
-        """Leader append with the leader's epoch; returns the record's offset."""
+    def append(self, epoch: int, value: str, seq: int = -1, assigns_cache: bool = True) -> int:
+        """Leader append with the leader's epoch; returns the record's offset. ``assigns_cache``
+        False: a v0 / v1 batch, which carries no epoch for the cache (``Log.append``)."""
         offset = len(self.values)
         cache = self.cache
-        if cache.latest_epoch != epoch:
+        if assigns_cache and cache.latest_epoch != epoch:
             cache.assign(epoch, offset)
         self._write()
         self.epochs.append(epoch)
@@ -100,13 +101,15 @@ class ReplicaLog(CopyOnWrite):
                 return seqs[offset], offset
         return -1, -1
 
-    def append_as_follower(self, epochs: list[int], values: list[str], seqs: list[int]) -> None:
-        """Append a fetched batch; the cache gets an entry wherever the record epoch changes."""
+    def append_as_follower(self, epochs: list[int], values: list[str], seqs: list[int],
+                           assigns_cache: bool = True) -> None:
+        """Append a fetched batch; the cache gets an entry wherever the record epoch changes
+        (not for v0 / v1 batches: ``assigns_cache`` False)."""
         cache = self.cache
         base = len(self.values)
         last = cache.latest_epoch
         for i, epoch in enumerate(epochs):
-            if epoch != last:
+            if assigns_cache and epoch != last:
                 cache.assign(epoch, base + i)
                 last = epoch
         self._write()

@@ -279,7 +279,7 @@ class Partition:
             if seq != last_seq + 1:
                 return -1, OUT_OF_ORDER_SEQUENCE_NUMBER
         epoch = leader.leader_epoch
-        offset = log.append(epoch, value, seq)
+        offset = log.append(epoch, value, seq, self.protocol.records_carry_epochs)
         self.events.append(("append", leader.id, offset, epoch, value))
         leader.log.flush_if_due(self.flush_interval)
         if leader.purgatory:

@@ -33,6 +33,10 @@ class Protocol:
     #: v1): the answer carries the epoch as well as its end offset. Below, v0's answer is an end
     #: offset only, and 2.x's ``getOffsetTruncationState`` truncates to min(it, LEO) as 0.11 did.
     epoch_answers_carry_epoch = False
+    #: records carry the leader epoch they were written in (message format v2, KIP-101): each
+    #: append where the epoch changes assigns the epoch cache. False under a
+    #: log.message.format.version below 0.11.0 (``releases.with_message_format``).
+    records_carry_epochs = True
 
     def begin_reconciliation(self, log: ReplicaLog, hw: int) -> int | None:
         """A follower must reconcile. Returns an offset to truncate to now, or None when it

@@ -96,6 +96,17 @@ def parse_feature_version(text: object, field_name: str) -> tuple[int, int, int]
 LOWEST_FEATURE_VERSION = {ZK: "0.8.2", KRAFT: "3.3-IV0"}
 
 
+#: log.message.format.version: the first format whose batches carry the partition leader epoch
+#: (v2, KIP-98 / KIP-101), and the releases that read the setting. From inter.broker.protocol.version
+#: 3.0 the broker ignores it and writes v2 (KIP-724): hwlib takes it for ZooKeeper 0.11 - 2.8.
+MESSAGE_FORMAT_V2 = (0, 11, 0)
+MESSAGE_FORMAT_RELEASES = (_v("0.11.0.0"), _v("3.0.0"))
+#: KAFKA-7897 (2.1.1, 2.2.0: ``Log.initializeLeaderEpochCache``): below v2 the log keeps no epoch
+#: cache at all; 2.0.1 - 2.1.0 still record (epoch, LEO) at an election (``Partition.makeLeader``).
+#: The 2.1 row is read at 2.1.1: it has the fix (2.1.0 under an old format runs as 2.0.1 does)
+EPOCH_CACHE_DROPPED_BELOW_V2 = "2.1.1"
+
+
 def feature_version_text(version: tuple[int, int, int]) -> str:
     """(0, 11, 2) -> ``0.11.0-IV2``, (2, 7, 99) -> ``2.7``: as Kafka's ApiVersion / MetadataVersion
     name it (before 1.0 a version has three parts)."""
@@ -352,6 +363,19 @@ GATES: tuple[Gate, ...] = (
 GATE_BY_SETTING = {g.setting: g for g in GATES}
 
 
+def with_message_format(protocol: Protocol, version: Version) -> Protocol:
+    """``protocol`` under a log.message.format.version below 0.11.0 (v0 / v1 records) in release
+    ``version``. 0.11.0.0 - 2.8.0 ``Log.append`` assigns the epoch cache only for a batch with
+    ``batch.magic >= RecordBatch.MAGIC_VALUE_V2``, so no append records an epoch; 2.0.1 - 2.1.0
+    ``Partition.makeLeader`` still assigns (epoch, LEO) at an election (KAFKA-7415), and from 2.1.1
+    ``Log.initializeLeaderEpochCache`` keeps no cache below v2 (KAFKA-7897), so nothing does. A
+    follower whose cache is empty truncates to its HW, as before KIP-101."""
+    protocol.records_carry_epochs = False
+    if version >= _v(EPOCH_CACHE_DROPPED_BELOW_V2):
+        protocol.caches_epoch_on_election = False
+    return protocol
+
+
 def with_gates(protocol: Protocol, gates: tuple[tuple[str, int], ...]) -> Protocol:
     """``protocol`` with the flag of each feature gate (``(setting, level)``) set by its level."""
     for setting, level in gates:
@@ -404,14 +428,17 @@ class Release:
 
     def rules(self, ibp: tuple[int, int, int] | None = None,
               metadata_version: tuple[int, int, int] | None = None,
-              gates: tuple[tuple[str, int], ...] = ()) -> Protocol:
+              gates: tuple[tuple[str, int], ...] = (), records_v2: bool = True) -> Protocol:
         """The generation's rules with this release's flags, and the flags of the feature
-        ``gates`` set to a level (``(setting, level)``; one not named runs its default): a fresh
-        Protocol object."""
+        ``gates`` set to a level (``(setting, level)``; one not named runs its default);
+        ``records_v2`` False: under a log.message.format.version below 0.11.0
+        (``with_message_format``). A fresh Protocol object."""
         base = GENERATIONS[self.generation_for(ibp)]
         protocol = type(base)()
         for attr, value in self.flags(ibp, metadata_version).items():
             setattr(protocol, attr, value)
+        if not records_v2:
+            with_message_format(protocol, self.version)
         return with_gates(protocol, gates)
 
 
@@ -549,10 +576,11 @@ def table_rows() -> list[dict]:
 @functools.lru_cache(maxsize=256)
 def release_rules(text: str, ibp: tuple[int, int, int] | None,
                   metadata_version: tuple[int, int, int] | None,
-                  gates: tuple[tuple[str, int], ...] = ()) -> Protocol:
+                  gates: tuple[tuple[str, int], ...] = (), records_v2: bool = True) -> Protocol:
     """A release's rules under an inter.broker.protocol.version / metadata.version (None: the
-    release's own) and feature levels (``gates``), made once per distinct set (``ClusterConfig.rules``)."""
-    return release(text).rules(ibp, metadata_version, gates)
+    release's own), feature levels (``gates``) and message format (``records_v2``), made once
+    per distinct set (``ClusterConfig.rules``)."""
+    return release(text).rules(ibp, metadata_version, gates, records_v2)
 
 
 @functools.lru_cache(maxsize=64)

@@ -17,6 +17,7 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+from ..engine.config import FEATURE_SETTINGS
 from ..explain.answer import Answer, ExplainRun, LineVerdict
 from ..explain.recognise import Line
 from ..explain.spec import ExplainError
@@ -87,8 +88,7 @@ def answer_dict(answer: Answer, run: ExplainRun) -> dict:
         "protocol": answer.protocol,
         "config": None if config is None else {"acks": config.acks, "min_insync_replicas": config.min_insync_replicas,
                                                "unclean_leader_election": config.unclean_leader_election,
-                                               "inter_broker_protocol_version": config.inter_broker_protocol_version,
-                                               "metadata_version": config.metadata_version,
+                                               **{key: getattr(config, key) for key, _ in FEATURE_SETTINGS},
                                                "replicas": list(config.replicas)},
         "offset_map": [[real, model] for real, model in answer.maps.offsets],
         "epoch_map": [[real, model] for real, model in answer.maps.epochs],

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..engine.config import ClusterConfig
+from ..engine.config import FEATURE_SETTINGS, ClusterConfig
 from ..explain.answer import Anomaly, Answer
 from ..explain.observations import KINDS
 from ..explain.recognise import Line
@@ -29,10 +29,9 @@ def rules_words(config: ClusterConfig) -> str:
     """The rules a config runs, with the protocol version that selects older ones where set (a
     cluster part way through an upgrade)."""
     said = config.rules_name
-    if config.inter_broker_protocol_version is not None:
-        said += f", inter.broker.protocol.version={config.inter_broker_protocol_version}"
-    if config.metadata_version is not None:
-        said += f", metadata.version={config.metadata_version}"
+    for key, name in FEATURE_SETTINGS:
+        if getattr(config, key) is not None:
+            said += f", {name}={getattr(config, key)}"
     return said
 
 
@@ -114,8 +113,7 @@ def settings_words(cfg: Mapping) -> str:
     selected older rules."""
     said = (f"acks={cfg['acks']}, min.insync.replicas={cfg['min_insync_replicas']}, "
             f"unclean.leader.election.enable={str(cfg['unclean_leader_election']).lower()}")
-    for key, name in (("inter_broker_protocol_version", "inter.broker.protocol.version"),
-                      ("metadata_version", "metadata.version")):
+    for key, name in FEATURE_SETTINGS:
         if cfg.get(key) is not None:
             said += f", {name}={cfg[key]}"
     return said

@@ -267,6 +267,10 @@ def releases_text(rows: list[dict], flags) -> str:
                           for f in flags if (needs := f.needs(mode)) is not None)
         lines += wrapped(f"  {kafka}:", f"{words}, {LOWEST_FEATURE_VERSION[mode]} up to the release's own (a cluster "
                                         f"part way through an upgrade; not given: the release's own): {below}", 4)
+    lines += wrapped("  log.message.format.version:", "ZooKeeper 0.11 - 2.8, 0.8.0 up to the inter.broker.protocol."
+                     "version: below 0.11.0 (v0 / v1 records) no append records its leader epoch (Log.append), so "
+                     "a follower truncates to its HW as before KIP-101; 2.0.1 - 2.1.0 still cache a leader's own "
+                     "elections (KAFKA-7897, fixed in 2.1.1)", 4)
     return "\n".join(lines)
 
 

@@ -407,6 +407,63 @@ def test_requests_are_fenced_by_the_leader_epoch_from_2_1_at_ibp_2_1_iv2():
         assert ("log-divergence" in run.anomaly_kinds()) is diverges and (not fenced) is diverges, (rules, kw)
 
 
+def _format(text: str) -> dict:
+    return {"message_format_version": text}
+
+
+def test_records_below_message_format_v2_carry_no_epoch_and_followers_truncate_to_the_hw():
+    """0.11.0.0 - 2.8.0 Log.append assigns the epoch cache only for ``batch.magic >=
+    RecordBatch.MAGIC_VALUE_V2``: under log.message.format.version 0.10.2 no append records an
+    epoch, a follower's cache stays empty and it truncates to its HW (0.11.0.0
+    ReplicaFetcherThread / 2.1.1 AbstractFetcherThread ``partitionsWithoutEpochs``): KIP-101
+    scenario 1 truncates to the HW again in every release that reads the setting, and loses m2
+    where the controller misses the quick restart (up to 2.1: KAFKA-1120); at 0.11.0 neither."""
+    for rules, fmt, loses in (("0.11.0", "0.10.2", True), ("0.11.0", "0.11.0", False), ("2.0.1", "0.10.2", True),
+                              ("2.1", "0.10.2", True), ("2.1", None, False), ("2.4", "0.10.2", False),
+                              ("2.4", "0.11.0", False), ("2.8", "0.10.2", False), ("2.8", None, False)):
+        run = _scenario("data-loss", rules, **_format(fmt))
+        to_hw = fmt == "0.10.2"
+        assert ("lost-write" in run.anomaly_kinds()) is loses, (rules, fmt)
+        assert any(e[0] == "truncate" and e[4] == "truncate to HW" for e in run.events) is to_hw, (rules, fmt)
+        if rules == "0.11.0":      # no cache entry at all: no OffsetsForLeaderEpoch request
+            assert any(e[0] == "epoch_request" for e in run.events) is not to_hw, (rules, fmt)
+
+
+def test_below_message_format_v2_the_epoch_cache_holds_elections_up_to_2_1_0_and_nothing_from_2_1_1():
+    """KAFKA-7897: 2.0.1 - 2.1.0 Partition.makeLeader assigns (epoch, LEO) at an election whatever
+    the format, so the leader's cache holds its elections only; 2.1.1 / 2.2.0
+    Log.initializeLeaderEpochCache keeps no cache below v2 (``leaderEpochCache = None``); the 2.1
+    row is read at 2.1.1. At v2 the appends assign as well."""
+    for rules, fmt, leader_cache in (("2.0.1", "0.10.2", [(0, 0)]), ("2.1", "0.10.2", []),
+                                     ("2.2", "0.10.2", []), ("2.2", "0.11.0", [(0, 0)]),
+                                     ("1.1", "0.10.2", [])):
+        c = cluster(rules, replicas=("A", "B"), **_format(fmt))
+        c.produce("x")
+        c.fetch("B")
+        c.fetch("B")
+        assert c.by_id["A"].log.cache.entries == leader_cache, (rules, fmt)
+        assert c.by_id["B"].log.cache.entries == ([(0, 0)] if fmt == "0.11.0" else []), (rules, fmt)
+
+
+def test_the_message_format_is_taken_where_kafka_reads_it():
+    """log.message.format.version: ZooKeeper 0.11 - 2.8 (3.0 ignores it from IBP 3.0, KIP-724),
+    at most the inter.broker.protocol.version (KafkaConfig), one line naming the field otherwise."""
+    import pytest
+
+    from hwlib.errors import ConfigError
+
+    for rules, kw, words in (("0.10.2", _format("0.10.2"), "ZooKeeper 0.11 - 2.8"),
+                             ("3.0", _format("0.10.2"), "KIP-724"),
+                             ("3.7-kraft", _format("0.10.2"), "not modelled for 3.7 KRaft"),
+                             ("1.1", {**_format("2.0"), **_ibp("1.1")}, "allowed: 0.8.0 up to 1.1"),
+                             ("2.4", _format("two"), "is not a version")):
+        with pytest.raises(ConfigError, match="config.message_format_version") as caught:
+            cluster(rules, replicas=("A", "B"), **kw)
+        assert words in str(caught.value) and "\n" not in str(caught.value), rules
+    name, value = ClusterConfig.setting_from_text("log.message.format.version=0.10.2")
+    assert (name, value) == ("message_format_version", "0.10.2")
+
+
 def test_an_ibp_below_the_release_is_named_in_the_header_with_what_it_turns_back():
     from hwlib.views.text import run_text
 
