@@ -409,6 +409,19 @@ class ClusterConfig:
         value = getattr(self, name)
         return f"{kafka or name}={str(value).lower() if isinstance(value, bool) else value}{self.default_note(name)}"
 
+    def settings_words(self) -> list[str]:
+        """The settings a run states, as Kafka names them, each marked where it is the release's
+        default: acks, min.insync.replicas, unclean election where on, the flush interval where
+        set, the lag and session timeouts, then the feature levels (``gate_words``)."""
+        out = [self.setting_words("acks"), self.min_isr_words()]
+        if self.unclean_leader_election:
+            out.append(self.setting_words("unclean_leader_election", "unclean.leader.election.enable"))
+        if self.log_flush_interval_messages is not None:
+            out.append(f"log.flush.interval.messages={self.log_flush_interval_messages}")
+        session = "broker.session.timeout.ms" if self.rules().kraft else "zookeeper.session.timeout.ms"
+        return out + [self.setting_words("replica_lag_time_max_ms", "replica.lag.time.max.ms"),
+                      self.setting_words("session_timeout_ms", session), *self.gate_words()]
+
     def gate_words(self) -> list[str]:
         """Each feature level the rules run with, as Kafka names it, and whose it is:
         ``eligible.leader.replicas.version=1 (4.1's default: a cluster created on 4.1)``; an

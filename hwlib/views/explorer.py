@@ -80,6 +80,8 @@ class Explorer:
         self.left = w.Dropdown(options=rules, value=protocols[0], description="rules")
         self.right = w.Dropdown(options=(NONE, *rules), value=protocols[1] if len(protocols) > 1 else NONE,
                                 description="beside it")
+        #: the settings each panel ran with, those a release chose marked as its default
+        self.settings = w.HTML()
         self.stepper = StepperWidget(layout=w.Layout(width="100%"))
         self.action = w.Dropdown(options=list(FORKS), description="fault")
         self.replica = w.Dropdown(options=list(self.scenario.config.replicas), description="replica")
@@ -96,7 +98,7 @@ class Explorer:
         row = lambda *items: w.HBox(list(items), layout=w.Layout(flex_flow="row wrap", align_items="center"))  # noqa: E731
         self.widget = w.VBox([
             row(self.pick, self.path, self.load, self.load_message), row(self.left, self.right),
-            self.stepper,
+            self.settings, self.stepper,
             row(self.action, self.replica, self.value, self.fork_button, self.fork_message), self.fork_note,
             row(self.save_path, self.save_button, self.save_message)], layout=w.Layout(width="100%"))
         self.widget.add_class("hwl-explorer")
@@ -142,6 +144,9 @@ class Explorer:
         forked = kept < len(self.steps) or len(self.steps) < len(original)
         name = f"{self.scenario.name}, forked at step {kept}" if forked else self.scenario.name
         self._titles = [f"{name} · {result.config.rules_name}" for result in self.results]
+        self.settings.value = "".join(
+            f"<div style='color:#444;font-size:12px'><b>{esc(result.config.rules_name)}</b> ran with "
+            f"{esc(', '.join(result.config.settings_words()))}</div>" for result in self.results)
         # a caption stays only where the steps up to it are the scenario's own
         captions = [{k: text for k, text in self.scenario.captions(p).items() if k <= kept} for p in self.protocols]
         self._frames = [rendered_frames(r, t, c) for r, t, c in zip(self.results, self._titles, captions, strict=True)]

@@ -44,16 +44,7 @@ def run_text(result: RunResult) -> str:
     row = result.config.release_row
     rules = (f"release {row.label} (rules {result.protocol}, read at {row.read_at})" if row is not None
              else f"protocol {result.protocol}")
-    settings = [f"replicas {','.join(result.config.replicas)}", result.config.setting_words("acks"),
-                result.config.min_isr_words()]
-    if result.config.unclean_leader_election:
-        settings.append(result.config.setting_words("unclean_leader_election", "unclean.leader.election.enable"))
-    if result.config.log_flush_interval_messages is not None:
-        settings.append(f"log.flush.interval.messages={result.config.log_flush_interval_messages}")
-    settings += [result.config.setting_words("replica_lag_time_max_ms", "replica.lag.time.max.ms"),
-                 result.config.setting_words("session_timeout_ms", "broker.session.timeout.ms" if
-                                             result.config.rules().kraft else "zookeeper.session.timeout.ms"),
-                 *result.config.gate_words()]
+    settings = [f"replicas {','.join(result.config.replicas)}", *result.config.settings_words()]
     lines = _packed(f"scenario {result.name}", [rules, *settings], indent=9)
     for i, snap in enumerate(trace.snapshots):
         reps = "  ".join(

@@ -109,6 +109,10 @@ def test_explorer_compares_releases_and_forks_a_controlled_shutdown():
     explorer = Explorer("data-loss", ["2.1", "3.7-kraft"], start=3)
     assert [r.config.rules_name for r in explorer.results] == ["2.1", "3.7-kraft"]
     assert "data-loss · 2.1" in explorer.stepper.markup and "data-loss · 3.7-kraft" in explorer.stepper.markup
+    # each panel's settings, a release's defaults marked (the scenario gives acks, not the lag)
+    said = explorer.settings.value.replace("&#x27;", "'")
+    assert "<b>2.1</b> ran with acks=all, min.insync.replicas=1, replica.lag.time.max.ms=10000 (2.1's default)" in said
+    assert "broker.session.timeout.ms=9000 (3.7's default)" in said and "acks=all (" not in said
     explorer.fork(3, "controlled shutdown", "A")
     assert explorer.steps[-1] == hwlib.Step("shutdown", replica="A")
     for result in explorer.results:
