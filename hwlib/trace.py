@@ -26,6 +26,7 @@ def snapshot(cluster: Cluster) -> dict:
             "hw": r.hw,
             "hw_checkpoint": r.hw_checkpoint,
             "flushed": r.log.flushed,
+            "log_start": r.log.start,
             "log": [list(rec) for rec in r.log.records()],
             "epoch_cache": [list(e) for e in r.log.cache.entries],
             "fetch_state": r.fetch_state,
@@ -64,7 +65,7 @@ def final_state(snap: dict) -> dict:
         "elr": snap["elr"],
         "partition_hw": snap["partition_hw"],
         "acked": snap["acked"],
-        "replicas": {rid: {k: v[k] for k in ("online", "leo", "hw", "log", "epoch_cache")}
+        "replicas": {rid: {k: v[k] for k in ("online", "log_start", "leo", "hw", "log", "epoch_cache")}
                      for rid, v in snap["replicas"].items()},
     }
 

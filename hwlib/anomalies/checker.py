@@ -13,13 +13,13 @@ if TYPE_CHECKING:
 
 KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr", "hw-regression",
          "epoch-cache-order", "duplicate", "reordered", "inconsistent-offsets", "nonmonotonic-poll",
-         "unseen")
+         "unseen", "hw-below-log-start", "consumer-skipped")
 #: safety properties, most serious first: a violation is acknowledged data lost, replicas that
 #: disagree, a committed record removed, or a client seeing what Kafka promises it never will
 SAFETY = ("lost-write", "log-divergence", "duplicate", "reordered", "inconsistent-offsets", "unseen",
-          "committed-truncated", "strong-isr", "nonmonotonic-poll", "epoch-cache-order")
+          "committed-truncated", "strong-isr", "hw-below-log-start", "nonmonotonic-poll", "epoch-cache-order")
 #: expected effects of the protocol that hwlib explains - not failures, never data loss
-EFFECTS = ("hw-regression",)
+EFFECTS = ("hw-regression", "consumer-skipped")
 #: every kind in one order: safety first (most serious first), then the expected effects
 SEVERITY = SAFETY + EFFECTS
 #: why each expected effect is not data loss (shown wherever an effect is listed)
@@ -27,6 +27,9 @@ EFFECT_NOTES = {
     "hw-regression": ("a new leader's HW may start below the old leader's: each follower learns the HW one "
                       "fetch round late, and a new leader keeps the HW it had. Consumers may briefly see a "
                       "lower HW; no record is lost by it."),
+    "consumer-skipped": ("retention or DeleteRecords moved the log start past records the consumer had not read "
+                         "yet: its next fetch is out of range and auto.offset.reset moves it on. Kafka deletes "
+                         "them as configured; replication lost nothing."),
 }
 #: the same for unavailability (steps without an online leader), which is measured, not a kind
 UNAVAILABILITY_NOTE = ("a partition without an online leader refuses writes and reads until one is elected: "
@@ -147,6 +150,7 @@ class AnomalyChecker:
             rep.check_strong_isr(step)
         if changed:
             rep.check_divergence(step)
+            rep.check_log_start(step)
         versions = rep.cache_versions
         for r in cluster.replicas:
             if r.log.cache.version != versions[r.index]:

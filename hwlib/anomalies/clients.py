@@ -118,9 +118,14 @@ class ClientChecks(Remembered):
             return
         acked = set(cluster.producer.acked)
         values = leader.log.values
+        start = leader.log.start
         for offset in range(min(cluster.consumer.position, len(values))):
             value = values[offset]
             if value in acked and value not in self._values_read:
+                if offset < start:      # deleted before the consumer got to it: an effect of retention
+                    self.report("consumer-skipped", step, f"{value} (offset {offset}) was deleted below the log "
+                                 f"start {start} before the consumer read it", offset=offset, value=value)
+                    continue
                 self.report("unseen", step, f"{value} is acknowledged and at offset {offset}, below the "
                              f"consumer's position {cluster.consumer.position}, but was never read",
                              offset=offset, value=value)

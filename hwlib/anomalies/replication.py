@@ -1,4 +1,4 @@
-"""Broker-internal checks: log divergence, committed truncation, strong ISR (TLA+'s StrongIsr), HW regression.
+"""Broker-internal checks: log divergence, committed truncation, strong ISR, HW regression, HW below log start.
 
 Pairwise log comparisons are amortised: for each pair of replicas the checks remember the
 prefix already found equal and shorten it only when a truncation rewrote one of the logs. A
@@ -35,6 +35,8 @@ class ReplicationChecks(Remembered):
     #: strong-isr violations standing after the last check: leader * n + member, and
     #: n * n + member for a member lacking a committed record
     weak_isr: set[int]
+    #: leaders (by index) serving an HW below their log start, after the last check
+    low_hw: frozenset[int]
     #: the partition's committed prefix: every record that was ever below the partition HW
     committed_epochs: list[int]
     committed_values: list[str]
@@ -55,6 +57,7 @@ class ReplicationChecks(Remembered):
             self.agree = source.agree                # shared until either side writes
             self.diverged = source.diverged
             self.weak_isr = source.weak_isr          # replaced, never changed in place
+            self.low_hw = source.low_hw
             self.committed_epochs = source.committed_epochs
             self.committed_values = source.committed_values
             self.has_committed = source.has_committed
@@ -69,6 +72,7 @@ class ReplicationChecks(Remembered):
         self.agree = [0] * (n * n)
         self.diverged = {}
         self.weak_isr = set()
+        self.low_hw = frozenset()
         self.committed_epochs = []
         self.committed_values = []
         self.has_committed = [0] * n
@@ -86,7 +90,7 @@ class ReplicationChecks(Remembered):
         """The committed prefix, the highest partition HW seen, the violations standing (the
         agreement caches are left out: they only save work)."""
         return (tuple([values[v] for v in self.committed_values]), tuple(self.committed_epochs),
-                -1 if self.last_hw is None else self.last_hw, tuple(sorted(self.weak_isr)),
+                -1 if self.last_hw is None else self.last_hw, tuple(sorted(self.weak_isr)), tuple(sorted(self.low_hw)),
                 tuple(sorted(self.diverged.items())))
 
     def pair_code(self, a: Replica, b: Replica) -> int:
@@ -167,6 +171,19 @@ class ReplicationChecks(Remembered):
             start = len(values)
             epochs.extend(log.epochs[start:leader.hw])
             values.extend(log.values[start:leader.hw])
+
+    def check_log_start(self, step: int) -> None:
+        """Kafka's invariant log start <= HW, for the HW a leader serves: a leader whose HW lies
+        below its own log start (KAFKA-9491: 2.4.0 elects a replica truncated fully to the old
+        leader's log start before its HW caught up) cannot read its HW - fetches fail, the HW
+        stops, produces fail. Reported when it appears, and again only after it went away."""
+        low = frozenset(r.index for r in self.cluster.replicas
+                        if r.role == LEADER and r.online and r.hw < r.log.start)
+        for r in self.cluster.replicas:
+            if r.index in low and r.index not in self.low_hw:
+                self.report("hw-below-log-start", step, f"leader {r.id} serves HW {r.hw}, below its log start "
+                            f"{r.log.start}", replica=r.id, offset=r.hw)
+        self.low_hw = low
 
     def check_strong_isr(self, step: int) -> None:
         """The TLA+ specification's StrongIsr, for every online replica that believes it leads - the controller's

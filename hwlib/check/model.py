@@ -226,8 +226,12 @@ def alphabet(replicas: tuple[str, ...], faults: tuple[str, ...], tick_ms: int) -
             steps.append(Step("flush", replica=r))
         if "stale_produce" in faults:
             steps.append(Step("produce", value="", replica=r))
+        if "retention" in faults:
+            steps.append(Step("retention", replica=r, offset=-1))
     if "lost_ack" in faults:
         steps += [Step("produce", value="", lose_ack=True), Step("retry")]
+    if "retention" in faults:
+        steps.append(Step("delete_records", offset=-1))
     if "controller_failover" in faults:
         steps.append(Step("controller_failover"))
     if "consume" in faults:

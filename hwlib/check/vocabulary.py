@@ -36,6 +36,7 @@ FAULTS = {
     "stale_produce": "a produce sent to one broker, as a client with stale metadata sends it",
     "consume": "the consumer polls the leader",
     "consumer_crash": "the consumer dies; a new one resumes from the committed offset",
+    "retention": "a broker's retention deletes every segment it may, or DeleteRecords up to the HW: log starts move",
 }
 #: each fault in plain words, for the line that says what a verdict covers (a noticed and an
 #: unnoticed variant share theirs: ``verdicts.coverage_text`` says which of them it covers)
@@ -46,7 +47,7 @@ FAULT_WORDS = {
     "power_loss_unseen": "power loss", "replace_disk": "replaced disks",
     "controlled_shutdown": "controlled shutdowns", "flush": "flushes", "tick": "time passing",
     "lost_ack": "lost acknowledgements", "stale_produce": "produces to a stale leader",
-    "consume": "consumer polls", "consumer_crash": "consumer crashes",
+    "consume": "consumer polls", "consumer_crash": "consumer crashes", "retention": "retention and DeleteRecords",
 }
 #: the faults of the TLA+ specification of Kafka replication (hachikuji/kafka-specification):
 #: leader moves, isolation and late LeaderAndIsr delivery, no crashes - for comparisons with TLC
@@ -116,6 +117,8 @@ def step_fault(step: Step) -> str | None:
     if kind in ("elect", "deliver", "controller_failover", "flush", "tick", "consume", "consumer_crash",
                 "replace_disk"):
         return kind
+    if kind in ("retention", "delete_records"):
+        return "retention"
     return None
 
 

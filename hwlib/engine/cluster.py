@@ -266,6 +266,10 @@ class Cluster:
             self.deliver(cast(str, replica), step.count)
         elif kind == "controller_failover":
             self.controller_failover()
+        elif kind == "delete_records":
+            self.delete_records(step.offset)
+        elif kind == "retention":
+            self.retention(step.offset, step.replica)
         elif kind == "consume":
             self.consume(step.replica)
         elif kind == "commit":
@@ -286,6 +290,10 @@ class Cluster:
             return KRAFT_FAILOVER_SKIP if self.protocol.kraft else None
         if kind in ("produce", "tick", "consume", "commit", "consumer_crash"):
             return None
+        if kind == "delete_records":
+            return self.partition.delete_records_skip(self.serving_leader, step.offset)
+        if kind == "retention":
+            return self.retention_skip(step.offset, step.replica)
         if kind == "retry":
             return None if self.producer.retrying else RETRY_SKIP
         replica = self.replica(str(step.replica))
@@ -476,6 +484,10 @@ class Cluster:
         # leader cached at election without appending is gone after a restart
         replica.log.cache.truncate_from_end(replica.leo)
         replica.hw = min(replica.hw_checkpoint, replica.leo)
+        if self.protocol.hw_in_log and replica.hw < replica.log.start:
+            # 2.4.0 Partition.createLogIfNotExists: log.updateHighWatermark(checkpointHighWatermark)
+            # keeps the HW within [log start, LEO] (before, makeLeader did it for a leader)
+            replica.hw = replica.log.start
         replica.fetch_state = FETCHING
         replica.role = FOLLOWER
         replica.leader_id = None
@@ -517,6 +529,36 @@ class Cluster:
         replica.unclean_shutdown = True
         self.events.append(("replace_disk", replica_id, lost))
         return self.restart(replica_id)
+
+    def delete_records(self, offset: int) -> None:
+        """The admin client's DeleteRecords before ``offset`` (KIP-107), sent to the leader."""
+        leader = self.serving_leader
+        reason = self.partition.delete_records_skip(leader, offset)
+        if reason is not None or leader is None:
+            return self.skip("delete_records", None, reason or "no online leader")
+        self.partition.delete_records_on_leader(leader, offset)
+        return None
+
+    def retention_skip(self, offset: int, replica_id: str | None) -> str | None:
+        """Why retention below ``offset`` (on one broker, or every online one) deletes nothing."""
+        targets = [self.replica(replica_id)] if replica_id is not None else [r for r in self.replicas if r.online]
+        if replica_id is not None and not targets[0].online:
+            return "replica is offline"
+        if any(self.partition.retention_bound(r, offset) > r.log.start for r in targets):
+            return None
+        below = "" if offset < 0 else f" below offset {offset}"
+        return f"nothing{below} to delete" + (" under the HW" if self.protocol.retention_bounded_by_hw else "")
+
+    def retention(self, offset: int, replica_id: str | None = None) -> None:
+        """Retention deletes the segments below ``offset`` on ``replica_id``'s broker, or on every
+        online broker (each bounded by its own HW from 0.11.0.1)."""
+        reason = self.retention_skip(offset, replica_id)
+        if reason is not None:
+            return self.skip("retention", replica_id, reason)
+        for r in ([self.replica(replica_id)] if replica_id is not None else self.replicas):
+            if r.online:
+                self.partition.delete_old_segments(r, offset)
+        return None
 
     def elect(self, replica_id: str) -> None:
         """Controller moves leadership to ``replica_id`` (clean: it must be a live ISR member)."""

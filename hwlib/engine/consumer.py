@@ -61,7 +61,7 @@ class Consumer:
         """The consumer polls the broker it believes leads (or ``broker``) from its position up
         to that broker's HW, carrying the leader epoch its metadata holds. With auto-commit,
         a poll first commits the position once the interval has passed; a position beyond
-        the broker's log end is OFFSET_OUT_OF_RANGE and is reset."""
+        the broker's log end or below its log start is OFFSET_OUT_OF_RANGE and is reset."""
         known, epoch = self.metadata.view("consumer")
         target = broker if broker is not None else known
         leader = self.brokers[target] if target is not None else None
@@ -73,8 +73,10 @@ class Consumer:
         if config.enable_auto_commit and self.time.now - self.last_commit_ms >= config.auto_commit_interval_ms:
             self.commit()
         start = self.position
-        if start > leader.leo:
-            start = 0 if config.auto_offset_reset == "earliest" else leader.hw
+        if start > leader.leo or start < leader.log.start:
+            # OFFSET_OUT_OF_RANGE: past the log end, or below the log start (retention,
+            # DeleteRecords); auto.offset.reset's earliest is the log start offset
+            start = leader.log.start if config.auto_offset_reset == "earliest" else leader.hw
             self.events.append(("consumer_reset", self.position, start, config.auto_offset_reset))
         end = max(start, min(leader.hw, leader.leo))
         records = leader.log.records(start, end)

@@ -167,6 +167,15 @@ class LeaderEpochCache(CopyOnWrite):
         starts.insert(0, start_offset)
         return True
 
+    def clear(self) -> bool:
+        """Drop every entry (``LeaderEpochFileCache.clearAndFlush``: a full truncation)."""
+        if not self._epochs:
+            return False
+        self._write()
+        self._epochs.clear()
+        self._starts.clear()
+        return True
+
     def is_strictly_increasing(self) -> bool:
         epochs, starts = self._epochs, self._starts
         return all(epochs[i] < epochs[i + 1] and starts[i] < starts[i + 1]

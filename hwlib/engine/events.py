@@ -28,6 +28,11 @@ from .controller import ELECTIONS
 #   ("expire", replica)                             a parked fetch's wait ran out
 #   ("fetch", replica, fetch_offset, count, hw)     leader answered a fetch
 #   ("out_of_range", replica, fetch_offset, leader_leo)
+#   ("out_of_range_start", replica, fetch_offset, leader_start)  the fetch offset is below the leader's log start
+#   ("out_of_range_hw", replica, fetch_offset, leader_hw, leader_start)  2.4.0: the leader's HW is below its log start
+#   ("truncate_fully", replica, old_leo, offset)     the log restarts empty at offset (truncateFullyAndStartAt)
+#   ("log_start", replica, old, new, reason)        a replica's log start offset moved (retention, DeleteRecords,
+#                                                   the leader's log start in a fetch response)
 #   ("epoch_request", replica, asked_epoch, answer) OffsetsForLeaderEpoch round trip
 #   ("reconciled", replica, fetch_offset)           kip595: a fetch was accepted after a change
 #   ("diverging", replica, fetch_offset, last_fetched_epoch, (epoch, end))  kip595 fetch answer
@@ -107,6 +112,14 @@ _DESCRIBE: dict[str, Callable[..., str]] = {
     "fetch": lambda r, offset, count, hw: f"leader answers {r}'s fetch at {offset}: {count} record(s), HW {hw}",
     "out_of_range": lambda r, offset, leo: (f"{r} fetch offset {offset} is beyond the leader's LEO {leo}: "
                                             "OFFSET_OUT_OF_RANGE"),
+    "out_of_range_start": lambda r, offset, start: (
+        f"{r} fetch offset {offset} is below the leader's log start {start}: OFFSET_OUT_OF_RANGE"),
+    "out_of_range_hw": lambda r, offset, hw, start: (
+        f"{r}'s fetch at {offset} fails: the leader's HW {hw} is below its log start {start}, so it cannot read its "
+        "HW (OFFSET_OUT_OF_RANGE, KAFKA-9491)"),
+    "truncate_fully": lambda r, old, offset: (f"{r} truncates fully and starts at the leader's log start {offset} "
+                                              f"(LEO {old} -> {offset})"),
+    "log_start": lambda r, old, new, reason: f"{r} log start {old} -> {new} ({reason})",
     "epoch_request": lambda r, epoch, answer: f"{r} asks OffsetsForLeaderEpoch({epoch}); leader answers {answer}",
     "diverging": lambda r, offset, last, answer: (f"{r} fetches at {offset} after epoch {last}; leader answers "
                                                  f"diverging epoch {answer[0]} ending at {answer[1]}"),

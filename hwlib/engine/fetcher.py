@@ -16,6 +16,7 @@ from .replica import FETCHING, LEADER, TRUNCATING, InFlight, Replica
 if TYPE_CHECKING:
     from .config import ClusterConfig
     from .delayed import DelayedOperations
+    from .log import ReplicaLog
     from .protocols import Protocol
 
 
@@ -94,9 +95,21 @@ class ReplicaFetcher:
             self.events.append(("replicate", follower.id, start, len(log.values)))
             log.flush_if_due(self.flush_interval)
         new_hw = request.hw if request.hw < len(log.values) else len(log.values)
+        if self.protocol.hw_in_log and new_hw < log.start:
+            new_hw = log.start          # 2.4.0+ Log.updateHighWatermark: the HW within [log start, LEO]
         if new_hw != follower.hw:
             self.events.append(("hw", follower.id, follower.hw, new_hw, False))
             follower.hw = new_hw
+        if self.protocol.follows_leader_log_start and request.leader_start > log.start:
+            # 0.11.0.0+ processPartitionData: maybeIncrementLogStartOffset(leader's log start), which
+            # refuses a start above the HW (OffsetOutOfRangeException). A leader's answer is read
+            # at once here, so its start is at most the HW it sends and the follower's HW is at
+            # least that: KAFKA-7104's race inside the leader's handling is not modelled.
+            if request.leader_start > follower.hw:
+                raise AssertionError(f"{follower.id}: leader's log start {request.leader_start} above the HW "
+                                     f"{follower.hw} (a consistent fetch response cannot carry it)")
+            self.events.append(("log_start", follower.id, log.start, request.leader_start, "leader's log start"))
+            log.increment_start(request.leader_start)
 
     def process_diverging_epoch(self, follower: Replica, request: InFlight) -> None:
         """kip595: no records, no HW; truncate and let the next fetch validate again."""
@@ -106,19 +119,45 @@ class ReplicaFetcher:
         self.truncate(follower, offset, "diverging epoch")
 
     def handle_offset_out_of_range(self, follower: Replica, request: InFlight) -> bool:
-        """The leader is shorter than the follower (it lost or never had the suffix):
-        ``ReplicaFetcherThread.handleOffsetOutOfRange``. With unclean election disabled, Kafka
-        0.9 - 2.0.0 refuse to truncate and stop the broker - 0.9 / 0.10 "Halting because log
+        """OFFSET_OUT_OF_RANGE: ``ReplicaFetcherThread.handleOffsetOutOfRange`` (up to 2.0.1),
+        ``AbstractFetcherThread.fetchOffsetAndTruncate`` (2.1+). The leader is shorter than the
+        follower (it lost or never had the suffix): with unclean election disabled, Kafka 0.9 -
+        2.0.0 refuse to truncate and stop the broker - 0.9 / 0.10 "Halting because log
         truncation is not allowed for topic ...", 0.11 - 2.0.0 "Exiting because log truncation
         is not allowed for partition ..." - returning True; from 2.0.1 / 2.1.0 (KAFKA-7414) and
-        with unclean election the follower truncates to the leader's LEO."""
-        self.events.append(("out_of_range", follower.id, request.fetch_offset, request.leader_leo))
+        with unclean election the follower truncates to the leader's LEO. Otherwise the
+        follower fetches from max(leader's log start, its LEO), first truncating fully to the
+        leader's start when its LEO is below it ("Reset fetch offset ... to current leader's
+        start offset")."""
+        if request.fetch_offset > request.leader_leo:
+            self.events.append(("out_of_range", follower.id, request.fetch_offset, request.leader_leo))
+        elif request.fetch_offset < request.leader_start:
+            self.events.append(("out_of_range_start", follower.id, request.fetch_offset, request.leader_start))
+        else:
+            self.events.append(("out_of_range_hw", follower.id, request.fetch_offset, request.hw,
+                                request.leader_start))
         if request.leader_leo < follower.leo:
             if self.protocol.out_of_range_exits_broker and not self.unclean:
                 self.events.append(("halt", follower.id, request.leader_leo, follower.leo))
                 return True
             self.truncate(follower, request.leader_leo, "leader's log is shorter")
+        elif request.leader_start > follower.leo:
+            self.truncate_fully(follower, request.leader_start, request.leader.log)
         return False
+
+    def truncate_fully(self, replica: Replica, offset: int, leader_log: ReplicaLog) -> None:
+        """``Log.truncateFullyAndStartAt(offset)``: the log restarts empty at the leader's log
+        start; the HW drops to the LEO where above it and, from 2.4.1 (KAFKA-9491), rises to the
+        new start where below it."""
+        old = replica.leo
+        replica.log.truncate_fully_and_start_at(offset, leader_log)
+        self.events.append(("truncate_fully", replica.id, old, offset))
+        new_hw = replica.hw if replica.hw <= offset else offset
+        if self.protocol.full_truncation_raises_hw and new_hw < offset:
+            new_hw = offset
+        if new_hw != replica.hw:
+            self.events.append(("hw", replica.id, replica.hw, new_hw, replica.is_leader))
+            replica.hw = new_hw
 
     def process_epoch_response(self, follower: Replica, request: InFlight) -> None:
         offset, done = self.protocol.truncation_after_answer(follower.log, follower.hw, request.answer)

@@ -1,4 +1,4 @@
-"""Replica log: records (offset, epoch, value) with a durable (flushed) prefix and its epoch cache."""
+"""Replica log: records (offset, epoch, value) from its log start offset, a flushed prefix, its epoch cache."""
 
 from __future__ import annotations
 
@@ -12,11 +12,16 @@ if TYPE_CHECKING:
 
 
 class ReplicaLog(CopyOnWrite):
-    """One replica's log of the partition. Offsets start at 0 (no retention is modelled).
+    """One replica's log of the partition, from its log start offset ``start``.
 
     Records live in parallel lists, ``epochs``, ``values`` and ``seqs`` (the idempotent
     producer's sequence number, -1 for other records); the LEO is their length.
     ``flushed`` is the durable prefix: a power loss keeps ``[0, flushed)`` only.
+    ``start`` is the log start offset (``Log.logStartOffset``): records below it are deleted -
+    by retention, DeleteRecords or a full truncation - and nobody reads them. The lists keep
+    their slots so that an offset indexes them: the records the log had there, or, after a
+    full truncation to the leader's start (``truncate_fully_and_start_at``), the leader's
+    deleted ones, which no check and no reader looks at.
     ``rewritten_from`` is the lowest offset any truncation touched since an observer last
     reset it to ``None`` (appends never rewrite).
 
@@ -27,7 +32,7 @@ class ReplicaLog(CopyOnWrite):
     state key's part of them there), dropped by every write of the records.
     """
 
-    __slots__ = ("epochs", "values", "seqs", "flushed", "cache", "rewritten_from")
+    __slots__ = ("epochs", "values", "seqs", "flushed", "start", "cache", "rewritten_from")
 
     def __init__(self, source: ReplicaLog | None = None) -> None:
         if source is None:
@@ -35,6 +40,7 @@ class ReplicaLog(CopyOnWrite):
             self.values: list[str] = []
             self.seqs: list[int] = []
             self.flushed = 0
+            self.start = 0
             self.cache = LeaderEpochCache()
             self.rewritten_from: int | None = None
             self._fresh()
@@ -43,6 +49,7 @@ class ReplicaLog(CopyOnWrite):
             self.values = source.values
             self.seqs = source.seqs
             self.flushed = source.flushed
+            self.start = source.start
             self.cache = source.cache.copy()
             self.rewritten_from = source.rewritten_from
             self._share(source)
@@ -57,14 +64,14 @@ class ReplicaLog(CopyOnWrite):
 
     def key(self, ctx: KeyContext) -> tuple:
         """Its state (see ``state_key``): the records (values by number, epochs, sequence
-        numbers), the flushed offset and the epoch cache. The records' part is kept in
+        numbers), the flushed offset, the log start offset and the epoch cache. The records' part is kept in
         ``memo`` until the log writes them (a copy shares it)."""
         memo = self.memo
         values = ctx.values
         if memo is None or memo[0] is not values:
             memo = self.memo = (values, (tuple([values[v] for v in self.values]), tuple(self.epochs),
                                          tuple(self.seqs)))
-        return (memo[1], self.flushed, self.cache.key())
+        return (memo[1], self.flushed, self.start, self.cache.key())
 
     def _own(self) -> None:
         self.epochs = list(self.epochs)
@@ -75,7 +82,9 @@ class ReplicaLog(CopyOnWrite):
     def log_end_offset(self) -> int:
         return len(self.values)
 
-    def records(self, start: int = 0, end: int | None = None) -> list[tuple[int, int, str]]:
+    def records(self, start: int | None = None, end: int | None = None) -> list[tuple[int, int, str]]:
+        """(offset, epoch, value) of each record from ``start`` (the log start offset) to ``end``."""
+        start = self.start if start is None else start
         end = len(self.values) if end is None else end
         return [(o, self.epochs[o], self.values[o]) for o in range(start, end)]
 
@@ -130,10 +139,42 @@ class ReplicaLog(CopyOnWrite):
         del self.seqs[offset:]
         if self.flushed > offset:
             self.flushed = offset
+        if self.start > offset:        # Log.truncateTo below the first segment: truncateFullyAndStartAt
+            self.start = offset
         self.cache.truncate_from_end(offset)
         if self.rewritten_from is None or offset < self.rewritten_from:
             self.rewritten_from = offset
         return dropped
+
+    def increment_start(self, offset: int) -> bool:
+        """``Log.maybeIncrementLogStartOffset``: the start moves up to ``offset`` (never down),
+        the epoch cache drops what lies below it (``truncateFromStart``); the deleted records
+        were in closed, flushed segments. The caller checks the bound its release sets (the
+        HW). Returns whether it moved."""
+        if offset <= self.start:
+            return False
+        self.start = offset
+        if self.flushed < offset:
+            self.flushed = offset
+        self.cache.truncate_from_start(offset)
+        return True
+
+    def truncate_fully_and_start_at(self, offset: int, leader: ReplicaLog) -> int:
+        """``Log.truncateFullyAndStartAt``: every record goes, the log restarts empty at
+        ``offset`` (its start and LEO), the epoch cache is cleared. The slots below ``offset``
+        take the leader's deleted records (``leader``'s start is at or above ``offset``): read
+        by nobody, they keep offsets indexing the lists and every pairwise check at rest.
+        Returns how many records the log had."""
+        had = len(self.values)
+        self._write()
+        self.epochs = leader.epochs[:offset]
+        self.values = leader.values[:offset]
+        self.seqs = leader.seqs[:offset]
+        self.start = self.flushed = offset
+        self.cache.clear()
+        if self.rewritten_from is None or 0 < self.rewritten_from:
+            self.rewritten_from = 0
+        return had
 
     def flush(self) -> None:
         self.flushed = len(self.values)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from .controller import Controller, LeaderAndIsr, membership_events
-from .kafka_errors import NOT_LEADER_OR_FOLLOWER, OUT_OF_ORDER_SEQUENCE_NUMBER
+from .kafka_errors import NOT_LEADER_OR_FOLLOWER, OFFSET_OUT_OF_RANGE, OUT_OF_ORDER_SEQUENCE_NUMBER
 from .replica import FETCHING, FOLLOWER, LEADER, NEVER_MS, RemoteReplica, Replica
 
 if TYPE_CHECKING:
@@ -88,6 +88,11 @@ class Partition:
         replica.alter_isr = None              # its answer would be for another epoch
         replica.leader_epoch = request.epoch
         replica.leader_epoch_start = self.protocol.on_become_leader(replica.log, request.epoch)
+        if self.protocol.make_leader_raises_hw_to_start and replica.hw < replica.log.start:
+            # up to 2.3 Replica.convertHWToLocalOffsetMetadata: an HW out of the log's range
+            # becomes the log start offset
+            self.events.append(("hw", replica.id, replica.hw, replica.log.start, True))
+            replica.hw = replica.log.start
         leo = replica.leo
         now = self.time.now
         isr = replica.isr
@@ -238,9 +243,61 @@ class Partition:
         return True
 
     # -------------------------------------------------------------------------- the HW
+    # ----------------------------------------------------------------- the log start offset
+    def delete_records_skip(self, leader: Replica | None, offset: int) -> str | None:
+        """Why DeleteRecords before ``offset`` (-1: the HW) moves nothing (the admin client's
+        answer), or None."""
+        if not self.protocol.follows_leader_log_start:
+            return "DeleteRecords needs Kafka 0.11 (KIP-107)"
+        if leader is None:
+            return "no online leader"
+        if offset < 0:          # DeleteRecordsRequest.HIGH_WATERMARK
+            offset = leader.hw
+        if offset > leader.hw:
+            # 0.11.0.0 Replica.maybeIncrementLogStartOffset / 2.4.0 Log.maybeIncrementLogStartOffset
+            return f"the offset is above the leader's HW {leader.hw}: OFFSET_OUT_OF_RANGE"
+        if offset <= leader.log.start:
+            return f"the leader's log already starts at {leader.log.start}"
+        return None
+
+    def delete_records_on_leader(self, leader: Replica, offset: int) -> None:
+        """``Partition.deleteRecordsOnLeader``: the leader's log start moves to ``offset`` (at
+        most its HW); the followers' follow with their next fetch responses. The admin client's
+        answer waits in DelayedDeleteRecords for the low watermark (the least log start of the
+        live replicas), which changes no replica and is not modelled."""
+        if offset < 0:
+            offset = leader.hw
+        self.events.append(("log_start", leader.id, leader.log.start, offset, "DeleteRecords"))
+        leader.log.increment_start(offset)
+
+    def retention_bound(self, replica: Replica, offset: int) -> int:
+        """Where retention asked to delete below ``offset`` leaves ``replica``'s log start:
+        ``Log.deleteOldSegments`` takes whole segments up to it, from 0.11.0.1 only below the HW
+        (KAFKA-5634, ``deletableSegments``), and never past the LEO (the last segment rolls);
+        ``offset`` -1: as far as that."""
+        bound = replica.hw if self.protocol.retention_bounded_by_hw else replica.leo
+        return bound if offset < 0 else min(offset, bound)
+
+    def delete_old_segments(self, replica: Replica, offset: int) -> None:
+        """Retention on ``replica``'s broker: its log start moves to ``retention_bound``."""
+        new = self.retention_bound(replica, offset)
+        if new > replica.log.start:
+            self.events.append(("log_start", replica.id, replica.log.start, new, "retention"))
+            replica.log.increment_start(new)
+
+    def hw_unresolvable(self, leader: Replica) -> bool:
+        """Kafka 2.4.0 (KAFKA-9491): the HW lives in the Log, whose ``fetchHighWatermarkMetadata``
+        throws OffsetOutOfRangeException for an HW below the log start - every fetch of the
+        partition, every HW increment and every produce's HW step fail. Only 2.4.0 reaches such
+        a leader (earlier releases raise the HW at ``makeLeader``, later ones at the full
+        truncation)."""
+        return self.protocol.hw_in_log and leader.hw < leader.log.start
+
     def maybe_increment_leader_hw(self, leader: Replica) -> bool:
         """HW = min LEO over the leader and every follower in the ISR or caught up within the lag;
         it only ever rises. Completes acks=all produces it passes."""
+        if self.hw_unresolvable(leader):
+            return False
         # 3.7.0 isUnderMinIsr reads the committed ISR (``partitionState.isr``), not the maximal one
         if self.protocol.strict_min_isr and len(leader.isr) < self.min_isr:
             return False
@@ -282,6 +339,10 @@ class Partition:
         offset = log.append(epoch, value, seq, self.protocol.records_carry_epochs)
         self.events.append(("append", leader.id, offset, epoch, value))
         leader.log.flush_if_due(self.flush_interval)
+        if self.hw_unresolvable(leader):
+            # 2.4.0 appendRecordsToLeader: the record is in, then maybeIncrementLeaderHW throws and
+            # the producer gets the error (not retriable); no delayed request is tried
+            return offset, OFFSET_OUT_OF_RANGE
         if leader.purgatory:
             self.delayed.wake(leader)
         self.maybe_increment_leader_hw(leader)

@@ -37,6 +37,30 @@ class Protocol:
     #: append where the epoch changes assigns the epoch cache. False under a
     #: log.message.format.version below 0.11.0 (``releases.with_message_format``).
     records_carry_epochs = True
+    #: Kafka >= 0.11 (KIP-107, ``ReplicaFetcherThread.processPartitionData``): a fetch response
+    #: carries the leader's log start offset and the follower moves its own start to it;
+    #: DeleteRecords exists. Before, only a broker's own retention moves its log start.
+    follows_leader_log_start = False
+    #: Kafka >= 0.11.0.1 (KAFKA-5634, ``Log.deletableSegments``): retention deletes only below
+    #: the HW. 0.10.2 and 0.11.0.0 delete any closed segment the retention settings name.
+    retention_bounded_by_hw = False
+    #: Kafka <= 2.3 (``Partition.makeLeader`` -> ``Replica.convertHWToLocalOffsetMetadata``): a
+    #: new leader whose HW lies below its log start takes its log start as HW. 2.4.0 keeps the
+    #: HW in the Log and does not look at it there (KAFKA-9491).
+    make_leader_raises_hw_to_start = True
+    #: Kafka >= 2.4.1 (KAFKA-9491, ``Log.truncateFullyAndStartAt`` -> ``updateLogStartOffset``):
+    #: a full truncation raises the HW to the new log start. Up to 2.4.0 it only lowers the HW
+    #: to the LEO, so a follower truncated fully to the leader's start keeps an HW below it
+    #: until its next fetch response.
+    full_truncation_raises_hw = False
+
+    @property
+    def hw_in_log(self) -> bool:
+        """Kafka >= 2.4.0 (KAFKA-8400 / "Refactor high watermark access"): the HW lives in the Log,
+        whose ``updateHighWatermark`` keeps it within [log start, LEO] and whose
+        ``fetchHighWatermarkMetadata`` throws for an HW below the log start. The same releases
+        no longer raise the HW at ``makeLeader``."""
+        return not self.make_leader_raises_hw_to_start
 
     def begin_reconciliation(self, log: ReplicaLog, hw: int) -> int | None:
         """A follower must reconcile. Returns an offset to truncate to now, or None when it
@@ -200,6 +224,8 @@ class Kip101(Protocol):
                "offset; truncate to min(answer, LEO); undefined answer -> HW")
     uses_leader_epochs = True
     sends_epoch_requests = True
+    follows_leader_log_start = True
+    retention_bounded_by_hw = True
 
     def begin_reconciliation(self, log: ReplicaLog, hw: int) -> int | None:
         # 0.11 sends no request for a partition without epochs, nor below IBP 0.11.0-IV2: it
@@ -315,6 +341,8 @@ class Kip595(Kip320):
     fences_consumer_fetches = True
     truncation_clears_end_epochs = True
     alter_isr_via_controller = True
+    make_leader_raises_hw_to_start = False
+    full_truncation_raises_hw = True
     hw_waits_after_isr_answer = True
     notices_restarts = True
 

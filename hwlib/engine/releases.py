@@ -183,6 +183,31 @@ FLAGS: tuple[Flag, ...] = (
          "2.1.0 ReplicaFetcherThread (fetchRequestVersion 10 from inter.broker.protocol.version 2.1-IV2, "
          "offsetForLeaderEpochRequestVersion 2 from 2.1-IV1) and Partition.localReplicaWithEpochOrException",
          since=_v("2.1.0"), ibp=_iv("2.1-IV2")),
+    Flag("follows_leader_log_start",
+         "fetch responses carry the leader's log start offset and the follower moves its own start to it; "
+         "DeleteRecords moves the leader's (below: only a follower's own retention moves its start)",
+         "KIP-107",
+         "0.11.0.0 ReplicaFetcherThread.processPartitionData (replica.maybeIncrementLogStartOffset(partitionData"
+         ".logStartOffset)) and Partition.deleteRecordsOnLeader",
+         since=_v("0.11.0.0")),
+    Flag("retention_bounded_by_hw",
+         "retention deletes only segments below the high watermark",
+         "KAFKA-5634",
+         "0.11.0.1 Log.deletableSegments (highWatermark >= upperBoundOffset); 0.11.0.0 takes every segment the "
+         "predicate names but the active one",
+         since=_v("0.11.0.1")),
+    Flag("make_leader_raises_hw_to_start",
+         "a new leader whose HW is below its log start serves its log start as HW",
+         "KAFKA-9491",
+         "2.3.1 Partition.makeLeader (leaderReplica.convertHWToLocalOffsetMetadata: an HW out of the log's "
+         "range becomes the log start offset); 2.4.0 keeps the HW in Log and makeLeader does not look at it",
+         since=_v("0.9.0.0"), until=_v("2.4.0")),
+    Flag("full_truncation_raises_hw",
+         "a full truncation (truncateFullyAndStartAt) raises the replica's HW to its new log start",
+         "KAFKA-9491",
+         "2.4.1 Log.truncateFullyAndStartAt (updateLogStartOffset: if (highWatermark < offset) "
+         "updateHighWatermark(offset)); 2.4.0 lowers the HW to the LEO only",
+         since=_v("2.4.1")),
     Flag("isr_check_every_lag",
          "the leader checks for followers out of sync every replica.lag.time.max.ms (from 0.10.2: every half)",
          "KAFKA-4485",
@@ -470,9 +495,10 @@ def _generation(version: Version, mode: str) -> str:
 
 
 #: lines whose patch releases differ in their rules: a row per group of patches, named by its
-#: first (2.0.1: KAFKA-7128's and KAFKA-7414's fixes; 2.6.1 - 2.6.3: KAFKA-10706's)
+#: first (2.0.1: KAFKA-7128's and KAFKA-7414's fixes; 2.4.1: KAFKA-9491's; 2.6.1 - 2.6.3: KAFKA-10706's)
 SPLIT_PATCHES: dict[str, tuple[tuple[str, ...], ...]] = {
     "2.0": (("2.0.0",), ("2.0.1",)),
+    "2.4": (("2.4.0",), ("2.4.1",)),
     "2.6": (("2.6.0",), ("2.6.1", "2.6.2", "2.6.3")),
 }
 

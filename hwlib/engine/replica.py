@@ -56,7 +56,7 @@ class InFlight:
     """
 
     __slots__ = ("kind", "follower", "leader", "fetch_offset", "asked_epoch", "parked",
-                 "deadline", "epochs", "values", "seqs", "hw", "error", "leader_leo", "answer")
+                 "deadline", "epochs", "values", "seqs", "hw", "error", "leader_leo", "leader_start", "answer")
 
     asked_epoch: int
     parked: bool
@@ -67,6 +67,8 @@ class InFlight:
     hw: int
     error: str | None
     leader_leo: int
+    #: the leader's log start offset the answer carries (fetch v5+, KIP-107)
+    leader_start: int
     #: OffsetsForLeaderEpoch answer or diverging epoch (``protocols.Answer``)
     answer: Any
 
@@ -86,6 +88,7 @@ class InFlight:
             self.hw = source.hw
             self.error = source.error
             self.leader_leo = source.leader_leo
+            self.leader_start = source.leader_start
             self.answer = source.answer
             return
         self.asked_epoch = -1
@@ -97,6 +100,7 @@ class InFlight:
         self.hw = 0
         self.error = None
         self.leader_leo = -1
+        self.leader_start = 0
         self.answer = None
 
     #: the follower is the replica that holds it (its place in ``Cluster.key``)
@@ -109,11 +113,11 @@ class InFlight:
 
     def key(self, ctx: KeyContext) -> tuple:
         """Its state (see ``state_key``): kind, the broker it went to, what it asked and, once
-        answered, the answer (records, HW, error, the leader's LEO, an epoch answer)."""
+        answered, the answer (records, HW, error, the leader's LEO and log start, an epoch answer)."""
         values = ctx.values
         return (CODES[self.kind], ctx.index[self.leader.id], self.fetch_offset, ctx.asked_epoch(self),
                 int(self.parked), ctx.deadline(self.deadline, self.parked), tuple([values[v] for v in self.values]),
-                tuple(self.epochs), tuple(self.seqs), self.hw, CODES[self.error], self.leader_leo,
+                tuple(self.epochs), tuple(self.seqs), self.hw, CODES[self.error], self.leader_leo, self.leader_start,
                 answer_key(self.answer))
 
 

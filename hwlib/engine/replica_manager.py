@@ -144,9 +144,13 @@ class ReplicaManager:
                 request.error = DIVERGING
                 request.answer = diverging
                 return
-        if fetch_offset > leader_leo:
+        request.leader_start = leader_log.start
+        if fetch_offset > leader_leo or fetch_offset < leader_log.start or self.partition.hw_unresolvable(leader):
+            # Log.read: an offset outside [log start, LEO]; 2.4.0 - a leader whose HW is below its
+            # log start cannot resolve its HW (Log.fetchOffsetSnapshot throws, KAFKA-9491)
             request.error = OFFSET_OUT_OF_RANGE
             request.leader_leo = leader_leo
+            request.hw = leader.hw
             return
         hw0 = leader.hw
         partition = self.partition

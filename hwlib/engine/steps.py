@@ -11,7 +11,12 @@ REPLICA_STEPS = ("fetch", "fetch_request", "fetch_response", "flush", "crash", "
                  "replace_disk", "elect", "isolate", "reconnect", "deliver")
 #: steps without arguments
 BARE_STEPS = ("retry", "commit", "consumer_crash", "controller_failover")
-STEP_KINDS = tuple(sorted(REPLICA_STEPS + BARE_STEPS + ("produce", "tick", "consume")))
+#: steps that move log start offsets: DeleteRecords to the leader (KIP-107), retention on every
+#: broker or one
+LOG_START_STEPS = ("delete_records", "retention")
+#: a log-start step's offset -1: as far as it may go - DeleteRecords up to the leader's HW (Kafka's
+#: own ``DeleteRecordsRequest.HIGH_WATERMARK``), retention every segment it may delete
+STEP_KINDS = tuple(sorted(REPLICA_STEPS + BARE_STEPS + LOG_START_STEPS + ("produce", "tick", "consume")))
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,13 +33,16 @@ class Step:
     lose_ack: bool = False
     #: deliver: how many queued LeaderAndIsr requests the broker applies
     count: int = 1
+    #: delete_records / retention: the offset the log start moves to (the records below it go);
+    #: -1: as far as it may (``LOG_START_STEPS``)
+    offset: int = 0
 
     def __reduce__(self):
         """Pickled by its fields and rebuilt by the constructor: the compiled class has no
         ``__dict__``, so pickle's default would set fields one by one on a frozen instance
         (FrozenInstanceError when Spark returns shrunk scenarios from its executors)."""
         return (Step, (self.kind, self.replica, self.value, self.acks, self.ms, self.lose_unflushed, self.detected,
-                       self.lose_ack, self.count))
+                       self.lose_ack, self.count, self.offset))
 
     def to_obj(self):
         """The shortest YAML form of this step (``parse_step`` reads it back)."""
@@ -52,6 +60,9 @@ class Step:
             return {kind: out}
         if kind == "tick":
             return {kind: self.ms}
+        if kind in LOG_START_STEPS:
+            return {kind: self.offset} if self.replica is None else {kind: {"offset": self.offset,
+                                                                             "replica": self.replica}}
         if kind == "consume" and self.replica is not None:
             return {kind: {"from": self.replica}}
         if kind in BARE_STEPS or kind == "consume":
@@ -75,6 +86,11 @@ class Step:
             return f"produce {self.value}{to}" + (f" ({', '.join(notes)})" if notes else "")
         if kind == "tick":
             return f"tick {self.ms} ms"
+        if kind == "delete_records":
+            return "DeleteRecords up to the HW" if self.offset < 0 else f"DeleteRecords before offset {self.offset}"
+        if kind == "retention":
+            what = "every segment it may" if self.offset < 0 else f"below offset {self.offset}"
+            return f"retention deletes {what} on {self.replica or 'every broker'}"
         if kind == "consume" and self.replica is not None:
             return f"consume from {self.replica}"
         if kind in BARE_STEPS or kind == "consume":
@@ -160,6 +176,19 @@ def parse_step(obj, index: int, replicas: tuple[str, ...] | None = None) -> Step
         if isinstance(arg, bool) or not isinstance(arg, int) or arg < 0:
             raise ScenarioError(f"{where}: expected milliseconds, an integer >= 0, got {arg!r}")
         return Step("tick", ms=arg)
+    if kind in LOG_START_STEPS:
+        replica = None
+        if isinstance(arg, dict):
+            _only_keys(arg, ("offset", "replica") if kind == "retention" else ("offset",), where)
+            if "offset" not in arg:
+                raise ScenarioError(f"{where}.offset: required (the log start offset to move to)")
+            if "replica" in arg:
+                replica = _replica(arg["replica"], f"{where}.replica", replicas)
+            arg = arg["offset"]
+        if isinstance(arg, bool) or not isinstance(arg, int) or arg < -1:
+            raise ScenarioError(f"{where}: expected an offset, an integer >= 0 or -1 (as far as it may), or "
+                                f"{{offset: N{', replica: R' if kind == 'retention' else ''}}}, got {arg!r}")
+        return Step(kind, replica=replica, offset=arg)
     if kind in BARE_STEPS:
         if arg not in (None, {}):
             raise ScenarioError(f"{where}: takes no arguments; write `{kind}: {{}}`")

@@ -37,6 +37,11 @@ def _stale(rep: dict) -> str:
     return ""
 
 
+def _start(rep: dict) -> str:
+    """`` start 4`` where a replica's log start offset moved from 0 (retention, DeleteRecords)."""
+    return f" start {rep['log_start']}" if rep.get("log_start") else ""
+
+
 def run_text(result: RunResult) -> str:
     """``hwlib run``: the rules, then per step every replica's LEO and HW, the leader's view
     of its followers and the step's events; the acknowledged values, final logs, anomalies."""
@@ -49,7 +54,7 @@ def run_text(result: RunResult) -> str:
     for i, snap in enumerate(trace.snapshots):
         reps = "  ".join(
             f"{rid}{'*' if rid == snap['leader'] else ''}{'' if rep['online'] else '(down)'}"
-            f"{_stale(rep)} LEO {rep['leo']} HW {rep['hw']}"
+            f"{_stale(rep)}{_start(rep)} LEO {rep['leo']} HW {rep['hw']}"
             for rid, rep in snap["replicas"].items())
         remote = " ".join(f"{k}={v}" for k, v in snap["remote_leo"].items())
         elr = f" ELR {{{','.join(snap['elr'])}}}" if snap["elr"] else ""

@@ -328,8 +328,8 @@ def test_every_step_kind_has_a_cluster_call_and_every_event_a_description():
 
     c = cluster(replicas=("A", "B"))
     for kind in STEP_KINDS:                     # each kind, in its simplest form, is carried out
-        obj = {kind: {"value": "x"} if kind == "produce" else 5 if kind == "tick" else "B"
-               if kind in hwlib.engine.steps.REPLICA_STEPS else {}}
+        obj = {kind: {"value": "x"} if kind == "produce" else 5 if kind in ("tick", *hwlib.engine.steps.LOG_START_STEPS)
+               else "B" if kind in hwlib.engine.steps.REPLICA_STEPS else {}}
         mark = len(c.events)
         c.apply(hwlib.parse_step(obj, 0, ("A", "B")))
         assert len(c.events) > mark, kind       # it acted or said why it could not

@@ -464,6 +464,62 @@ def test_the_message_format_is_taken_where_kafka_reads_it():
     assert (name, value) == ("message_format_version", "0.10.2")
 
 
+def test_a_follower_moves_its_log_start_to_the_leaders_from_0_11():
+    """KIP-107: 0.11.0.0 ReplicaFetcherThread.processPartitionData moves the follower's log start
+    to the one its fetch response carries (replica.maybeIncrementLogStartOffset), and
+    Partition.deleteRecordsOnLeader serves DeleteRecords; 0.10.2 has neither - B keeps its log
+    start, and DeleteRecords is not there to ask."""
+    for rules, follows in (("0.10.2", False), ("0.11.0", True), ("3.9-kraft", True)):
+        run = _scenario("follower-catches-up-below-log-start", rules)
+        starts = {rid: rep["log_start"] for rid, rep in run.trace.snapshots[-1]["replicas"].items()}
+        moved = [e for e in run.events if e[0] == "log_start" and e[4] == "leader's log start"]
+        assert (starts["B"] == 3) is follows and bool(moved) is follows, rules
+        assert starts["A"] == (3 if follows else 2), rules       # retention 2, then DeleteRecords 3
+        assert starts["C"] == starts["A"], rules                  # C truncated fully to the leader's start
+        assert run.anomaly_kinds() == [], rules
+
+
+def test_retention_deletes_only_below_the_hw_from_0_11_0_1():
+    """KAFKA-5634: 0.11.0.1 Log.deletableSegments takes a segment only below the HW; 0.10.2
+    deletes any segment retention names, up to the log end. B holds m1 - m3 with HW 1."""
+    for rules, b_start in (("0.10.2", 3), ("0.11.0", 1)):
+        c = cluster(rules, replicas=("A", "B"))
+        c.produce("m1")
+        c.fetch("B")
+        c.fetch("B")                  # B: m1, HW 1
+        c.produce("m2")
+        c.produce("m3")
+        c.fetch("B")                  # B: m1 - m3, the answer's HW 1
+        b = c.by_id["B"]
+        assert (b.leo, b.hw) == (3, 1), rules
+        c.retention(5, "B")
+        assert b.log.start == b_start and c.by_id["A"].log.start == 0, rules
+
+
+def test_a_leader_below_its_log_start_serves_its_start_up_to_2_3_not_in_2_4_0():
+    """KAFKA-9491's regression: 2.3 Partition.makeLeader -> Replica.convertHWToLocalOffsetMetadata
+    turns an HW below the log start into the log start; 2.4.0 keeps the HW in the Log and does not
+    look at it, so the replica elected before its fetch answer arrived leads with HW 0 below its
+    log start 4, its followers' fetches and its produces fail (OFFSET_OUT_OF_RANGE)."""
+    for rules, low in (("2.3", False), ("2.4.0", True)):
+        run = _scenario("kafka-9491-hw-below-log-start", rules)
+        assert ("hw-below-log-start" in run.anomaly_kinds()) is low, rules
+        failed = [e for e in run.events if e[0] == "out_of_range_hw"]
+        produce_failed = ("produce_error", "m5", "OFFSET_OUT_OF_RANGE") in run.events
+        assert bool(failed) is low and produce_failed is low, rules
+        assert run.trace.snapshots[18]["replicas"]["C"]["hw"] == (0 if low else 4), rules
+
+
+def test_a_full_truncation_raises_the_hw_to_the_new_log_start_from_2_4_1():
+    """KAFKA-9491's fix: 2.4.1 Log.truncateFullyAndStartAt -> updateLogStartOffset raises the HW
+    to the new log start; 2.4.0 only lowers it to the LEO, so C keeps HW 0 after starting at 4."""
+    for rules, hw in (("2.4.0", 0), ("2.4.1", 4)):
+        run = _scenario("kafka-9491-hw-below-log-start", rules)
+        assert ("truncate_fully", "C", 1, 4) in run.trace.events[16], rules
+        assert run.trace.snapshots[16]["replicas"]["C"]["hw"] == hw, rules
+        assert run.trace.snapshots[16]["replicas"]["C"]["log_start"] == 4, rules
+
+
 def test_an_ibp_below_the_release_is_named_in_the_header_with_what_it_turns_back():
     from hwlib.views.text import run_text
 
@@ -493,6 +549,10 @@ FLAG_TESTS = {
     "hw_counts_only_live_followers": test_the_hw_stops_waiting_for_a_dead_caught_up_follower_from_3_6,
     "strict_min_isr": test_the_hw_stays_below_min_isr_from_3_7_both_modes,
     "eligible_leader_replicas": test_eligible_leader_replicas_are_on_by_default_from_4_1,
+    "follows_leader_log_start": test_a_follower_moves_its_log_start_to_the_leaders_from_0_11,
+    "retention_bounded_by_hw": test_retention_deletes_only_below_the_hw_from_0_11_0_1,
+    "make_leader_raises_hw_to_start": test_a_leader_below_its_log_start_serves_its_start_up_to_2_3_not_in_2_4_0,
+    "full_truncation_raises_hw": test_a_full_truncation_raises_the_hw_to_the_new_log_start_from_2_4_1,
 }
 
 
