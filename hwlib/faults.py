@@ -227,6 +227,11 @@ class _Emitter:
         self.out.append(self.steps["crash"][i])
         return self._after(self.steps["replace_disk"][i], self.restart_delay)
 
+    def retention(self) -> tuple[Step, int] | None:
+        i = self.draws.below(len(self.replicas) + 1)
+        self.out.append(_DELETE_RECORDS if i == len(self.replicas) else self.steps["retention"][i])
+        return None
+
     def power_loss(self) -> tuple[Step, int] | None:
         i = self._replica()
         return self._down("power_loss" if self.draws.random() < self.power_loss_detected
@@ -243,11 +248,13 @@ _EMITTERS: dict[str, Callable[[_Emitter], tuple[Step, int] | None]] = {
     "tick": _Emitter.tick, "isolate": _Emitter.isolate, "lost_ack": _Emitter.lost_ack, "consume": _Emitter.consume,
     "consumer_crash": _Emitter.consumer_crash, "deliver": _Emitter.deliver,
     "controller_failover": _Emitter.controller_failover, "stale_produce": _Emitter.stale_produce,
+    "retention": _Emitter.retention,
 }
 
 
 _RETRY, _CONSUME, _CONSUMER_CRASH = Step("retry"), Step("consume"), Step("consumer_crash")
 _FAILOVER = Step("controller_failover")
+_DELETE_RECORDS = Step("delete_records", offset=-1)
 _PRODUCES: dict[tuple[int, bool], Step] = {}
 
 
@@ -277,6 +284,7 @@ def _steps_for(replicas: tuple[str, ...]) -> dict[str, tuple[Step, ...]]:
         "crash": each("crash"), "crash_unseen": each("crash", detected=False),
         "power_loss": each("crash", lose_unflushed=True),
         "power_loss_unseen": each("crash", lose_unflushed=True, detected=False),
+        "retention": each("retention", offset=-1),
     }
 
 
@@ -297,6 +305,8 @@ def step_action(step: Step) -> str | None:
     if kind in ("tick", "flush", "isolate", "deliver", "controller_failover", "consume", "consumer_crash",
                 "replace_disk"):
         return kind
+    if kind in ("retention", "delete_records"):
+        return "retention"
     return None
 
 
@@ -330,4 +340,4 @@ def fired_faults(steps: Sequence[Step], events: list[tuple], marks: list[int]) -
 FAULT_KINDS = ("crash", "quick_restart", "power_loss", "replace_disk", "controlled_shutdown", "leader_move", "isolate",
                "isr_expiry",
                "lost_ack", "fetch_split", "flush", "consumer_crash", "deliver", "controller_failover",
-               "stale_produce")
+               "stale_produce", "retention")

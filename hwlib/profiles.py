@@ -27,7 +27,7 @@ BASE_ACTIONS = ("produce", "replication_round")
 FAULT_ACTIONS = ("fetch", "fetch_split", "flush", "crash", "quick_restart", "power_loss", "replace_disk",
                  "controlled_shutdown", "leader_move", "tick", "isolate", "lost_ack", "consume", "consumer_crash",
                  "deliver",
-                 "controller_failover", "stale_produce")
+                 "controller_failover", "stale_produce", "retention")
 ACTIONS = BASE_ACTIONS + FAULT_ACTIONS
 
 #: what each action does, for ``hwlib profiles`` and the docs
@@ -57,6 +57,8 @@ ACTION_HELP = {
                            "unreachable brokers later get the current state only",
     "stale_produce": "the producer sends one record to a random broker, as a client with stale metadata "
                      "would (a stale leader accepts it)",
+    "retention": "a random broker's retention deletes every segment it may, or (one time in replicas + 1) the "
+                 "admin client's DeleteRecords up to the leader's HW: log start offsets move",
 }
 
 

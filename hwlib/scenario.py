@@ -169,7 +169,8 @@ def load_scenario(path_or_name: str | os.PathLike) -> Scenario:
 SHORT_KINDS = {"lost-write": "**lost**", "log-divergence": "**diverge**", "committed-truncated": "trunc",
                "strong-isr": "isr", "hw-regression": "hw↓", "duplicate": "**dup**", "reordered": "**reorder**",
                "inconsistent-offsets": "**inconsistent**", "nonmonotonic-poll": "**nonmonotonic**",
-               "unseen": "**unseen**", "epoch-cache-order": "cache"}
+               "unseen": "**unseen**", "epoch-cache-order": "cache", "hw-below-log-start": "**hw<start**",
+               "consumer-skipped": "skipped"}
 
 
 def scenario_table() -> str:

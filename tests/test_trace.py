@@ -46,7 +46,7 @@ def test_json_shape_matches_the_contract():
     out = hwlib.run_scenario("data-loss").to_json()
     assert {"leader", "leader_epoch", "isr", "partition_hw", "acked", "replicas", "anomalies"} <= set(out)
     rep = out["replicas"]["A"]
-    assert set(rep) == {"online", "leo", "hw", "log", "epoch_cache"}
+    assert set(rep) == {"online", "log_start", "leo", "hw", "log", "epoch_cache"}
     assert out["anomalies"][0].keys() >= {"kind", "step", "detail"}
 
 

@@ -95,14 +95,17 @@ class ClientChecks(Remembered):
         self.polls_seen = len(polls)
 
     def finish(self, step: int, leader: Replica) -> None:
-        """Judge acknowledged records against the final (online) leader's log."""
-        present = set(leader.log.values)
+        """Judge acknowledged records against the final (online) leader's log, from its log start:
+        a record acknowledged below it was deleted (retention, DeleteRecords), not lost."""
+        start = leader.log.start
+        present = set(leader.log.values[start:])
         offsets: dict[str, int] = {}
         for request in self.cluster.producer.produces:
             if request.status == "acked":
                 offsets.setdefault(request.value, request.offset)
         for value in dict.fromkeys(self.cluster.producer.acked):
-            if value not in present:
+            acked_at = offsets.get(value)
+            if value not in present and not (acked_at is not None and 0 <= acked_at < start):
                 self.report("lost-write", self._absent_since.get(value, step),
                             f"{value} was acknowledged at offset {offsets.get(value)} and is "
                             f"not in the final log of leader {leader.id}",
@@ -138,7 +141,9 @@ class ClientChecks(Remembered):
         for request in self.cluster.producer.produces:
             sends[request.value] = sends.get(request.value, 0) + 1
         where: dict[str, list[int]] = {}
-        for offset, value in enumerate(leader.log.values):
+        values = leader.log.values
+        for offset in range(leader.log.start, len(values)):     # below the log start: deleted
+            value = values[offset]
             if sends.get(value) == 1:
                 where.setdefault(value, []).append(offset)
         for value, offsets in where.items():

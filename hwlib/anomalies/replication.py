@@ -111,14 +111,18 @@ class ReplicationChecks(Remembered):
             self.has_committed[replica.index] = rewritten
 
     def first_differing_offset(self, a: Replica, b: Replica, code: int, upto: int) -> int | None:
-        """First offset below ``upto`` where a and b differ (or one lacks it), else None."""
+        """First offset below ``upto`` where a and b differ (or one lacks it), else None. Below
+        either's log start there is nothing to compare: one of them deleted it."""
         agree = self.agree
+        la, lb = a.log, b.log
         start = agree[code]
+        floor = la.start if la.start > lb.start else lb.start
+        if start < floor:
+            start = floor
         if upto <= start:
             return None
         self._write()
         agree = self.agree
-        la, lb = a.log, b.log
         end = min(upto, len(la.values), len(lb.values))
         if (la.values[start:end] == lb.values[start:end]
                 and la.epochs[start:end] == lb.epochs[start:end]):
@@ -151,7 +155,7 @@ class ReplicationChecks(Remembered):
             n = len(values)
             have = min(n, len(log.values))
             same = n   # the longest prefix the leader's log shares with the committed one
-            for o in range(n):
+            for o in range(log.start, n):       # below its log start the leader deleted what it had
                 if o >= have or log.values[o] != values[o] or log.epochs[o] != epochs[o]:
                     same = min(same, o)
                     self.report("committed-truncated", step,
@@ -247,6 +251,8 @@ class ReplicationChecks(Remembered):
         values, epochs = self.committed_values, self.committed_epochs
         n = len(values)
         start = self.has_committed[replica.index]
+        if start < replica.log.start:       # below its log start: deleted, nothing to lack
+            start = replica.log.start
         if start >= n:
             return None
         self._write()

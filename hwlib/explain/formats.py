@@ -344,6 +344,37 @@ FOLLOWER: list[Format] = [
     # 4.1: UnifiedLog is Java, in the storage module (apache/kafka#19030): the same text, another logger
     _f("log_truncating", "truncate", "4.1.0", "9.9.9", "INFO", UNIFIED_JAVA,
        UNIFIED_IDENT + "Truncating to offset {offset}", "4.1.0 UnifiedLog.truncateTo (storage, Java)"),
+    # the log start offset (Log.maybeIncrementLogStartOffset, from 0.11.0.1; 0.11.0.0 logs nothing):
+    # retention, DeleteRecords, or the leader's start in a fetch response
+    _f("log_start_moved", "log_start", "0.11.0.1", "1.0.1", "INFO", "kafka.log.Log",
+       "Incrementing log start offset of partition {tp} to {start} in dir {dir}",
+       "0.11.0.1 Log.maybeIncrementLogStartOffset"),
+    _f("log_start_moved", "log_start", "1.0.2", "2.5.1", "INFO", "kafka.log.Log",
+       LOG_IDENT + "Incrementing log start offset to {start}", "1.0.2 Log.maybeIncrementLogStartOffset"),
+    _f("log_start_moved", "log_start", "2.6.0", "3.0.2", "INFO", "kafka.log.Log",
+       LOG_IDENT + "Incremented log start offset to {start} due to {cause}",
+       "2.6.0 Log.maybeIncrementLogStartOffset (the cause: LogStartOffsetIncrementReason's words)"),
+    _f("log_start_moved", "log_start", "3.1.0", "4.0.0", "INFO", "kafka.log.UnifiedLog",
+       UNIFIED_IDENT + "Incremented log start offset to {start} due to {cause}",
+       "3.1.0 UnifiedLog.maybeIncrementLogStartOffset"),
+    _f("log_start_moved", "log_start", "4.1.0", "9.9.9", "INFO", UNIFIED_JAVA,
+       UNIFIED_IDENT + "Incremented log start offset to {start} due to {cause}",
+       "4.1.0 UnifiedLog.maybeIncrementLogStartOffset (storage, Java)"),
+    # Log.truncateFullyAndStartAt (DEBUG): the log emptied and restarted at an offset
+    _f("log_truncate_fully", "truncate_fully", "0.9.0.0", "0.10.2.2", "DEBUG", "kafka.log.Log",
+       "Truncate and start log '{log}' to {offset}", "0.9.0.0 Log.truncateFullyAndStartAt"),
+    _f("log_truncate_fully", "truncate_fully", "0.11.0.0", "1.0.1", "DEBUG", "kafka.log.Log",
+       "Truncate and start log '{log}' at offset {offset}", "0.11.0.0 Log.truncateFullyAndStartAt"),
+    _f("log_truncate_fully", "truncate_fully", "1.0.2", "3.0.2", "DEBUG", "kafka.log.Log",
+       LOG_IDENT + "Truncate and start at offset {offset}", "1.0.2 Log.truncateFullyAndStartAt"),
+    _f("log_truncate_fully", "truncate_fully", "3.1.0", "3.5.2", "DEBUG", "kafka.log.UnifiedLog",
+       UNIFIED_IDENT + "Truncate and start at offset {offset}", "3.1.0 UnifiedLog.truncateFullyAndStartAt"),
+    _f("log_truncate_fully", "truncate_fully", "3.6.0", "4.0.0", "DEBUG", "kafka.log.UnifiedLog",
+       UNIFIED_IDENT + "Truncate and start at offset {offset}, logStartOffset: {start}",
+       "3.6.0 UnifiedLog.truncateFullyAndStartAt", written=False),
+    _f("log_truncate_fully", "truncate_fully", "4.1.0", "9.9.9", "DEBUG", UNIFIED_JAVA,
+       UNIFIED_IDENT + "Truncate and start at offset {offset}, logStartOffset: {start}",
+       "4.1.0 UnifiedLog.truncateFullyAndStartAt (storage, Java)", written=False),
     _f("log_truncate_noop", "truncate_noop", "0.9.0.0", "1.0.1", "INFO", "kafka.log.Log",
        "Truncating {log} to {offset} has no effect as the largest offset in the log is {largest}.",
        "0.9.0.0 Log.truncateTo"),
@@ -643,29 +674,26 @@ LEADER: list[Format] = [
 #: a replica set that changes (hwlib's partition keeps the replicas it starts with)
 REASSIGNED = ("a partition reassignment: the replica set changes, and hwlib models a partition whose replicas "
               "stay the ones it starts with")
-#: a follower's out-of-range fetch answered with the leader's log start offset
-START_OFFSET = ("a follower's fetch offset reset to the leader's log start offset: either the follower fell below "
-                "the log start (retention or deleted records) and Kafka truncated it fully, or the leader's log grew "
-                "between the out-of-range fetch and the offset lookup and Kafka kept the follower's log as it was; "
-                "hwlib's logs start at offset 0 and keep every record, and its follower answers an out-of-range "
-                "fetch in one step")
+#: a follower's out-of-range fetch that keeps its own log end (3.6+): the leader's log start rose
+#: between the out-of-range answer and the follower's ListOffsets, yet stayed at or below the
+#: follower's log end
+START_OFFSET = ("a follower's out-of-range fetch resumed at its own log end: the leader's log start moved between "
+                "the out-of-range answer and the offset lookup - a race inside one fetcher round, which hwlib's "
+                "follower handles in one step")
 OUTSIDE: list[Format] = [
-    *_fetcher_rows("oor_reset_to_leader_start", None, "0.9.0.0", "0.10.0.1", "WARN",
+    *_fetcher_rows("oor_reset_to_leader_start", "reset_to_start", "0.9.0.0", "0.10.0.1", "WARN",
                    "Replica {writer} for partition {tpb} reset its fetch offset from {offset} to current leader "
-                   "{leader}'s start offset {start}", "0.9.0.0 ReplicaFetcherThread.handleOffsetOutOfRange",
-                   outside=START_OFFSET),
-    *_fetcher_rows("oor_reset_to_leader_start", None, "0.10.1.0", "0.11.0.3", "WARN",
+                   "{leader}'s start offset {start}", "0.9.0.0 ReplicaFetcherThread.handleOffsetOutOfRange"),
+    *_fetcher_rows("oor_reset_to_leader_start", "reset_to_start", "0.10.1.0", "0.11.0.3", "WARN",
                    "Replica {writer} for partition {tp} reset its fetch offset from {offset} to current leader "
-                   "{leader}'s start offset {start}", "0.10.1.0 ReplicaFetcherThread.handleOffsetOutOfRange",
-                   outside=START_OFFSET),
-    _f("oor_reset_to_leader_start", None, "1.0.0", "3.5.2", "WARN", RFT,
+                   "{leader}'s start offset {start}", "0.10.1.0 ReplicaFetcherThread.handleOffsetOutOfRange"),
+    _f("oor_reset_to_leader_start", "reset_to_start", "1.0.0", "3.5.2", "WARN", RFT,
        FETCHER + "Reset fetch offset for partition {tp} from {offset} to current leader's start offset {start}",
-       "1.0.0 ReplicaFetcherThread.handleOffsetOutOfRange; 2.1.0 AbstractFetcherThread.fetchOffsetAndTruncate",
-       outside=START_OFFSET),
-    _f("oor_truncate_fully", None, "3.6.0", "9.9.9", "WARN", RFT,
+       "1.0.0 ReplicaFetcherThread.handleOffsetOutOfRange; 2.1.0 AbstractFetcherThread.fetchOffsetAndTruncate"),
+    _f("oor_truncate_fully", "reset_to_start", "3.6.0", "9.9.9", "WARN", RFT,
        FETCHER + "Truncate fully and reset fetch offset for partition {tp} from {offset} to the current leader's "
        "start offset {start} because the local replica's end offset is smaller than the current leader's start "
-       "offsets.", "3.6.0 AbstractFetcherThread.fetchOffsetAndTruncate", outside=START_OFFSET),
+       "offsets.", "3.6.0 AbstractFetcherThread.fetchOffsetAndTruncate"),
     _f("oor_keep_local_end", None, "3.6.0", "9.9.9", "INFO", RFT,
        FETCHER + "Reset fetch offset for partition {tp} from {offset} to the current local replica's end offset "
        "{start}", "3.6.0 AbstractFetcherThread.fetchOffsetAndTruncate", outside=START_OFFSET),

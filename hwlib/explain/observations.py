@@ -63,6 +63,14 @@ KINDS: dict[str, tuple[str, dict[str, str]]] = {
                     {"epoch": "epoch", "offset": "offset"}),
     "out_of_range": ("the broker's fetch offset was past the leader's log end (OFFSET_OUT_OF_RANGE)",
                      {"offset": "offset", "leader_leo": "offset"}),
+    "reset_to_start": ("the broker's fetch was out of range below the leader's log start (or, in 2.4.0, the leader "
+                       "could not read its HW): it reset its fetch offset from offset to the leader's log start",
+                       {"offset": "offset", "start": "offset"}),
+    "truncate_fully": ("the broker's log was emptied and restarted at an offset (truncateFullyAndStartAt)",
+                       {"offset": "offset"}),
+    "log_start": ("the broker's log start offset moved, for a cause (2.6+ lines name it: segment deletion - "
+                  "retention; client delete records request - DeleteRecords; leader offset increment - the leader's "
+                  "log start in a fetch response)", {"start": "offset", "cause": "cause"}),
     "started": ("the broker's process started", {}),
     "stopped": ("the broker shut down cleanly", {}),
 }
@@ -72,6 +80,11 @@ BROKER_LEVEL = ("started", "stopped")
 #: kinds the controller makes, not a replica: a line of one says no broker of the partition, even
 #: in a file of one broker's (the controller's own state-change.log holds its brokers' lines too)
 CONTROLLER_LEVEL = ("elected", "offline")
+
+#: why a log start moved, as Kafka 2.6+ names it (``LogStartOffsetIncrementReason.toString``), by
+#: the engine's reason
+CAUSES = {"retention": "segment deletion", "DeleteRecords": "client delete records request",
+          "leader's log start": "leader offset increment"}
 
 #: the refusals a follower's fetcher logs, by error code
 REFUSALS = {FENCED_LEADER_EPOCH: "fenced", UNKNOWN_LEADER_EPOCH: "unknown_epoch", NOT_LEADER_OR_FOLLOWER: "not_leader"}
@@ -130,6 +143,8 @@ class Maps:
         if sort == "broker":
             one = self._bind_broker(str(real), str(model))
             return [] if one is None else [one]
+        if sort == "cause":                 # words, the same in Kafka's line and the model
+            return [self] if real == model else []
         if sort == "brokers":
             if not isinstance(real, tuple) or not isinstance(model, tuple) or len(set(real)) != len(set(model)):
                 return []
@@ -246,6 +261,9 @@ def observe_step(before: StepView, after: Cluster, events: list[tuple]) -> list[
     out: list[Observation] = []
     ctl = after.controller
     halted = {event[1] for event in events if event[0] == "halt"}
+    # a log start that moved rewrites the first epoch-cache entry (LeaderEpochFileCache
+    # .truncateFromStart): no epoch was appended, and Kafka logs none
+    moved = {event[1]: event[3] for event in events if event[0] == "log_start"}
     for event in events:
         kind = event[0]
         if kind == "truncate":
@@ -290,6 +308,13 @@ def observe_step(before: StepView, after: Cluster, events: list[tuple]) -> list[
                 out.append(observation("offline", None))
         elif kind == "out_of_range" and event[1] not in halted:    # a broker that exits resets nothing
             out.append(observation("out_of_range", event[1], offset=event[2], leader_leo=event[3]))
+        elif kind in ("out_of_range_start", "out_of_range_hw"):
+            start = event[3] if kind == "out_of_range_start" else event[4]
+            out.append(observation("reset_to_start", event[1], offset=event[2], start=start))
+        elif kind == "truncate_fully":
+            out.append(observation("truncate_fully", event[1], offset=event[3]))
+        elif kind == "log_start":
+            out.append(observation("log_start", event[1], start=event[3], cause=CAUSES[event[4]]))
         elif kind == "restart":
             out.append(observation("started", event[1]))
         elif kind == "replace_disk":
@@ -307,6 +332,6 @@ def observe_step(before: StepView, after: Cluster, events: list[tuple]) -> list[
         cache = r.log.cache.key()
         if cache is not entries and cache != entries:
             for entry_epoch, start in cache:
-                if (entry_epoch, start) not in entries:
+                if (entry_epoch, start) not in entries and moved.get(r.id) != start:
                     out.append(observation("epoch_entry", r.id, epoch=entry_epoch, offset=start))
     return out

@@ -486,5 +486,5 @@ def to_observation(fmt: Format, fields: dict[str, str], writer: str | None) -> O
             continue
         if target not in sorts:
             continue
-        values[target] = text if sorts[target] == "broker" else int(text)
+        values[target] = text if sorts[target] in ("broker", "cause") else int(text)
     return observation(kind, writer, **values)

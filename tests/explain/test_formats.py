@@ -18,7 +18,7 @@ SAMPLE = {"tp": "orders-7", "tpb": "[orders,7]", "log": "orders-7", "topic": "or
           "isr": "1001,1002", "isr_list": "1001, 1002", "adding": "", "removing": "", "state": "OfflinePartition",
           "to_state": "OnlinePartition", "topic_id": "None", "under": "", "prev_leader": "None",
           "partition_epoch": 42, "controller": 1003, "controller_epoch": 9, "rest": "(brokerId: 1003, endOffset: 5)",
-          "rest2": "RECOVERED", "segment": "0 : 4321", "old_hw": 6656329, "start": 6000001,
+          "rest2": "RECOVERED", "cause": "segment deletion", "segment": "0 : 4321", "old_hw": 6656329, "start": 6000001,
           "ctl": "[Controller id=1003] ", "ids": "1001,1003", "pid": 7,
           "ctl_epoch": 3, "replica": 1003, "strategy": "OfflinePartitionLeaderElectionStrategy(false)",
           "file_kind": "offset index", "seg_path": "/data/kafka/orders-7/00000000000000002976.index.deleted",

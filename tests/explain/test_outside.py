@@ -42,13 +42,9 @@ KAFKA_LINES = [
     ("0.10.2.1", "[2017-05-01 10:00:00,000] INFO [PartitionsReassignedListener on 1003]: Handling reassignment of "
                  "partition [orders,7] to new replicas 1002,1003 (kafka.controller.PartitionsReassignedListener)",
      "reassignment", None),
-    ("2.1.0", "[2019-01-01 10:00:00,000] WARN [ReplicaFetcher replicaId=1002, leaderId=1001, fetcherId=0] Reset fetch "
-              "offset for partition orders-7 from 1200 to current leader's start offset 5000 "
-              "(kafka.server.ReplicaFetcherThread)", "log start offset", "1002"),
-    ("3.6.0", "[2023-11-01 10:00:00,000] WARN [ReplicaFetcher replicaId=1002, leaderId=1001, fetcherId=0] Truncate "
-              "fully and reset fetch offset for partition orders-7 from 1200 to the current leader's start offset "
-              "5000 because the local replica's end offset is smaller than the current leader's start offsets. "
-              "(kafka.server.ReplicaFetcherThread)", "log start offset", "1002"),
+    ("3.6.0", "[2023-11-01 10:00:00,000] INFO [ReplicaFetcher replicaId=1002, leaderId=1001, fetcherId=0] Reset "
+              "fetch offset for partition orders-7 from 1200 to the current local replica's end offset 1200 "
+              "(kafka.server.ReplicaFetcherThread)", "race inside one fetcher round", "1002"),
     ("3.7.0", "[2024-03-01 10:00:00,000] INFO [QuorumController id=3000] Replayed partition assignment change "
               "PartitionChangeRecord(partitionId=7, topicId=9pLt1cOYQoSz3c0Bq5dQbA, isr=null, leader=-2, "
               "replicas=[1001, 1002, 1003], removingReplicas=null, addingReplicas=[1003], leaderRecoveryState=-1, "
@@ -75,6 +71,32 @@ def test_kafka_s_own_outside_lines_are_recognised_at_their_release(release, text
     assert line.status == "outside-model" and said in line.reason, line.reason
     assert line.partition == "orders-7" and line.writer == writer
     assert version(release) in line.releases         # a format of hwlib's, or a call of the inventory
+
+
+#: Kafka's log-start lines (the named tag's format strings, filled in by hand): observations since
+#: the model has a log start offset, each with its values
+LOG_START_LINES = [
+    ("2.1.0", "[2019-01-01 10:00:00,000] WARN [ReplicaFetcher replicaId=1002, leaderId=1001, fetcherId=0] Reset fetch "
+              "offset for partition orders-7 from 1200 to current leader's start offset 5000 "
+              "(kafka.server.ReplicaFetcherThread)", "reset_to_start", {"offset": 1200, "start": 5000}),
+    ("3.6.0", "[2023-11-01 10:00:00,000] WARN [ReplicaFetcher replicaId=1002, leaderId=1001, fetcherId=0] Truncate "
+              "fully and reset fetch offset for partition orders-7 from 1200 to the current leader's start offset "
+              "5000 because the local replica's end offset is smaller than the current leader's start offsets. "
+              "(kafka.server.ReplicaFetcherThread)", "reset_to_start", {"offset": 1200, "start": 5000}),
+    ("2.6.0", "[2020-08-01 10:00:00,000] INFO [Log partition=orders-7, dir=/data/kafka] Incremented log start offset "
+              "to 5000 due to leader offset increment (kafka.log.Log)", "log_start",
+     {"start": 5000, "cause": "leader offset increment"}),
+    ("1.1.0", "[2018-04-01 10:00:00,000] INFO [Log partition=orders-7, dir=/data/kafka] Incrementing log start offset "
+              "to 5000 (kafka.log.Log)", "log_start", {"start": 5000}),
+]
+
+
+@pytest.mark.parametrize(("release", "text", "kind", "values"), LOG_START_LINES, ids=[r[0] for r in LOG_START_LINES])
+def test_kafka_s_log_start_lines_are_observations(release, text, kind, values):
+    line = _line(text)
+    assert line.status == "recognised" and line.observation is not None, (line.status, line.reason)
+    assert line.observation.kind == kind and dict(line.observation.values) == values
+    assert version(release) in line.releases
 
 
 def test_a_leader_line_without_a_reassignment_stays_an_observation():
