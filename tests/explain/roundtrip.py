@@ -10,7 +10,7 @@ from hwlib.engine.steps import Step
 #: step no broker logs)
 FAULT_OF = {"elect": "elect", "reconnect": "isolate", "deliver": "deliver", "shutdown": "controlled_shutdown",
             "replace_disk": "replace_disk", "flush": "flush", "tick": "tick",
-            "controller_failover": "controller_failover"}
+            "controller_failover": "controller_failover", "retention": "retention", "delete_records": "retention"}
 
 
 def faults_of(steps: Sequence[Step]) -> tuple[str, ...]:

@@ -394,3 +394,22 @@ def test_a_release_part_way_through_an_upgrade_is_tried_under_its_older_protocol
     older = next(c for c in tried if c.inter_broker_protocol_version == "2.7-IV1")
     assert not older.rules().alter_isr_via_controller and tried[0].rules().alter_isr_via_controller
     assert rules_words(older) == "2.8, inter.broker.protocol.version=2.7-IV1"
+
+
+@pytest.mark.slow
+def test_kafka_9491_logs_are_explained_under_2_4_0_with_its_hw_below_the_log_start(tmp_path):
+    """The KAFKA-9491 scenario's logs as 2.4.0 writes them: explained under 2.4.0 with
+    hw-below-log-start (the follower truncated fully to the leader's start, elected before its HW
+    caught up); under 2.4.1, whose full truncation raises the HW, no explanation reaches the line
+    only 2.4.0 writes - the follower's fetch failing on the new leader's unreadable HW."""
+    scenario = hwlib.load_scenario("kafka-9491-hw-below-log-start")
+    paths = _write(tmp_path, scenario.config, scenario.steps, "2.4.0")
+    run = explain(ExplainSpec(tuple(paths), release="2.4.0", replicas=3, time_limit=120))
+    answer = run.answers[0]
+    assert answer.verdict == "explained", answer.verdict
+    assert "hw-below-log-start" in [a.kind for a in answer.anomalies]
+    run = explain(ExplainSpec(tuple(paths), release="2.4.1", replicas=3, time_limit=60))
+    answer = run.answers[0]
+    assert answer.verdict in ("not-explainable", "inconclusive"), answer.verdict
+    stop = failed_at(answer, run)
+    assert stop is not None and stop["file"] == "broker-2.log" and "current leader's start offset" in stop["text"], stop
