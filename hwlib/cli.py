@@ -9,6 +9,7 @@ import argparse
 import importlib.util
 import json
 import sys
+import time
 from pathlib import Path
 
 from .anomalies.checker import SAFETY
@@ -252,19 +253,30 @@ def _positive(value: str) -> int:
 
 
 class _CheckProgress:
-    """``hwlib check``'s progress on stderr: per generation, the levels searched and the states
-    they hold - a tqdm bar on a terminal, a line every few seconds elsewhere (CI logs)."""
+    """``hwlib check``'s progress on stderr: per generation, the levels searched, the states they
+    hold and how the search grows (``check.growth``) - a tqdm bar on a terminal, a line every few
+    seconds elsewhere (CI logs) - and once, where the rest looks long, the estimate and how to
+    bound it."""
 
-    def __init__(self, mode: bool | str = True) -> None:
-        self.mode, self.bar = mode, None
+    def __init__(self, depth_bound: int | None, mode: bool | str = True) -> None:
+        self.mode, self.bar, self.depth_bound = mode, None, depth_bound
 
     def __call__(self, protocol: str):
+        from .check.growth import Growth
+
         self.close()
         bar = self.bar = progress(None, protocol, "level", self.mode)
+        growth, started = Growth(self.depth_bound), time.perf_counter()
+        warned: list[str] = []
 
         def show(depth: int, distinct: int, generated: int) -> None:
+            growth.add(depth, distinct, time.perf_counter() - started)
             bar.update(1)
-            bar.note(f"depth {depth}, {distinct:,} distinct states, {generated:,} generated")
+            bar.note(f"depth {depth}, {distinct:,} distinct states, {generated:,} generated; {growth.words()}")
+            warning = None if warned else growth.warning()
+            if warning is not None:
+                warned.append(warning)
+                print(f"hwlib check: {protocol}: {warning}", file=sys.stderr, flush=True)
 
         return show
 
@@ -297,7 +309,7 @@ def _check(args) -> int:
 
         check_master(args.master, "master")     # before anything is written or a JVM starts
     directory = open_directory(spec)           # a bad --out fails before the search, nothing written
-    levels = None if args.quiet or args.json else _CheckProgress()
+    levels = None if args.quiet or args.json else _CheckProgress(spec.bounds.depth)
     if args.master is not None:
         from .sweep.spark import start_session
 
