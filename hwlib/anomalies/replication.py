@@ -187,7 +187,9 @@ class ReplicationChecks(Remembered):
             if r.index in low and r.index not in self.low_hw:
                 self.report("hw-below-log-start", step, f"leader {r.id} serves HW {r.hw}, below its log start "
                             f"{r.log.start}", replica=r.id, offset=r.hw)
-        self.low_hw = low
+        if low != self.low_hw:
+            self.memo = None            # the verdict key reads it
+            self.low_hw = low
 
     def check_strong_isr(self, step: int) -> None:
         """The TLA+ specification's StrongIsr, for every online replica that believes it leads - the controller's
