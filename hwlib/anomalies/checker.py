@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING
 
+from ..engine.replica import LEADER
 from .clients import ClientChecks
 from .replication import ReplicationChecks
 
@@ -140,6 +141,8 @@ class AnomalyChecker:
         # each check only when its inputs moved (most steps move none of them)
         rep, clients = self.replication, self.clients
         if leader is not None:
+            if leader.role == LEADER and leader.log.start > rep.deleted_below:
+                rep.note_deletion(leader)
             if leader.hw != rep.last_hw:
                 rep.check_hw_regression(step, leader)
             if leader_rewritten or leader.hw > len(rep.committed_values):
@@ -165,5 +168,5 @@ class AnomalyChecker:
         reported."""
         leader = self.cluster.leader
         if leader is not None and leader.online:
-            self.clients.finish(step, leader)
+            self.clients.finish(step, leader, self.replication.deleted_below)
         return self.anomalies

@@ -94,11 +94,14 @@ class ClientChecks(Remembered):
                 self._values_read.add(value)
         self.polls_seen = len(polls)
 
-    def finish(self, step: int, leader: Replica) -> None:
+    def finish(self, step: int, leader: Replica, deleted_below: int = 0) -> None:
         """Judge acknowledged records against the final (online) leader's log, from its log start:
-        a record acknowledged below it was deleted (retention, DeleteRecords), not lost."""
+        a record acknowledged below it, or below the highest log start a leader had
+        (``deleted_below``), was deleted (retention, DeleteRecords), not lost."""
         start = leader.log.start
         present = set(leader.log.values[start:])
+        if deleted_below > start:
+            start = deleted_below
         offsets: dict[str, int] = {}
         for request in self.cluster.producer.produces:
             if request.status == "acked":
@@ -111,9 +114,9 @@ class ClientChecks(Remembered):
                             f"not in the final log of leader {leader.id}",
                             value=value, offset=offsets.get(value))
         self.check_client_order(step, leader)
-        self.check_unseen(step, leader)
+        self.check_unseen(step, leader, start)
 
-    def check_unseen(self, step: int, leader: Replica) -> None:
+    def check_unseen(self, step: int, leader: Replica, start: int = 0) -> None:
         """``unseen``: acknowledged, in the final log below the consumer's position (it went
         past them), and never read - skipped by a reset, or rewritten under it."""
         cluster = self.cluster
@@ -121,7 +124,7 @@ class ClientChecks(Remembered):
             return
         acked = set(cluster.producer.acked)
         values = leader.log.values
-        start = leader.log.start
+        start = max(start, leader.log.start)     # below: deleted by the partition's policy
         for offset in range(min(cluster.consumer.position, len(values))):
             value = values[offset]
             if value in acked and value not in self._values_read:

@@ -37,6 +37,9 @@ class ReplicationChecks(Remembered):
     weak_isr: set[int]
     #: leaders (by index) serving an HW below their log start, after the last check
     low_hw: frozenset[int]
+    #: the highest log start a serving leader has had: the partition deleted the records below
+    #: it (retention, DeleteRecords) - what a replica still holds there is not compared
+    deleted_below: int
     #: the partition's committed prefix: every record that was ever below the partition HW
     committed_epochs: list[int]
     committed_values: list[str]
@@ -58,6 +61,7 @@ class ReplicationChecks(Remembered):
             self.diverged = source.diverged
             self.weak_isr = source.weak_isr          # replaced, never changed in place
             self.low_hw = source.low_hw
+            self.deleted_below = source.deleted_below
             self.committed_epochs = source.committed_epochs
             self.committed_values = source.committed_values
             self.has_committed = source.has_committed
@@ -73,6 +77,7 @@ class ReplicationChecks(Remembered):
         self.diverged = {}
         self.weak_isr = set()
         self.low_hw = frozenset()
+        self.deleted_below = 0
         self.committed_epochs = []
         self.committed_values = []
         self.has_committed = [0] * n
@@ -91,6 +96,7 @@ class ReplicationChecks(Remembered):
         agreement caches are left out: they only save work)."""
         return (tuple([values[v] for v in self.committed_values]), tuple(self.committed_epochs),
                 -1 if self.last_hw is None else self.last_hw, tuple(sorted(self.weak_isr)), tuple(sorted(self.low_hw)),
+                self.deleted_below,
                 tuple(sorted(self.diverged.items())))
 
     def pair_code(self, a: Replica, b: Replica) -> int:
@@ -116,7 +122,7 @@ class ReplicationChecks(Remembered):
         agree = self.agree
         la, lb = a.log, b.log
         start = agree[code]
-        floor = la.start if la.start > lb.start else lb.start
+        floor = max(la.start, lb.start, self.deleted_below)
         if start < floor:
             start = floor
         if upto <= start:
@@ -155,7 +161,7 @@ class ReplicationChecks(Remembered):
             n = len(values)
             have = min(n, len(log.values))
             same = n   # the longest prefix the leader's log shares with the committed one
-            for o in range(log.start, n):       # below its log start the leader deleted what it had
+            for o in range(max(log.start, self.deleted_below), n):     # below: deleted, not truncated
                 if o >= have or log.values[o] != values[o] or log.epochs[o] != epochs[o]:
                     same = min(same, o)
                     self.report("committed-truncated", step,
@@ -175,6 +181,13 @@ class ReplicationChecks(Remembered):
             start = len(values)
             epochs.extend(log.epochs[start:leader.hw])
             values.extend(log.values[start:leader.hw])
+
+    def note_deletion(self, leader: Replica) -> None:
+        """A serving leader's log start: the partition deleted everything below the highest one
+        (``deleted_below``)."""
+        if leader.log.start > self.deleted_below:
+            self.memo = None
+            self.deleted_below = leader.log.start
 
     def check_log_start(self, step: int) -> None:
         """Kafka's invariant log start <= HW, for the HW a leader serves: a leader whose HW lies
@@ -253,8 +266,9 @@ class ReplicationChecks(Remembered):
         values, epochs = self.committed_values, self.committed_epochs
         n = len(values)
         start = self.has_committed[replica.index]
-        if start < replica.log.start:       # below its log start: deleted, nothing to lack
-            start = replica.log.start
+        floor = max(replica.log.start, self.deleted_below)     # below: deleted, nothing to lack
+        if start < floor:
+            start = floor
         if start >= n:
             return None
         self._write()

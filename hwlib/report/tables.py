@@ -138,11 +138,13 @@ ACTION_WORDS = {
     "consume": "the consumer polls", "consumer_crash": "the consumer dies", "deliver": "a cut-off broker "
     "applies a queued LeaderAndIsr late", "controller_failover": "a new controller takes over",
     "stale_produce": "a produce goes to a broker a stale client believes leads",
+    "retention": "a broker's retention deletes old segments, or DeleteRecords: a log start moves",
 }
 #: the actions counted as faults in "faults per run" (time passing, flushes, split fetches and
 #: consumer polls are counted apart)
 FAULTS_PER_RUN = ("crash", "quick_restart", "power_loss", "replace_disk", "controlled_shutdown", "leader_move",
-                  "isolate", "deliver", "controller_failover", "lost_ack", "stale_produce", "consumer_crash")
+                  "isolate", "deliver", "controller_failover", "lost_ack", "stale_produce", "consumer_crash",
+                  "retention")
 
 
 def profile_table(spec, max_runs: int = 500) -> str:

@@ -123,3 +123,12 @@ def test_a_check_given_a_sweep_reconciles_its_verdicts_as_the_report_does(hw_los
     check = _holds(Bounds(replicas=1, max_records=50, max_epoch=50))
     reconciled = sweep_check(spec, runs, ["crash-mix"], faults, check.results, ("lost-write",))
     assert reconciled.verdict("hw", "lost-write").state == "beyond"
+
+
+def test_the_report_has_words_for_every_action_a_profile_can_draw():
+    """The profile table names each action in words (a profile drawing an action without them
+    stopped the report: a log-start sweep of the retention profile did)."""
+    from hwlib.report.tables import ACTION_WORDS, FAULTS_PER_RUN
+
+    assert set(ACTION_WORDS) == set(ACTIONS)
+    assert set(FAULTS_PER_RUN) <= set(ACTIONS)
