@@ -1,4 +1,8 @@
-"""The checks and the log start offset: what a leader deleted (retention, DeleteRecords) is deleted, not lost or diverged."""
+"""The checks and the log start offset: what a leader deleted (retention, DeleteRecords) is deleted, not lost.
+
+Nor diverged, nor truncated: below the highest log start a serving leader has had, the
+checks compare nothing.
+"""
 
 from __future__ import annotations
 

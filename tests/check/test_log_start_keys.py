@@ -1,4 +1,8 @@
-"""A state reached by cloning step by step (as the search does) and the same schedule replayed from the start (as its workers and resumes do) have one fingerprint - with log starts that move."""
+"""A cloned state and its replay have one fingerprint, with log starts that move.
+
+A state reached by cloning step by step (as the search does) and the same schedule replayed
+from the start (as its workers and resumes do) must key alike.
+"""
 
 from __future__ import annotations
 
