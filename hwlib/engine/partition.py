@@ -242,7 +242,6 @@ class Partition:
             self.publisher.publish(ctl.leader_and_isr())
         return True
 
-    # -------------------------------------------------------------------------- the HW
     # ----------------------------------------------------------------- the log start offset
     def delete_records_skip(self, leader: Replica | None, offset: int) -> str | None:
         """Why DeleteRecords before ``offset`` (-1: the HW) moves nothing (the admin client's
@@ -285,6 +284,7 @@ class Partition:
             self.events.append(("log_start", replica.id, replica.log.start, new, "retention"))
             replica.log.increment_start(new)
 
+    # -------------------------------------------------------------------------- the HW
     def hw_unresolvable(self, leader: Replica) -> bool:
         """Kafka 2.4.0 (KAFKA-9491): the HW lives in the Log, whose ``fetchHighWatermarkMetadata``
         throws OffsetOutOfRangeException for an HW below the log start - every fetch of the
