@@ -72,6 +72,8 @@ class Explorer:
         names = list(builtin_scenarios())
         self.pick = w.Dropdown(options=names, value=self.scenario.name if self.scenario.name in names else None,
                                description="scenario")
+        #: files loaded with "load file": path -> their label in the menu
+        self._files: dict[str, str] = {}
         self.path = w.Text(placeholder="or a YAML file, e.g. data/sweeps/x/shrunk/c000-lost-write.yaml",
                            layout=w.Layout(width="420px"))
         self.load = w.Button(description="load file")
@@ -226,7 +228,8 @@ class Explorer:
     def _picked(self, change) -> None:
         if self._switching or change["new"] is None:
             return
-        self._load(load_scenario(change["new"]))
+        picked = change["new"]          # a built-in's name, or a file loaded before (its path)
+        self._load(load_scenario(Path(picked) if picked in self._files else picked), from_file=picked in self._files)
 
     def _load(self, scenario: Scenario, from_file: bool = False) -> None:
         self.scenario = scenario
@@ -235,7 +238,17 @@ class Explorer:
         self.steps = list(scenario.steps)
         self._switching = True           # the dropdown shows what is loaded, without reloading it
         try:
-            self.pick.value = None if from_file or scenario.name not in self.pick.options else scenario.name
+            if from_file and scenario.path is not None:
+                # a file loaded joins the menu under its path, so the menu names what is shown
+                key = str(scenario.path)
+                if key not in self._files:
+                    self._files[key] = f"{shown(Path(key))} (file)"
+                    self.pick.options = [*((n, n) for n in builtin_scenarios()),
+                                         *((label, path) for path, label in self._files.items())]
+                self.pick.value = key
+            else:
+                names = [value for _, value in self.pick.options] if self._files else list(self.pick.options)
+                self.pick.value = scenario.name if scenario.name in names else None
         finally:
             self._switching = False
         self.rebuild(key=True)             # where the offline steppers open: its first anomaly

@@ -124,8 +124,8 @@ def test_explorer_compares_releases_and_forks_a_controlled_shutdown():
 def test_explorer_shows_the_step_the_user_expects_and_what_is_loaded(tmp_path, monkeypatch):
     """Fork at the last step: the new step; two forks from 0: the last of two; another scenario
     or a file loaded: where the offline steppers open (its first anomaly, else where the runs
-    part, else its last step); a file loaded: the dropdown no longer names the old scenario, and
-    picking a name again loads it; the live status line says where the runs differ."""
+    part, else its last step); a file loaded: the dropdown names the file (it joins the menu), and
+    picking a name - or the file - again loads it; the live status line says where the runs differ."""
     explorer = Explorer("data-loss", ["hw", "kip101"], start=15)
     explorer.fork(15, "crash", "A")
     assert explorer.position == 16 and '"n": 17' in explorer.stepper.markup
@@ -141,11 +141,14 @@ def test_explorer_shows_the_step_the_user_expects_and_what_is_loaded(tmp_path, m
     assert explorer.scenario.name == "hw-update-one-record" and explorer.fork_message.value == ""
     explorer.path.value = "data/scenarios/divergence.yaml"            # relative to the project root
     explorer._load_file()
-    assert explorer.scenario.name == "divergence" and explorer.pick.value is None
+    assert explorer.scenario.name == "divergence" and explorer.pick.value == explorer.scenario.path
+    assert dict(explorer.pick.options)["data/scenarios/divergence.yaml (file)"] == explorer.scenario.path
     assert explorer.position == 11 == explorer.results[0].anomalies[0].step     # its first anomaly
     assert explorer.load_message.value == "loaded data/scenarios/divergence.yaml"
     explorer.pick.value = "hw-update-one-record"
     assert explorer.scenario.name == "hw-update-one-record"
+    explorer.pick.value = dict(explorer.pick.options)["data/scenarios/divergence.yaml (file)"]
+    assert explorer.scenario.name == "divergence" and explorer.position == 11
 
 
 def test_explorer_saves_against_the_project_root_and_refuses_a_missing_folder(tmp_path, monkeypatch):
