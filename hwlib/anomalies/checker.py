@@ -142,7 +142,7 @@ class AnomalyChecker:
         rep, clients = self.replication, self.clients
         if leader is not None:
             if leader.role == LEADER and leader.log.start > rep.deleted_below:
-                rep.note_deletion(leader)
+                rep.note_deletion(leader.log.start)
             if leader.hw != rep.last_hw:
                 rep.check_hw_regression(step, leader)
             if leader_rewritten or leader.hw > len(rep.committed_values):

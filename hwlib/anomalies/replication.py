@@ -182,12 +182,11 @@ class ReplicationChecks(Remembered):
             epochs.extend(log.epochs[start:leader.hw])
             values.extend(log.values[start:leader.hw])
 
-    def note_deletion(self, leader: Replica) -> None:
-        """A serving leader's log start: the partition deleted everything below the highest one
-        (``deleted_below``)."""
-        if leader.log.start > self.deleted_below:
-            self.memo = None
-            self.deleted_below = leader.log.start
+    def note_deletion(self, start: int) -> None:
+        """A serving leader's log start above ``deleted_below``: the partition deleted everything
+        below it."""
+        self.memo = None
+        self.deleted_below = start
 
     def check_log_start(self, step: int) -> None:
         """Kafka's invariant log start <= HW, for the HW a leader serves: a leader whose HW lies

@@ -539,10 +539,15 @@ class Cluster:
         self.partition.delete_records_on_leader(leader, offset)
         return None
 
+    def _retention_targets(self, replica_id: str | None) -> list[Replica]:
+        """The online brokers whose retention runs: ``replica_id``'s, or every one."""
+        chosen = [self.replica(replica_id)] if replica_id is not None else self.replicas
+        return [r for r in chosen if r.online]
+
     def retention_skip(self, offset: int, replica_id: str | None) -> str | None:
         """Why retention below ``offset`` (on one broker, or every online one) deletes nothing."""
-        targets = [self.replica(replica_id)] if replica_id is not None else [r for r in self.replicas if r.online]
-        if replica_id is not None and not targets[0].online:
+        targets = self._retention_targets(replica_id)
+        if replica_id is not None and not targets:
             return "replica is offline"
         if any(self.partition.retention_bound(r, offset) > r.log.start for r in targets):
             return None
@@ -555,9 +560,8 @@ class Cluster:
         reason = self.retention_skip(offset, replica_id)
         if reason is not None:
             return self.skip("retention", replica_id, reason)
-        for r in ([self.replica(replica_id)] if replica_id is not None else self.replicas):
-            if r.online:
-                self.partition.delete_old_segments(r, offset)
+        for r in self._retention_targets(replica_id):
+            self.partition.delete_old_segments(r, offset)
         return None
 
     def elect(self, replica_id: str) -> None:

@@ -258,7 +258,7 @@ class ClusterConfig:
 
     def _feature_versions(self, row: Release) -> tuple[tuple[int, int, int] | None, tuple[int, int, int] | None]:
         """inter.broker.protocol.version / metadata.version, checked against the release."""
-        own = parse_feature_version(".".join(row.read_at.split(".")[:2]), "release")
+        own = row.feature_version
         out: list[tuple[int, int, int] | None] = []
         for name, mode in (("inter_broker_protocol_version", ZK), ("metadata_version", KRAFT)):
             lowest = LOWEST_FEATURE_VERSION[mode]
@@ -313,7 +313,7 @@ class ClusterConfig:
                               "log.message.format.version for ZooKeeper 0.11 - 2.8: before, every record is v0 / v1; "
                               "from inter.broker.protocol.version 3.0 Kafka ignores it, KIP-724)")
         value = parse_feature_version(text, name)
-        top = ibp if ibp is not None else parse_feature_version(".".join(row.read_at.split(".")[:2]), name)
+        top = ibp if ibp is not None else row.feature_version
         if not (0, 8, 0) <= value <= top:
             raise ConfigError(f"{name}: {text!r} is not allowed for {row.label} at inter.broker.protocol.version "
                               f"{feature_version_text(top)} (Kafka refuses a message format above it); allowed: 0.8.0 "

@@ -159,22 +159,18 @@ class ReplicaLog(CopyOnWrite):
         self.cache.truncate_from_start(offset)
         return True
 
-    def truncate_fully_and_start_at(self, offset: int, leader: ReplicaLog) -> int:
+    def truncate_fully_and_start_at(self, offset: int, leader: ReplicaLog) -> None:
         """``Log.truncateFullyAndStartAt``: every record goes, the log restarts empty at
         ``offset`` (its start and LEO), the epoch cache is cleared. The slots below ``offset``
         take the leader's deleted records (``leader``'s start is at or above ``offset``): read
-        by nobody, they keep offsets indexing the lists and every pairwise check at rest.
-        Returns how many records the log had."""
-        had = len(self.values)
+        by nobody, they keep offsets indexing the lists and every pairwise check at rest."""
         self._write()
         self.epochs = leader.epochs[:offset]
         self.values = leader.values[:offset]
         self.seqs = leader.seqs[:offset]
         self.start = self.flushed = offset
         self.cache.clear()
-        if self.rewritten_from is None or 0 < self.rewritten_from:
-            self.rewritten_from = 0
-        return had
+        self.rewritten_from = 0              # every offset was rewritten
 
     def flush(self) -> None:
         self.flushed = len(self.values)

@@ -435,6 +435,12 @@ class Release:
         return self.name if len(modes) == 1 and self.mode == ZK else f"{self.name} {MODE_WORDS[self.mode]}"
 
     @property
+    def feature_version(self) -> tuple[int, int, int]:
+        """Its own inter.broker.protocol.version / metadata.version (``3.7`` -> (3, 7, 99)):
+        the highest a config may give it."""
+        return parse_feature_version(".".join(self.read_at.split(".")[:2]), "release")
+
+    @property
     def key(self) -> str:
         """What ``--release`` takes for this row: ``3.7-kraft``, ``2.0.1``, ``4.1``."""
         return self.name if len(modes_of(self.version)) == 1 else f"{self.name}-{self.mode}"

@@ -263,7 +263,7 @@ def observe_step(before: StepView, after: Cluster, events: list[tuple]) -> list[
     halted = {event[1] for event in events if event[0] == "halt"}
     # a log start that moved rewrites the first epoch-cache entry (LeaderEpochFileCache
     # .truncateFromStart): no epoch was appended, and Kafka logs none
-    moved = {event[1]: event[3] for event in events if event[0] == "log_start"}
+    moved: dict[str, int] = {}
     for event in events:
         kind = event[0]
         if kind == "truncate":
@@ -314,6 +314,7 @@ def observe_step(before: StepView, after: Cluster, events: list[tuple]) -> list[
         elif kind == "truncate_fully":
             out.append(observation("truncate_fully", event[1], offset=event[3]))
         elif kind == "log_start":
+            moved[event[1]] = event[3]
             out.append(observation("log_start", event[1], start=event[3], cause=CAUSES[event[4]]))
         elif kind == "restart":
             out.append(observation("started", event[1]))

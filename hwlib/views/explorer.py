@@ -70,7 +70,8 @@ class Explorer:
         self._frames: list[list[str]] = []       # rendered frames per result (the stepper and export)
 
         names = list(builtin_scenarios())
-        self.pick = w.Dropdown(options=names, value=self.scenario.name if self.scenario.name in names else None,
+        self.pick = w.Dropdown(options=[(n, n) for n in names],
+                               value=self.scenario.name if self.scenario.name in names else None,
                                description="scenario")
         #: files loaded with "load file": path -> their label in the menu
         self._files: dict[str, str] = {}
@@ -247,7 +248,7 @@ class Explorer:
                                          *((label, path) for path, label in self._files.items())]
                 self.pick.value = key
             else:
-                names = [value for _, value in self.pick.options] if self._files else list(self.pick.options)
+                names = [value for _, value in self.pick.options]
                 self.pick.value = scenario.name if scenario.name in names else None
         finally:
             self._switching = False
