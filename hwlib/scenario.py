@@ -170,7 +170,7 @@ SHORT_KINDS = {"lost-write": "**lost**", "log-divergence": "**diverge**", "commi
                "strong-isr": "isr", "hw-regression": "hw↓", "duplicate": "**dup**", "reordered": "**reorder**",
                "inconsistent-offsets": "**inconsistent**", "nonmonotonic-poll": "**nonmonotonic**",
                "unseen": "**unseen**", "epoch-cache-order": "cache", "hw-below-log-start": "**hw<start**",
-               "consumer-skipped": "skipped"}
+               "consumer-skipped": "skipped", "fetcher-stopped": "stopped"}
 
 
 def scenario_table() -> str:

@@ -320,7 +320,7 @@ def test_compare_names_the_settings_each_column_ran_with_where_they_differ(capsy
     assert main(["compare", "data-loss", "--releases", "2.4,2.8"]) == 0
     flat = " ".join(capsys.readouterr().out.split())
     assert "ran replica.lag.time.max.ms=10000 (2.4.1's default) session timeout=6000 (2.4.1's default)" in flat
-    assert "ran replica.lag.time.max.ms=30000 (2.8's default) session timeout=18000 (2.8's default)" in flat
+    assert "ran replica.lag.time.max.ms=30000 (2.8.1's default) session timeout=18000 (2.8.1's default)" in flat
 
 
 def test_notebooks_copies_hwlibs_notebooks_and_never_replaces_a_users_file(tmp_path, capsys):

@@ -14,13 +14,13 @@ if TYPE_CHECKING:
 
 KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr", "hw-regression",
          "epoch-cache-order", "duplicate", "reordered", "inconsistent-offsets", "nonmonotonic-poll",
-         "unseen", "hw-below-log-start", "consumer-skipped")
+         "unseen", "hw-below-log-start", "consumer-skipped", "fetcher-stopped")
 #: safety properties, most serious first: a violation is acknowledged data lost, replicas that
 #: disagree, a committed record removed, or a client seeing what Kafka promises it never will
 SAFETY = ("lost-write", "log-divergence", "duplicate", "reordered", "inconsistent-offsets", "unseen",
           "committed-truncated", "strong-isr", "hw-below-log-start", "nonmonotonic-poll", "epoch-cache-order")
 #: expected effects of the protocol that hwlib explains - not failures, never data loss
-EFFECTS = ("hw-regression", "consumer-skipped")
+EFFECTS = ("hw-regression", "consumer-skipped", "fetcher-stopped")
 #: every kind in one order: safety first (most serious first), then the expected effects
 SEVERITY = SAFETY + EFFECTS
 #: why each expected effect is not data loss (shown wherever an effect is listed)
@@ -31,6 +31,10 @@ EFFECT_NOTES = {
     "consumer-skipped": ("retention or DeleteRecords moved the log start past records the consumer had not read "
                          "yet: its next fetch is out of range and auto.offset.reset moves it on. Kafka deletes "
                          "them as configured; replication lost nothing."),
+    "fetcher-stopped": ("a follower's fetcher stopped replicating the partition on an error its release does not "
+                        "handle (2.8.0: the leader's log start above its HW, KAFKA-12996) until a new leader epoch "
+                        "or a restart: a Kafka bug that loses no record by itself, but leaves the partition one "
+                        "copy short and, once the follower leaves the ISR, fewer replicas to fail over to."),
 }
 #: the same for unavailability (steps without an online leader), which is measured, not a kind
 UNAVAILABILITY_NOTE = ("a partition without an online leader refuses writes and reads until one is elected: "
@@ -40,6 +44,12 @@ UNAVAILABILITY_NOTE = ("a partition without an online leader refuses writes and 
 def is_safety(kind: str) -> bool:
     """Whether ``kind`` is a safety property (else an expected effect)."""
     return kind in SAFETY
+
+
+def effect_tag(kind: str) -> str:
+    """How a listing tags an effect: most are the protocol working as designed; a stopped
+    fetcher is a Kafka bug that violates no safety property by itself."""
+    return "a Kafka bug, not a safety violation" if kind == "fetcher-stopped" else "expected, not a safety violation"
 
 #: Event kinds that cannot change a pairwise verdict: they touch no log below an HW, no HW,
 #: no role, no ISR and no reconciliation state (appends land above every HW; HW moves have
@@ -107,21 +117,29 @@ class AnomalyChecker:
     def _report(self, kind: str, step: int, detail: str, **extra) -> None:
         self.anomalies.append(Anomaly(kind, step, detail, **extra))
 
-    def _changed(self) -> bool:
-        """Whether any event since the last observation can change a pairwise verdict."""
+    def _changed(self, step: int) -> bool:
+        """Whether any event since the last observation can change a pairwise verdict; reports
+        each fetcher that stopped among them (``fetcher-stopped``: an event, not a standing
+        condition - the replica's fetch state keeps it)."""
         events = self.cluster.events
         seen = self._events_seen
         self._events_seen = len(events)
         if seen > len(events):  # the owner cleared the event list
             return True
+        changed = False
         for i in range(seen, len(events)):
-            if events[i][0] not in _IRRELEVANT:
-                return True
-        return False
+            event = events[i]
+            if event[0] not in _IRRELEVANT:
+                changed = True
+                if event[0] == "fetcher_failed":
+                    self._report("fetcher-stopped", step, f"{event[1]}'s fetcher marked the partition failed: the "
+                                 f"leader's log start {event[3]} is above its HW {event[4]} (fetch offset "
+                                 f"{event[2]})", replica=event[1], offset=event[2])
+        return changed
 
     def observe(self, step: int) -> None:
         cluster = self.cluster
-        changed = self._changed()
+        changed = self._changed(step)
         leader = cluster.leader
         if leader is not None and not leader.online:
             # Nobody reads from a leader that is down; if it returns as leader with less, the

@@ -36,6 +36,8 @@ from .controller import ELECTIONS
 #   ("epoch_request", replica, asked_epoch, answer) OffsetsForLeaderEpoch round trip
 #   ("reconciled", replica, fetch_offset)           kip595: a fetch was accepted after a change
 #   ("diverging", replica, fetch_offset, last_fetched_epoch, (epoch, end))  kip595 fetch answer
+#   ("fetcher_failed", replica, fetch_offset, leader_start, hw)  its fetcher marked the partition failed: the
+#                                                    leader's log start is above its HW (2.8.0, KAFKA-12996)
 #   ("crash", replica, lost_records, detected)
 #   ("shutdown", replica, granted, kraft)           the broker asks the controller to shut down (granted: it was heard)
 #   ("stopped", replica)                            the broker's process ends cleanly: log flushed, HW checkpointed
@@ -123,6 +125,9 @@ _DESCRIBE: dict[str, Callable[..., str]] = {
     "epoch_request": lambda r, epoch, answer: f"{r} asks OffsetsForLeaderEpoch({epoch}); leader answers {answer}",
     "diverging": lambda r, offset, last, answer: (f"{r} fetches at {offset} after epoch {last}; leader answers "
                                                  f"diverging epoch {answer[0]} ending at {answer[1]}"),
+    "fetcher_failed": lambda r, offset, start, hw: (
+        f"{r} cannot take the leader's log start {start}, above its HW {hw} (OffsetOutOfRangeException): its "
+        f"fetcher marks the partition failed at offset {offset} and stops fetching it (KAFKA-12996)"),
     "reconciled": lambda r, offset: f"leader accepts {r}'s fetch at {offset}: its log matches, reconciled",
     "crash": _crash,
     "shutdown": lambda r, granted, kraft: (

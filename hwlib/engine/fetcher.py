@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, ClassVar
 
 from .kafka_errors import DIVERGING, OFFSET_OUT_OF_RANGE, REFUSED
-from .replica import FETCHING, LEADER, TRUNCATING, InFlight, Replica
+from .replica import FAILED, FETCHING, LEADER, TRUNCATING, InFlight, Replica
 
 if TYPE_CHECKING:
     from .config import ClusterConfig
@@ -50,6 +50,8 @@ class ReplicaFetcher:
             return "a request is already in flight"
         if follower.leader_id is None:
             return "the partition has no leader"
+        if follower.fetch_state == FAILED:
+            return "its fetcher marked the partition failed"
         if not self.brokers[follower.leader_id].online:
             return f"leader {follower.leader_id} is offline"
         return None
@@ -94,28 +96,56 @@ class ReplicaFetcher:
             log.append_as_follower(request.epochs, request.values, request.seqs, self.protocol.records_carry_epochs)
             self.events.append(("replicate", follower.id, start, len(log.values)))
             log.flush_if_due(self.flush_interval)
-        new_hw = request.hw if request.hw < len(log.values) else len(log.values)
+        self.take_hw(follower, request.hw)
+        if not self.take_leader_start(follower, request):
+            # records with a consistent answer: its start is at most the HW it sends, and the
+            # follower's new HW at least that (KAFKA-7104's race inside the leader's handling,
+            # 1.0.0 - 1.1.0, is not modelled)
+            raise AssertionError(f"{follower.id}: leader's log start {request.leader_start} above the HW "
+                                 f"{follower.hw} in a fetch with records")
+
+    def take_hw(self, follower: Replica, leader_hw: int) -> None:
+        """processPartitionData: HW = min(leader's HW, own LEO) - from 2.4.0 ``Log
+        .updateHighWatermark``, which keeps it within [log start, LEO]."""
+        log = follower.log
+        new_hw = leader_hw if leader_hw < len(log.values) else len(log.values)
         if self.protocol.hw_in_log and new_hw < log.start:
-            new_hw = log.start          # 2.4.0+ Log.updateHighWatermark: the HW within [log start, LEO]
+            new_hw = log.start
         if new_hw != follower.hw:
             self.events.append(("hw", follower.id, follower.hw, new_hw, False))
             follower.hw = new_hw
-        if self.protocol.follows_leader_log_start and request.leader_start > log.start:
-            # 0.11.0.0+ processPartitionData: maybeIncrementLogStartOffset(leader's log start), which
-            # refuses a start above the HW (OffsetOutOfRangeException). A leader's answer is read
-            # at once here, so its start is at most the HW it sends and the follower's HW is at
-            # least that: KAFKA-7104's race inside the leader's handling is not modelled.
-            if request.leader_start > follower.hw:
-                raise AssertionError(f"{follower.id}: leader's log start {request.leader_start} above the HW "
-                                     f"{follower.hw} (a consistent fetch response cannot carry it)")
-            self.events.append(("log_start", follower.id, log.start, request.leader_start, "leader's log start"))
-            log.increment_start(request.leader_start)
+
+    def take_leader_start(self, follower: Replica, request: InFlight) -> bool:
+        """processPartitionData, 0.11.0.0+: ``maybeIncrementLogStartOffset(leader's log start)``,
+        which refuses a start above the HW (OffsetOutOfRangeException). Refused, the fetcher
+        marks the partition failed (2.3+ ``AbstractFetcherThread.processFetchRequest``:
+        "Unexpected error occurred while processing data for partition ... at offset ...") and
+        False is returned."""
+        log = follower.log
+        if not self.protocol.follows_leader_log_start or request.leader_start <= log.start:
+            return True
+        if request.leader_start > follower.hw:
+            self.events.append(("fetcher_failed", follower.id, request.fetch_offset, request.leader_start,
+                                follower.hw))
+            follower.fetch_state = FAILED
+            return False
+        self.events.append(("log_start", follower.id, log.start, request.leader_start, "leader's log start"))
+        log.increment_start(request.leader_start)
+        return True
 
     def process_diverging_epoch(self, follower: Replica, request: InFlight) -> None:
-        """kip595: no records, no HW; truncate and let the next fetch validate again."""
-        offset, _ = self.protocol.truncation_after_answer(follower.log, follower.hw, request.answer)
+        """kip595: no records; truncate and let the next fetch validate again. Up to 3.4.0 the
+        answer is first processed as data (``processPartitionData``, KAFKA-14704): the HW and the
+        leader's log start, which 2.8.0 may send above the follower's HW (KAFKA-12996) - then
+        ``maybeIncrementLogStartOffset`` throws, the fetcher marks the partition failed and no
+        truncation follows."""
         self.events.append(("diverging", follower.id, request.fetch_offset, request.asked_epoch,
                             request.answer))
+        if self.protocol.diverging_answer_processed:
+            self.take_hw(follower, request.hw)
+            if not self.take_leader_start(follower, request):
+                return
+        offset, _ = self.protocol.truncation_after_answer(follower.log, follower.hw, request.answer)
         self.truncate(follower, offset, "diverging epoch")
 
     def handle_offset_out_of_range(self, follower: Replica, request: InFlight) -> bool:

@@ -53,6 +53,17 @@ class Protocol:
     #: to the LEO, so a follower truncated fully to the leader's start keeps an HW below it
     #: until its next fetch response.
     full_truncation_raises_hw = False
+    #: Kafka 2.8.0 - 3.4.0 (``AbstractFetcherThread.processFetchRequest``): a diverging-epoch
+    #: answer goes through ``processPartitionData`` before the truncation - the follower takes
+    #: min(leader's HW, its LEO) as HW and the leader's log start first. From 3.4.1 / 3.5.0
+    #: (KAFKA-14704) a diverging answer is only a truncation; the next fetch brings the HW.
+    diverging_answer_processed = False
+    #: Kafka >= 2.8.1 (KAFKA-12996, ``Partition.readRecords``): a fetch below the leader's log
+    #: start is answered OFFSET_OUT_OF_RANGE even when its epoch diverges. 2.8.0 answers the
+    #: diverging epoch with its log start, which the follower cannot take above its HW
+    #: (``maybeIncrementLogStartOffset`` throws) - its fetcher marks the partition failed.
+    #: Meaningful with ``truncate_on_fetch`` only.
+    diverging_checks_log_start = False
 
     @property
     def hw_in_log(self) -> bool:
@@ -327,17 +338,20 @@ class Kip320(Kip279):
 class Kip595(Kip320):
     """Kafka 2.8 in ZooKeeper mode (KAFKA-10554: truncation on fetch, as in KIP-595's Raft
     fetch): the fetch itself carries ``last_fetched_epoch``; a diverging log gets
-    ``diverging_epoch (epoch, end offset)`` back with no records and no HW, truncates by the
-    same rule and fetches again. The leader's ISR changes go to the controller (AlterIsr,
-    KIP-497, from 2.7) and the controller notices quick restarts (from 2.2). Later ZooKeeper
-    releases add flags: KAFKA-14140 (3.3), strict min ISR (3.7) - see ``releases``."""
+    ``diverging_epoch (epoch, end offset)`` back with no records, takes the answer's HW and log
+    start (up to 3.4.0, KAFKA-14704), truncates by the same rule and fetches again. The
+    leader's ISR changes go to the controller (AlterIsr, KIP-497, from 2.7) and the controller
+    notices quick restarts (from 2.2). Later ZooKeeper releases add flags: KAFKA-14140 (3.3),
+    KAFKA-14704 (3.4.1), strict min ISR (3.7) - see ``releases``."""
 
     name = "kip595"
     kafka = "2.8 - 3.2 (ZooKeeper)"
-    summary = ("fetch carries last_fetched_epoch; leader answers diverging_epoch (no records, no "
-               "HW); follower truncates as in kip320 and fetches again: no extra round trip; the "
+    summary = ("fetch carries last_fetched_epoch; leader answers diverging_epoch (no records); "
+               "follower truncates as in kip320 and fetches again: no extra round trip; the "
                "leader's ISR changes go to the controller as AlterIsr (KIP-497)")
     truncate_on_fetch = True
+    diverging_answer_processed = True       # until 3.4.0 (KAFKA-14704)
+    diverging_checks_log_start = True
     fences_consumer_fetches = True
     truncation_clears_end_epochs = True
     alter_isr_via_controller = True
@@ -393,6 +407,7 @@ class Kip903(Kip841):
     summary = ("fetch and AlterPartition carry broker epochs: a replica that registered again "
                "(a replaced disk) cannot be added on the strength of an older fetch")
     alter_isr_checks_broker_epochs = True
+    diverging_answer_processed = False      # 3.4.1 / 3.5.0 (KAFKA-14704)
 
 
 class Kip966(Kip903):

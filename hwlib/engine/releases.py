@@ -273,6 +273,25 @@ FLAGS: tuple[Flag, ...] = (
          "2.8.0 AbstractFetcherThread (isTruncationOnFetchSupported: inter.broker.protocol.version >= "
          "2.7-IV1)",
          since=_v("2.8.0"), ibp=_iv("2.7-IV1")),
+    Flag("diverging_answer_processed",
+         "a diverging-epoch answer is processed as data before the truncation: the follower takes the "
+         "leader's HW (up to its LEO) and log start first",
+         "KAFKA-14704",
+         "3.4.0 AbstractFetcherThread.processFetchRequest (processPartitionData, then divergingEpoch -> "
+         "truncateOnFetchResponse; 2.8.0 the same); 3.4.1 and 3.5.0 skip processPartitionData for a diverging "
+         "answer (FetchResponse.isDivergingEpoch)",
+         since=_v("2.8.0"), until=_v("3.4.1"), ibp=_iv("2.7-IV1")),
+    Flag("diverging_checks_log_start",
+         "a fetch below the leader's log start is answered OFFSET_OUT_OF_RANGE even when its epoch diverges "
+         "(2.8.0: the diverging answer carries a log start the follower cannot take, and its fetcher marks "
+         "the partition failed)",
+         "KAFKA-12996",
+         "2.8.1 Partition.readRecords (fetchOffset < initialLogStartOffset: OffsetOutOfRangeException before the "
+         "diverging-epoch answer; also 2.7.2, whose followers do not truncate on fetch); 2.8.0 "
+         "ReplicaFetcherThread.processPartitionData (log.maybeIncrementLogStartOffset throws above the HW) and "
+         "AbstractFetcherThread.processFetchRequest (\"Unexpected error occurred while processing data\": "
+         "markPartitionFailed)",
+         since=_v("2.8.1"), ibp=_iv("2.7-IV1")),
     Flag("alter_isr_rejects_fenced",
          "an ISR change may not add a broker the controller does not see live (fenced, shut down or "
          "shutting down): INELIGIBLE_REPLICA",
@@ -501,11 +520,14 @@ def _generation(version: Version, mode: str) -> str:
 
 
 #: lines whose patch releases differ in their rules: a row per group of patches, named by its
-#: first (2.0.1: KAFKA-7128's and KAFKA-7414's fixes; 2.4.1: KAFKA-9491's; 2.6.1 - 2.6.3: KAFKA-10706's)
+#: first (2.0.1: KAFKA-7128's and KAFKA-7414's fixes; 2.4.1: KAFKA-9491's; 2.6.1 - 2.6.3: KAFKA-10706's;
+#: 2.8.1 - 2.8.2: KAFKA-12996's; 3.4.1: KAFKA-14704's)
 SPLIT_PATCHES: dict[str, tuple[tuple[str, ...], ...]] = {
     "2.0": (("2.0.0",), ("2.0.1",)),
     "2.4": (("2.4.0",), ("2.4.1",)),
     "2.6": (("2.6.0",), ("2.6.1", "2.6.2", "2.6.3")),
+    "2.8": (("2.8.0",), ("2.8.1", "2.8.2")),
+    "3.4": (("3.4.0",), ("3.4.1",)),
 }
 
 

@@ -19,6 +19,9 @@ NEVER_MS = -(1 << 62)
 
 FETCHING = "fetching"
 TRUNCATING = "truncating"  # awaiting an OffsetsForLeaderEpoch answer before it may fetch
+#: its fetcher marked the partition failed (``AbstractFetcherThread.markPartitionFailed``, 2.3+):
+#: no fetch until a new leader epoch reaches it (``makeFollower``) or its broker restarts
+FAILED = "failed"
 
 
 class RemoteReplica:

@@ -138,12 +138,20 @@ class ReplicaManager:
         follower.in_flight = request
         protocol = self.protocol
         if protocol.truncate_on_fetch and follower.log.cache.latest_epoch is not None:
+            # Partition.readRecords: the last fetched epoch is checked first; from 2.8.1 a fetch
+            # below the log start is out of range whatever its epoch (KAFKA-12996)
             request.asked_epoch = follower.log.cache.latest_epoch
-            diverging = protocol.diverging_epoch(leader_log, request.asked_epoch, fetch_offset)
-            if diverging is not None:
-                request.error = DIVERGING
-                request.answer = diverging
-                return
+            if not (protocol.diverging_checks_log_start and fetch_offset < leader_log.start):
+                diverging = protocol.diverging_epoch(leader_log, request.asked_epoch, fetch_offset)
+                if diverging is not None:
+                    request.error = DIVERGING
+                    request.answer = diverging
+                    if protocol.diverging_answer_processed:
+                        # the HW and log start read before the check (initialHighWatermark,
+                        # initialLogStartOffset), which a follower up to 3.4.0 takes
+                        request.hw = leader.hw
+                        request.leader_start = leader_log.start
+                    return
         request.leader_start = leader_log.start
         if fetch_offset > leader_leo or fetch_offset < leader_log.start or self.partition.hw_unresolvable(leader):
             # Log.read: an offset outside [log start, LEO]; 2.4.0 - a leader whose HW is below its

@@ -53,7 +53,7 @@ CODES: dict[str | None, int] = {name: i for i, name in enumerate((
     None, "leader", "follower", "offline", "fetching", "truncating", "fetch", "epoch", "0", "1", "all",
     "pending", "queued", "retrying", "acked", "no-answer", NOT_LEADER_OR_FOLLOWER, FENCED_LEADER_EPOCH,
     UNKNOWN_LEADER_EPOCH, DIVERGING, OFFSET_OUT_OF_RANGE, NETWORK_EXCEPTION, NOT_ENOUGH_REPLICAS,
-    NOT_ENOUGH_REPLICAS_AFTER_APPEND, REQUEST_TIMED_OUT, OUT_OF_ORDER_SEQUENCE_NUMBER))}
+    NOT_ENOUGH_REPLICAS_AFTER_APPEND, REQUEST_TIMED_OUT, OUT_OF_ORDER_SEQUENCE_NUMBER, "failed"))}
 
 
 def text_code(text: str) -> int:

@@ -6,7 +6,7 @@ import os
 import textwrap
 from pathlib import Path
 
-from ..anomalies.checker import is_safety
+from ..anomalies.checker import effect_tag, is_safety
 from ..engine.config import PROTOCOLS
 from ..engine.releases import GATES
 from ..run import RunResult
@@ -66,7 +66,7 @@ def text_table(scenarios: list[Scenario], results: dict, protocols=PROTOCOLS) ->
             lines.append(f"              logs {_logs(r)}")
             lines.append(f"              anomalies: {kinds}")
             for a in r.anomalies:
-                tag = "" if is_safety(a.kind) else " (expected, not a safety violation)"
+                tag = "" if is_safety(a.kind) else f" ({effect_tag(a.kind)})"
                 lines += wrapped(f"                step {a.step:>2} {a.kind}{tag}:", a.detail, 20)
         lines.append("")
     return "\n".join(lines)

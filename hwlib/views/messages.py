@@ -136,6 +136,10 @@ def step_messages(result: RunResult) -> list[list[dict]]:
                 messages.append(_message(rid, leader, "request", f"Fetch offset {offset} · last epoch {last}"))
                 messages.append(_message(leader, rid, "response",
                                          f"diverging epoch {answer[0]}, end offset {answer[1]}"))
+            elif kind == "fetcher_failed":
+                _, rid, _, start, hw = event
+                messages.append(_message(rid, rid, "error", f"leader's log start {start} above own HW {hw}: "
+                                         "partition failed, fetching stops"))
             elif kind == "ack":
                 messages.append(_message(leader, PRODUCER, "response", f"ack {event[1]} @ offset {event[2]}"))
             elif kind == "ack_lost":

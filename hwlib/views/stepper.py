@@ -39,6 +39,8 @@ def render_log(rid: str, rep: dict, frame: dict) -> str:
         state += f", isolated (knows epoch {rep['known_epoch']}{waiting})"
     if rep["fetch_state"] == "truncating":
         state += ", reconciling"
+    elif rep["fetch_state"] == "failed":
+        state += ", partition failed (not fetching)"
     cells = []
     width = max(rep["leo"], 1)
     for offset, epoch, value in rep["log"]:

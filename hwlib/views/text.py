@@ -11,7 +11,7 @@ import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..anomalies.checker import is_safety
+from ..anomalies.checker import effect_tag, is_safety
 from ..check import CheckResult, Verdict, coverage_text, matrix_markdown
 from ..engine.releases import GATES, KRAFT, LOWEST_FEATURE_VERSION, ZK, feature_version_text
 from ..explain import ExplainRun
@@ -71,7 +71,7 @@ def run_text(result: RunResult) -> str:
         if is_safety(a.kind):
             lines += wrapped(f"ANOMALY step {a.step} {a.kind}:", a.detail, 4)
         else:
-            lines += wrapped(f"EFFECT step {a.step} {a.kind} (expected, not a safety violation):", a.detail, 4)
+            lines += wrapped(f"EFFECT step {a.step} {a.kind} ({effect_tag(a.kind)}):", a.detail, 4)
     if not result.anomalies:
         lines.append("no anomalies")
     return "\n".join(lines)

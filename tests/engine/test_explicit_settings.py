@@ -99,7 +99,7 @@ def test_check_without_acks_answers_for_the_release_s_default_and_says_so(capsys
     bounds = ["--max-records", "1", "--max-epoch", "1"]
     assert main(["check", "--release", "2.8-zk", *bounds]) == 0
     out = capsys.readouterr().out
-    assert "acks=1 (2.8's default)" in out
+    assert "acks=1 (2.8.1's default)" in out
     assert "lost-write           violated at depth 2" in out
     assert main(["check", "--release", "2.8-zk", "--acks", "all", *bounds]) == 0
     out = capsys.readouterr().out

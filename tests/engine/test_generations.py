@@ -178,14 +178,19 @@ def test_kip320_fixes_the_kip101_property_findings(name, kind):
     assert fixed.anomaly_kinds() == ["hw-regression"]
 
 
-def test_kip595_diverging_response_carries_no_records_no_hw_no_state_update():
-    result = hwlib.run_scenario("fast-leader-failover", protocol="kip595")
-    events = result.trace.events[11]                    # B's first fetch after the moves
-    assert events[0] == ("diverging", "B", 2, 1, (0, 2))
-    assert ("truncate", "B", 2, 1, "diverging epoch") in events
-    assert not [e for e in events if e[0] in ("replicate", "hw", "epoch_request")]
-    before, after = result.trace.snapshots[10], result.trace.snapshots[11]
-    assert before["remote_leo"]["B"] == after["remote_leo"]["B"]   # leader state untouched
+def test_kip595_diverging_response_carries_no_records_and_no_leader_state_update():
+    """A diverging answer has no records and leaves the leader's view of the follower alone; up to
+    3.4.0 (kip595, kip841) the follower takes the answer's HW before truncating (KAFKA-14704), from
+    3.5 (kip903) it only truncates."""
+    for protocol, takes_hw in (("kip595", True), ("kip841", True), ("kip903", False)):
+        result = hwlib.run_scenario("fast-leader-failover", protocol=protocol)
+        events = result.trace.events[11]                    # B's first fetch after the moves
+        assert events[0] == ("diverging", "B", 2, 1, (0, 2)), protocol
+        assert ("truncate", "B", 2, 1, "diverging epoch") in events, protocol
+        assert not [e for e in events if e[0] in ("replicate", "epoch_request")], protocol
+        assert bool([e for e in events if e[0] == "hw"]) is takes_hw, protocol
+        before, after = result.trace.snapshots[10], result.trace.snapshots[11]
+        assert before["remote_leo"]["B"] == after["remote_leo"]["B"]   # leader state untouched
 
 
 def test_kip595_saves_the_epoch_round_trip_when_nothing_diverged():

@@ -7,10 +7,14 @@ every flag to its test here, and a test holds that no flag is left without one.
 from __future__ import annotations
 
 import dataclasses
+from pathlib import Path
+
+import yaml
 
 import hwlib
 from hwlib.engine import Cluster, ClusterConfig
 from hwlib.engine.releases import FLAGS, release
+from hwlib.scenario import scenario_from_dict
 
 THREE = ("A", "B", "C")
 
@@ -157,6 +161,54 @@ def test_a_follower_truncates_on_fetch_from_2_8():
     assert "epoch_request" in run("2.7") and "diverging" not in run("2.7")
     assert "reconciled" in run("2.8") and "epoch_request" not in run("2.8")
     assert "epoch_request" in run("2.8", inter_broker_protocol_version="2.7-IV0")
+
+
+def test_a_diverging_answer_brings_the_hw_before_the_truncation_from_2_8_to_3_4_0():
+    """KAFKA-14704: up to 3.4.0 AbstractFetcherThread.processFetchRequest runs processPartitionData
+    on a diverging answer before truncating - the former leader A takes the new leader's HW 2 over
+    its own uncommitted y (the window the JIRA names: "Truncating ... below high watermark"), then
+    truncates to 1. From 3.4.1 the answer is only a truncation; the HW comes with the next fetch."""
+    for name, processed in (("2.8.0", True), ("3.3-zk", True), ("3.4.0-kraft", True), ("3.4.1-kraft", False),
+                            ("3.5-zk", False)):
+        c = cluster(name, acks="1")
+        c.produce("x")
+        for _ in range(2):
+            c.fetch("B")
+            c.fetch("C")
+        c.produce("y")                               # on A alone
+        c.crash("A")                                 # B leads epoch 1
+        c.produce("z")
+        c.fetch("C")
+        c.fetch("C")                                 # HW 2 on B
+        c.restart("A")
+        c.fetch("A")                                 # fetch at 2 after epoch 0: diverging (0, 1)
+        a = c.by_id["A"]
+        at = next(i for i, e in enumerate(c.events) if e[0] == "diverging" and e[1] == "A")
+        after = c.events[at:]
+        assert (("hw", "A", 0, 2, False) in after) is processed, name
+        assert ("truncate", "A", 2, 1, "diverging epoch") in after and a.leo == 1, name
+        assert a.hw == (1 if processed else 0), name
+
+
+def test_a_diverging_fetch_below_the_log_start_stops_the_fetcher_in_2_8_0():
+    """KAFKA-12996: 2.8.0's Partition.readRecords answers a diverging epoch before it looks at the
+    log start, with a log start above the follower's HW: ReplicaFetcherThread.processPartitionData
+    throws and the partition is marked failed - B fetches no more until a new leader epoch. 2.8.1
+    answers OFFSET_OUT_OF_RANGE: B truncates fully and catches up (the built-in scenario
+    kafka-12996-diverging-below-log-start)."""
+    path = hwlib.load_scenario("kafka-12996-diverging-below-log-start").path
+    data = yaml.safe_load(Path(path).read_text())
+    for name, fails in (("2.8.0", True), ("2.8.1", False), ("3.3-zk", False), ("3.4.0-kraft", False)):
+        result = hwlib.run_scenario(scenario_from_dict({**data, "config": {**data["config"], "release": name}}))
+        last = result.trace.snapshots[-1]["replicas"]["B"]
+        assert ("fetcher-stopped" in result.anomaly_kinds()) is fails, name
+        assert (last["fetch_state"] == "failed") is fails, name
+        assert (last["leo"], last["log_start"]) == ((2, 0) if fails else (5, 3)), name
+    # a new leader epoch restarts the fetcher (makeFollower, then addFetcherForPartitions): C,
+    # which kept its whole log, leads and B truncates x2 away and catches up
+    later = {**data, "steps": [*data["steps"], {"elect": "C"}, {"fetch": "B"}, {"fetch": "B"}]}
+    last = hwlib.run_scenario(scenario_from_dict(later)).trace.snapshots[-1]["replicas"]["B"]
+    assert last["fetch_state"] == "fetching" and [r[2] for r in last["log"]] == ["m1", "m2", "m3", "m4", "m5"]
 
 
 def test_an_isr_change_may_not_add_a_broker_that_is_not_live_from_3_3():
@@ -553,6 +605,8 @@ FLAG_TESTS = {
     "retention_bounded_by_hw": test_retention_deletes_only_below_the_hw_from_0_11_0_1,
     "make_leader_raises_hw_to_start": test_a_leader_below_its_log_start_serves_its_start_up_to_2_3_not_in_2_4_0,
     "full_truncation_raises_hw": test_a_full_truncation_raises_the_hw_to_the_new_log_start_from_2_4_1,
+    "diverging_answer_processed": test_a_diverging_answer_brings_the_hw_before_the_truncation_from_2_8_to_3_4_0,
+    "diverging_checks_log_start": test_a_diverging_fetch_below_the_log_start_stops_the_fetcher_in_2_8_0,
 }
 
 
