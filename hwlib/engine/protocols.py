@@ -64,6 +64,12 @@ class Protocol:
     #: (``maybeIncrementLogStartOffset`` throws) - its fetcher marks the partition failed.
     #: Meaningful with ``truncate_on_fetch`` only.
     diverging_checks_log_start = False
+    #: Kafka >= 2.8.1 (KAFKA-13141, ``ReplicaManager.updateFollowerFetchState``): a fetch answered
+    #: with a diverging epoch leaves the leader's view of the follower alone. 2.8.0 records its
+    #: fetch offset as the follower's LEO - records it does not share with the leader counted as
+    #: replicated - and may expand the ISR and move the HW on it. Meaningful with
+    #: ``truncate_on_fetch`` only.
+    diverging_fetch_skips_follower_state = False
 
     @property
     def hw_in_log(self) -> bool:
@@ -352,6 +358,7 @@ class Kip595(Kip320):
     truncate_on_fetch = True
     diverging_answer_processed = True       # until 3.4.0 (KAFKA-14704)
     diverging_checks_log_start = True
+    diverging_fetch_skips_follower_state = True
     fences_consumer_fetches = True
     truncation_clears_end_epochs = True
     alter_isr_via_controller = True

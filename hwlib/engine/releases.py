@@ -292,6 +292,14 @@ FLAGS: tuple[Flag, ...] = (
          "AbstractFetcherThread.processFetchRequest (\"Unexpected error occurred while processing data\": "
          "markPartitionFailed)",
          since=_v("2.8.1"), ibp=_iv("2.7-IV1")),
+    Flag("diverging_fetch_skips_follower_state",
+         "a fetch answered with a diverging epoch leaves the leader's view of the follower alone (2.8.0: its "
+         "fetch offset becomes the follower's LEO, and the ISR and HW may move on it)",
+         "KAFKA-13141",
+         "2.8.1 ReplicaManager.updateFollowerFetchState (readResult.divergingEpoch.nonEmpty: \"Skipping update of "
+         "fetch state for follower\"; also 2.7.2, whose followers do not truncate on fetch); 2.8.0 calls "
+         "Partition.updateFollowerFetchState with the diverging fetch's offset",
+         since=_v("2.8.1"), ibp=_iv("2.7-IV1")),
     Flag("alter_isr_rejects_fenced",
          "an ISR change may not add a broker the controller does not see live (fenced, shut down or "
          "shutting down): INELIGIBLE_REPLICA",
@@ -521,7 +529,7 @@ def _generation(version: Version, mode: str) -> str:
 
 #: lines whose patch releases differ in their rules: a row per group of patches, named by its
 #: first (2.0.1: KAFKA-7128's and KAFKA-7414's fixes; 2.4.1: KAFKA-9491's; 2.6.1 - 2.6.3: KAFKA-10706's;
-#: 2.8.1 - 2.8.2: KAFKA-12996's; 3.4.1: KAFKA-14704's)
+#: 2.8.1 - 2.8.2: KAFKA-12996's and KAFKA-13141's; 3.4.1: KAFKA-14704's)
 SPLIT_PATCHES: dict[str, tuple[tuple[str, ...], ...]] = {
     "2.0": (("2.0.0",), ("2.0.1",)),
     "2.4": (("2.4.0",), ("2.4.1",)),

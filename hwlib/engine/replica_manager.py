@@ -151,6 +151,9 @@ class ReplicaManager:
                         # initialLogStartOffset), which a follower up to 3.4.0 takes
                         request.hw = leader.hw
                         request.leader_start = leader_log.start
+                    if not protocol.diverging_fetch_skips_follower_state:
+                        # 2.8.0 (KAFKA-13141): the fetch offset is recorded as the follower's LEO
+                        self.record_follower_fetch(leader, follower.id, fetch_offset, leader_leo)
                     return
         request.leader_start = leader_log.start
         if fetch_offset > leader_leo or fetch_offset < leader_log.start or self.partition.hw_unresolvable(leader):
@@ -161,10 +164,7 @@ class ReplicaManager:
             request.hw = leader.hw
             return
         hw0 = leader.hw
-        partition = self.partition
-        partition.update_follower_fetch_state(leader, follower.id, fetch_offset, leader_leo)
-        partition.maybe_expand_isr(leader, follower.id)
-        partition.maybe_increment_leader_hw(leader)
+        self.record_follower_fetch(leader, follower.id, fetch_offset, leader_leo)
         if fetch_offset < leader_leo:
             request.epochs = leader_log.epochs[fetch_offset:]
             request.values = leader_log.values[fetch_offset:]
@@ -173,6 +173,14 @@ class ReplicaManager:
             self.events.append(("fetch", follower.id, fetch_offset, leader_leo - fetch_offset, hw0))
         else:
             self.delayed.park(leader, request)
+
+    def record_follower_fetch(self, leader: Replica, follower_id: str, fetch_offset: int, leader_leo: int) -> None:
+        """``ReplicaManager.updateFollowerFetchState``: the fetch offset becomes the follower's
+        remote LEO; the ISR may expand and the HW move on it."""
+        partition = self.partition
+        partition.update_follower_fetch_state(leader, follower_id, fetch_offset, leader_leo)
+        partition.maybe_expand_isr(leader, follower_id)
+        partition.maybe_increment_leader_hw(leader)
 
     # -------------------------------------------------------------------------- produce
     def append_records(self, broker: Replica, request: ProduceRequest) -> str | None:

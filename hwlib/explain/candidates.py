@@ -157,7 +157,7 @@ IMPLIED = {"started": ("crash",), "stopped": ("controlled_shutdown",), "isr_shri
            "halt": ("crash", "quick_restart", "power_loss", "power_loss_unseen", "flush"),
            "out_of_range": ("crash", "quick_restart"),
            "log_start": ("retention",), "reset_to_start": ("retention", "crash"),
-           "truncate_fully": ("retention", "crash")}
+           "truncate_fully": ("retention", "crash"), "fetcher_failed": ("retention", "crash")}
 #: the settings a kind of line implies: a follower exits rather than truncate only with unclean
 #: leader election disabled (ReplicaFetcherThread.handleOffsetOutOfRange, 0.9 to 2.0.0)
 IMPLIED_SETTINGS = {"halt": ("unclean_leader_election", False)}

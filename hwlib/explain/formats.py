@@ -441,6 +441,10 @@ FOLLOWER: list[Format] = [
     _f("trunc_below_hw", "truncate_to", "2.0.0", "9.9.9", "WARN", RFT,
        FETCHER + "Truncating {tp} to offset {offset} below high watermark {hw}",
        "2.0.0 ReplicaFetcherThread.maybeTruncate; 2.4.0 ReplicaFetcherThread.truncate", written=False),
+    # a partition the fetcher gives up on (2.3+, KAFKA-8346: markPartitionFailed)
+    _f("fetcher_failed", "fetcher_failed", "2.3.0", "9.9.9", "ERROR", RFT,
+       FETCHER + "Unexpected error occurred while processing data for partition {tp} at offset {offset}",
+       "2.3.0 AbstractFetcherThread.processFetchRequest (markPartitionFailed)"),
     # refused fetches (2.1+, KIP-320)
     _f("fetch_fenced_older_epoch", "fenced", "2.1.0", "9.9.9", "INFO", RFT,
        FETCHER + "Partition {tp} has an older epoch ({epoch}) than the current leader. Will await the new "

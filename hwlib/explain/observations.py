@@ -71,6 +71,9 @@ KINDS: dict[str, tuple[str, dict[str, str]]] = {
     "log_start": ("the broker's log start offset moved, for a cause (2.6+ lines name it: segment deletion - "
                   "retention; client delete records request - DeleteRecords; leader offset increment - the leader's "
                   "log start in a fetch response)", {"start": "offset", "cause": "cause"}),
+    "fetcher_failed": ("the broker's fetcher met an error it does not handle while processing the partition's data "
+                       "at an offset and marked the partition failed: it stops fetching it (2.8.0: the leader's log "
+                       "start above its HW, KAFKA-12996)", {"offset": "offset"}),
     "started": ("the broker's process started", {}),
     "stopped": ("the broker shut down cleanly", {}),
 }
@@ -316,6 +319,8 @@ def observe_step(before: StepView, after: Cluster, events: list[tuple]) -> list[
         elif kind == "log_start":
             moved[event[1]] = event[3]
             out.append(observation("log_start", event[1], start=event[3], cause=CAUSES[event[4]]))
+        elif kind == "fetcher_failed":
+            out.append(observation("fetcher_failed", event[1], offset=event[2]))
         elif kind == "restart":
             out.append(observation("started", event[1]))
         elif kind == "replace_disk":

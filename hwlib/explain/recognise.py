@@ -42,6 +42,8 @@ WRITER = re.compile(r"replicaId=(\d{1,10})|\[Broker id=(\d{1,10})\]|broker=(\d{1
 PARTITION = re.compile(r"(?<![\w.\-])([A-Za-z0-9._\-]{1,249})-(\d{1,9})(?![\w\-]|\.\w)"
                        r"|\[([A-Za-z0-9._\-]{1,249}), ?(\d{1,9})\]")
 #: an exception's message in a stack trace line (``Caused by: x.y.ZException: text``)
+#: the exception message of the one fetcher failure the model has (``fetcher_failed``)
+MODELLED_FETCHER_FAILURE = "Cannot increment the log start offset"
 EXCEPTION = re.compile(r"(?:Caused by: )?[\w$.]{1,300}(?:Exception|Error)(?::\s*+(?P<text>.+))?")
 
 #: statuses recognition gives a line, best first (``Line.score``)
@@ -222,6 +224,8 @@ def _recognise(record: Record) -> Line:
     if record.problem is not None and record.problem.startswith("binary"):
         return Line(record, "unrecognised", f"{record.problem}: not a log line")
     line = _recognise_message(record, record.message)
+    if line.format is not None and line.format.kind == "fetcher_failed" and record.continuation:
+        return _fetcher_failure(line, record.continuation)
     if line.status in ("recognised", "outside-model") or not record.continuation:
         return line
     for text in record.continuation:                  # a stack trace: what its exceptions say
@@ -231,6 +235,24 @@ def _recognise(record: Record) -> Line:
         thrown = _recognise_message(record, found["text"])
         if thrown.status == "outside-model" or (thrown.status != "unrecognised" and line.status == "unrecognised"):
             return replace(thrown, partition=thrown.partition or line.partition, writer=thrown.writer or line.writer)
+    return line
+
+
+def _fetcher_failure(line: Line, continuation: Iterable[str]) -> Line:
+    """A fetcher that marked a partition failed, read with the exception under it: the model's
+    fetchers fail on one error only (2.8.0, KAFKA-12996: the leader's log start above their HW,
+    ``maybeIncrementLogStartOffset``); any other exception there is outside the model. Pasted
+    without its stack trace, the line is taken as the modelled failure."""
+    for text in continuation:
+        found = EXCEPTION.match(text.strip())
+        if found is None:
+            continue
+        if MODELLED_FETCHER_FAILURE in text:
+            return line
+        thrown = text.strip().split(":", 1)[0].rsplit(".", 1)[-1]
+        return replace(line, status="outside-model", observation=None,
+                       reason=f"the fetcher stopped the partition on {thrown}: the model's fetchers stop only when "
+                       "the leader's log start is above their HW (2.8.0, KAFKA-12996)")
     return line
 
 

@@ -211,6 +211,24 @@ def test_a_diverging_fetch_below_the_log_start_stops_the_fetcher_in_2_8_0():
     assert last["fetch_state"] == "fetching" and [r[2] for r in last["log"]] == ["m1", "m2", "m3", "m4", "m5"]
 
 
+def test_a_diverging_fetch_leaves_the_followers_state_from_2_8_1():
+    """KAFKA-13141: 2.8.0's ReplicaManager.updateFollowerFetchState records a diverging fetch's
+    offset as the follower's log end - B's HW moves over A's m1 and m2 is acknowledged, then lost
+    when A, which truncated it away, is elected (scenario kafka-13141-diverging-fetch-counted).
+    2.8.1 skips the update: the HW stays at 0 and nothing is acknowledged."""
+    for name, counted in (("2.8.0", True), ("2.8.1", False), ("3.0", False)):
+        c = cluster(name, replicas=("A", "B"), acks="all")
+        c.produce("m1")
+        c.elect("B")
+        c.produce("m2")
+        c.fetch("A")
+        b = c.by_id["B"]
+        assert (b.hw == 1 and b.remotes["A"].leo == 1) is counted, name
+        assert (c.producer.acked == ["m2"] if counted else not c.producer.acked), name
+    result = hwlib.run_scenario("kafka-13141-diverging-fetch-counted")
+    assert {"lost-write", "strong-isr"} <= set(result.anomaly_kinds())
+
+
 def test_an_isr_change_may_not_add_a_broker_that_is_not_live_from_3_3():
     """KAFKA-14140 (ZooKeeper) and KIP-841 (KRaft): from 3.3.0 the controller refuses an ISR with
     a broker it does not see live. C's session expired (it is out of the ISR) but it keeps
@@ -607,6 +625,7 @@ FLAG_TESTS = {
     "full_truncation_raises_hw": test_a_full_truncation_raises_the_hw_to_the_new_log_start_from_2_4_1,
     "diverging_answer_processed": test_a_diverging_answer_brings_the_hw_before_the_truncation_from_2_8_to_3_4_0,
     "diverging_checks_log_start": test_a_diverging_fetch_below_the_log_start_stops_the_fetcher_in_2_8_0,
+    "diverging_fetch_skips_follower_state": test_a_diverging_fetch_leaves_the_followers_state_from_2_8_1,
 }
 
 

@@ -393,7 +393,7 @@ def test_a_release_part_way_through_an_upgrade_is_tried_under_its_older_protocol
     assert rules == {None: "kip595", "2.7-IV1": "kip595", "2.7-IV0": "kip320"}
     older = next(c for c in tried if c.inter_broker_protocol_version == "2.7-IV1")
     assert not older.rules().alter_isr_via_controller and tried[0].rules().alter_isr_via_controller
-    assert rules_words(older) == "2.8, inter.broker.protocol.version=2.7-IV1"
+    assert rules_words(older) == "2.8.1, inter.broker.protocol.version=2.7-IV1"
 
 
 @pytest.mark.slow

@@ -262,7 +262,7 @@ def test_the_first_screen_says_which_settings_each_release_ran_at_its_default():
     line = defaults_line(spec, rules_order(c.config.rules_name for c in spec.cells))
     assert ("replica.lag.time.max.ms 10 s (Kafka 0.10.2, Kafka 0.11.0, Kafka 2.0.1 and Kafka 2.1), "
             "30 s (Kafka 2.8") in line
-    assert "6 s (Kafka 0.10.2" in line and "18 s (Kafka 2.8 and Kafka 3.6 ZooKeeper)" in line
+    assert "6 s (Kafka 0.10.2" in line and "18 s (Kafka 2.8.1 and Kafka 3.6 ZooKeeper)" in line
     assert "9 s (Kafka 3.7 KRaft, Kafka 3.9 KRaft and Kafka 4.1 KRaft)" in line
     assert "Eligible Leader Replicas on in Kafka 4.1 KRaft, as on a cluster created on 4.1" in line
     assert "kafka-features.sh upgrade --feature eligible.leader.replicas.version=1" in _gate_words("4.1")
