@@ -269,7 +269,8 @@ def test_releases_lists_every_release_from_0_9_to_4_1_in_both_modes(capsys):
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     keys = [r["release"] for r in rows]
     assert keys[0] == "0.9.0" and keys[-1] == "4.1"
-    assert {"3.7-zk", "3.7-kraft", "2.0.0", "2.0.1", "1.0", "2.7", "3.3-kraft", "4.0"} <= set(keys)
+    assert {"3.7-zk", "3.7-kraft", "2.0.0", "2.0.1", "1.0.0", "1.0.2", "1.1.0", "1.1.1", "2.7", "3.3-kraft",
+            "4.0"} <= set(keys)
     assert not any(k.startswith(("2.8-", "3.2-")) for k in keys)       # early-access KRaft is not a row
     by_key = {r["release"]: r for r in rows}
     unclean = {k: r["unclean_leader_election_default"] for k, r in by_key.items()}

@@ -53,6 +53,12 @@ class Protocol:
     #: to the LEO, so a follower truncated fully to the leader's start keeps an HW below it
     #: until its next fetch response.
     full_truncation_raises_hw = False
+    #: Kafka 1.0.0, 1.0.1 and 1.1.0 (apache/kafka#3954, KAFKA-5758's change;
+    #: ``ReplicaManager.updateFollowerLogReadResults``): a fetch answered at once that moved the
+    #: leader's HW carries the HW, log start and LEO as they are after it, not as read with the
+    #: records - the follower learns the HW a fetch round earlier. KAFKA-7104 (1.0.2, 1.1.1,
+    #: 2.0.0) went back to the values read with the records.
+    answer_refreshed_after_fetch = False
     #: Kafka 2.8.0 - 3.4.0 (``AbstractFetcherThread.processFetchRequest``): a diverging-epoch
     #: answer goes through ``processPartitionData`` before the truncation - the follower takes
     #: min(leader's HW, its LEO) as HW and the leader's log start first. From 3.4.1 / 3.5.0

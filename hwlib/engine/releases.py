@@ -137,12 +137,16 @@ class Flag:
     metadata_version: tuple[int, int, int] | None = None
     #: the value a release without the flag has (most flags turn a rule on)
     off: bool = False
+    #: patch releases of earlier lines that already have the change ``until`` names (backports)
+    fixed_in: tuple[Version, ...] = ()
 
     def has(self, version: Version, mode: str, ibp: tuple[int, int, int] | None,
             metadata_version: tuple[int, int, int] | None) -> bool:
         if mode not in self.modes or version < self.since:
             return False
         if self.until is not None and version >= self.until:
+            return False
+        if any(version[:2] == fix[:2] and version >= fix for fix in self.fixed_in):
             return False
         if mode == ZK and self.ibp is not None and ibp is not None and ibp < self.ibp:
             return False
@@ -190,6 +194,14 @@ FLAGS: tuple[Flag, ...] = (
          "0.11.0.0 ReplicaFetcherThread.processPartitionData (replica.maybeIncrementLogStartOffset(partitionData"
          ".logStartOffset)) and Partition.deleteRecordsOnLeader",
          since=_v("0.11.0.0")),
+    Flag("answer_refreshed_after_fetch",
+         "a follower's fetch answered at once carries the leader's HW, log start and LEO as this fetch left them "
+         "(it moved the HW: the follower hears the new HW one round earlier); otherwise as read with the records",
+         "KAFKA-5758 / KAFKA-7104",
+         "1.0.0 ReplicaManager.updateFollowerLogReadResults (if partition.updateReplicaLogReadResult(...) "
+         "updatedReadResult = readResult.updateLeaderReplicaInfo(leaderReplica), added by apache/kafka#3954); "
+         "removed by apache/kafka#5305 (KAFKA-7104) in 1.0.2, 1.1.1 and 2.0.0",
+         since=_v("1.0.0"), until=_v("2.0.0"), fixed_in=(_v("1.0.2"), _v("1.1.1"))),
     Flag("retention_bounded_by_hw",
          "retention deletes only segments below the high watermark",
          "KAFKA-5634",
@@ -528,9 +540,12 @@ def _generation(version: Version, mode: str) -> str:
 
 
 #: lines whose patch releases differ in their rules: a row per group of patches, named by its
-#: first (2.0.1: KAFKA-7128's and KAFKA-7414's fixes; 2.4.1: KAFKA-9491's; 2.6.1 - 2.6.3: KAFKA-10706's;
-#: 2.8.1 - 2.8.2: KAFKA-12996's and KAFKA-13141's; 3.4.1: KAFKA-14704's)
+#: first (1.0.2 and 1.1.1: KAFKA-7104's fix; 2.0.1: KAFKA-7128's and KAFKA-7414's; 2.4.1:
+#: KAFKA-9491's; 2.6.1 - 2.6.3: KAFKA-10706's; 2.8.1 - 2.8.2: KAFKA-12996's and KAFKA-13141's;
+#: 3.4.1: KAFKA-14704's)
 SPLIT_PATCHES: dict[str, tuple[tuple[str, ...], ...]] = {
+    "1.0": (("1.0.0", "1.0.1"), ("1.0.2",)),
+    "1.1": (("1.1.0",), ("1.1.1",)),
     "2.0": (("2.0.0",), ("2.0.1",)),
     "2.4": (("2.4.0",), ("2.4.1",)),
     "2.6": (("2.6.0",), ("2.6.1", "2.6.2", "2.6.3")),

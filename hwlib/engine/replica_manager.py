@@ -169,6 +169,10 @@ class ReplicaManager:
             request.epochs = leader_log.epochs[fetch_offset:]
             request.values = leader_log.values[fetch_offset:]
             request.seqs = leader_log.seqs[fetch_offset:]
+            if protocol.answer_refreshed_after_fetch and leader.hw != hw0:
+                # 1.0.0 - 1.1.0 updateLeaderReplicaInfo: the HW (and log start, LEO) this fetch
+                # left; the log start cannot have moved within the step
+                hw0 = leader.hw
             request.hw = hw0
             self.events.append(("fetch", follower.id, fetch_offset, leader_leo - fetch_offset, hw0))
         else:

@@ -229,6 +229,22 @@ def test_a_diverging_fetch_leaves_the_followers_state_from_2_8_1():
     assert {"lost-write", "strong-isr"} <= set(result.anomaly_kinds())
 
 
+def test_a_fetch_that_moves_the_hw_brings_it_at_once_in_1_0_0_to_1_1_0():
+    """apache/kafka#3954 (1.0.0): ReplicaManager.updateFollowerLogReadResults refreshes an answer
+    whose fetch moved the leader's HW (updateLeaderReplicaInfo), so B's fetch at 1, which moves A's
+    HW to 1, brings HW 1 with m2; KAFKA-7104's fix (1.0.2, 1.1.1, 2.0.0) answers with the HW read
+    with the records, 0. 0.11 never refreshed."""
+    for name, refreshed in (("0.11.0", False), ("1.0.0", True), ("1.0.1", True), ("1.0.2", False),
+                            ("1.1.0", True), ("1.1.1", False), ("2.0.0", False)):
+        c = cluster(name, replicas=("A", "B"), acks="1")
+        c.produce("m1")
+        c.fetch("B")
+        c.produce("m2")
+        c.fetch("B")
+        assert c.by_id["A"].hw == 1 and c.by_id["B"].hw == (1 if refreshed else 0), name
+        assert ("fetch", "B", 1, 1, 1 if refreshed else 0) in c.events, name
+
+
 def test_an_isr_change_may_not_add_a_broker_that_is_not_live_from_3_3():
     """KAFKA-14140 (ZooKeeper) and KIP-841 (KRaft): from 3.3.0 the controller refuses an ISR with
     a broker it does not see live. C's session expired (it is out of the ISR) but it keeps
@@ -625,6 +641,7 @@ FLAG_TESTS = {
     "full_truncation_raises_hw": test_a_full_truncation_raises_the_hw_to_the_new_log_start_from_2_4_1,
     "diverging_answer_processed": test_a_diverging_answer_brings_the_hw_before_the_truncation_from_2_8_to_3_4_0,
     "diverging_checks_log_start": test_a_diverging_fetch_below_the_log_start_stops_the_fetcher_in_2_8_0,
+    "answer_refreshed_after_fetch": test_a_fetch_that_moves_the_hw_brings_it_at_once_in_1_0_0_to_1_1_0,
     "diverging_fetch_skips_follower_state": test_a_diverging_fetch_leaves_the_followers_state_from_2_8_1,
 }
 
