@@ -178,9 +178,14 @@ def endless(protocol: str, generation: Protocol, bounds: Bounds, faults: tuple[s
             f"delta), --depth or --max-states")
 
 
-def alphabet(replicas: tuple[str, ...], faults: tuple[str, ...], tick_ms: int) -> list[Step]:
+def alphabet(replicas: tuple[str, ...], faults: tuple[str, ...], tick_ms: int, max_records: int = 0) -> list[Step]:
     """Every step the search tries, in a fixed order (a produce is a placeholder: the search
     gives each produce the next value, m1, m2, ...).
+
+    Retention and DeleteRecords move a log start to any offset a segment boundary or an admin
+    could name: as far as the replica's release allows (``-1``) and to each offset 1 ..
+    ``max_records - 1`` - a start below the HW leaves a leader's older epochs in its cache,
+    which a start at the HW can drop (KAFKA-12996's path needs one).
 
     A follower's fetch is tried whole (``fetch``) and as its first half (``fetch_request``);
     the second half, ``fetch_response``, is not a step of its own here because it is the same
@@ -227,11 +232,11 @@ def alphabet(replicas: tuple[str, ...], faults: tuple[str, ...], tick_ms: int) -
         if "stale_produce" in faults:
             steps.append(Step("produce", value="", replica=r))
         if "retention" in faults:
-            steps.append(Step("retention", replica=r, offset=-1))
+            steps += [Step("retention", replica=r, offset=o) for o in (-1, *range(1, max_records))]
     if "lost_ack" in faults:
         steps += [Step("produce", value="", lose_ack=True), Step("retry")]
     if "retention" in faults:
-        steps.append(Step("delete_records", offset=-1))
+        steps += [Step("delete_records", offset=o) for o in (-1, *range(1, max_records))]
     if "controller_failover" in faults:
         steps.append(Step("controller_failover"))
     if "consume" in faults:

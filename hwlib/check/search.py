@@ -187,7 +187,7 @@ class Search:
         self.bounds = bounds
         #: how much time one ``tick`` step passes
         self.tick_ms = bounds.tick_length(self.config)
-        self.steps = alphabet(replicas, faults, self.tick_ms)
+        self.steps = alphabet(replicas, faults, self.tick_ms, bounds.max_records)
         if len(self.steps) > 256:       # a schedule is kept one byte per step
             raise CheckError(f"faults: {len(self.steps)} steps to try, at most 256; fewer replicas or faults")
         #: new states an expansion keeps live at most (None: all); see the class docstring

@@ -215,7 +215,7 @@ class ExplainSearch:
         self.max_states = max_states
         self.faults = faults
         replicas = tuple(config.replicas)
-        self.steps = alphabet(replicas, faults, bounds.tick_length(config))
+        self.steps = alphabet(replicas, faults, bounds.tick_length(config), bounds.max_records)
         self.values = {f"m{i}": i for i in range(1, bounds.max_records + 1)}
         self.context = Reductions(replicas, self.values)
         #: the states made for the children of the node being expanded (each is a cycle of
