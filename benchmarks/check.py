@@ -43,7 +43,7 @@ from baseline import REPO, checkout, in_tree  # beside this script (its folder i
 
 from hwlib import ENGINE, PROTOCOLS, ClusterConfig
 from hwlib.check import Bounds, explore
-from hwlib.check.model import endless
+from hwlib.model.space import endless
 
 FAULTS = ("elect", "isolate", "isolate_unseen", "deliver")
 KINDS = ("strong-isr", "lost-write", "log-divergence", "committed-truncated")

@@ -119,7 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     swp.add_argument("--no-shrink", action="store_true", help="do not shrink failing cells")
     swp.add_argument("--quiet", action="store_true", help="no progress bar")
     sub.add_parser("profiles", help="the built-in fault profiles and the actions they mix")
-    from .check.vocabulary import (
+    from .model.vocabulary import (
         DEFAULT_FAULTS,
         DEFAULT_KINDS,
         DEFAULT_MAX_EPOCH,
@@ -290,7 +290,7 @@ def _check(args) -> int:
     """``hwlib check``: per generation its verdicts and each shortest counterexample's steps (or
     JSON), files with --out; with --fail-on-violation exit 1 when anything is violated."""
     from .check import cell_verdict, open_directory, run
-    from .check.vocabulary import untried, untried_note
+    from .model.vocabulary import untried, untried_note
     from .sweep import load_spec
     from .views.text import check_json, check_text
 

@@ -34,7 +34,8 @@ COMPILED = tuple(f"engine/{m}" for m in (
     "replica_manager", "fetcher", "produce_request", "producer", "consumer", "cluster", "steps", "clock",
     "logical_time", "delayed", "state_key")) + (
     "anomalies/memory", "anomalies/replication", "anomalies/clients", "anomalies/checker", "util/canonical",
-    "util/shared", "run", "faults", "check/reductions", "check/model", "check/fingerprints", "check/search",
+    "util/shared", "run", "faults", "model/reductions", "model/space", "model/transition", "check/fingerprints",
+    "check/search",
     "explain/observations", "explain/search")
 
 PACKAGE = Path(__file__).resolve().parent

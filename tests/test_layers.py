@@ -1,6 +1,6 @@
-"""The package's layers, from its source: imports point down (errors/util < engine < anomalies < run, trace,
-scenario, profiles, faults, shrink < check, sweep < report, views < cli, facade), no runtime import cycle,
-every facade's ``__all__`` is what it offers, no engine part but the cluster and the clock holds the cluster."""
+"""The package's layers, from its source: imports point down (errors/util < engine < anomalies < run, trace, ...
+< model < check, sweep, explain < report, views < cli, facade), no runtime import cycle, every facade's ``__all__``
+is what it offers, no engine part but the cluster and the clock holds the cluster."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ PACKAGE = Path(__file__).resolve().parent.parent / "hwlib"
 #: layer of each top-level name in the package (a subpackage's modules share its layer)
 LAYERS = {"errors": 0, "version": 0, "compiled": 0, "build_engine": 0, "util": 0,
           "engine": 1, "anomalies": 2,
-          "run": 3, "trace": 3, "scenario": 3, "profiles": 3, "faults": 3, "shrink": 3,
-          "check": 4, "sweep": 4, "explain": 4, "report": 5, "views": 5, "cli": 6, "__main__": 7, "": 7}
-FACADES = ("hwlib", "hwlib.engine", "hwlib.anomalies", "hwlib.check", "hwlib.sweep", "hwlib.explain", "hwlib.report",
-           "hwlib.views", "hwlib.util")
+          "run": 3, "trace": 3, "scenario": 3, "profiles": 3, "faults": 3, "shrink": 3, "model": 4,
+          "check": 5, "sweep": 5, "explain": 5, "report": 6, "views": 6, "cli": 7, "__main__": 8, "": 8}
+FACADES = ("hwlib", "hwlib.engine", "hwlib.anomalies", "hwlib.model", "hwlib.check", "hwlib.sweep", "hwlib.explain",
+           "hwlib.report", "hwlib.views", "hwlib.util")
 
 
 def modules() -> dict[str, Path]:

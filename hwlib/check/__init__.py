@@ -1,4 +1,4 @@
-"""Bounded model checking - the request, the model, the search, runners, checkpoints, verdicts, coverage: the facade.
+"""Bounded model checking - the request, the search, runners, checkpoints, verdicts, coverage: the facade.
 
 A ``CheckSpec`` says what to search and how; ``run`` carries it out (every rule set, with
 checkpoints and files when it has a directory); ``explore`` searches one; ``verdicts`` turns
@@ -9,12 +9,25 @@ from __future__ import annotations
 
 from .. import compiled
 
-compiled.extend(__path__, __name__)     # model, fingerprints and search are compiled
+compiled.extend(__path__, __name__)     # fingerprints and search are compiled
 
+from ..model.space import Bounds, alphabet, enabled_steps, fingerprint, must_end, state_key
+from ..model.vocabulary import (
+    DEFAULT_FAULTS,
+    DEFAULT_KINDS,
+    DEFAULT_MIN_INSYNC_REPLICAS,
+    FAULT_WORDS,
+    FAULTS,
+    TLA_FAULTS,
+    CheckError,
+    parse_faults,
+    parse_kinds,
+    profile_faults,
+    step_fault,
+)
 from .checkpoints import CheckDir
 from .coverage import Coverage
 from .driver import CheckRun, open_directory, run
-from .model import Bounds, alphabet, enabled_steps, fingerprint, must_end, state_key
 from .runners import explore
 from .search import CheckResult, Search, Violation
 from .spec import CheckSpec, parse_protocols
@@ -28,19 +41,6 @@ from .verdicts import (
     short_coverage,
     verdict,
     write_outputs,
-)
-from .vocabulary import (
-    DEFAULT_FAULTS,
-    DEFAULT_KINDS,
-    DEFAULT_MIN_INSYNC_REPLICAS,
-    FAULT_WORDS,
-    FAULTS,
-    TLA_FAULTS,
-    CheckError,
-    parse_faults,
-    parse_kinds,
-    profile_faults,
-    step_fault,
 )
 
 __all__ = ["DEFAULT_FAULTS", "DEFAULT_KINDS", "DEFAULT_MIN_INSYNC_REPLICAS", "FAULTS", "FAULT_WORDS",

@@ -32,11 +32,11 @@ import numpy as np
 
 from ..compiled import source_key
 from ..engine.config import ClusterConfig
+from ..model.space import Bounds
+from ..model.vocabulary import CheckError
 from ..util.files import OutputError, atomic_path, check_directory, write_text_atomically
 from .coverage import Coverage
-from .model import Bounds
 from .search import CheckResult, Search, Violation
-from .vocabulary import CheckError
 
 MARKER = "check.json"
 #: the checkpoint's format (2: numpy arrays and JSON; 1 was a pickle, no longer read)

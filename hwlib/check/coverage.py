@@ -21,10 +21,10 @@ from dataclasses import dataclass
 
 from ..engine.steps import Step
 from ..faults import derive_seed, generate
+from ..model.space import fingerprint, key_context
+from ..model.vocabulary import CheckError
 from ..profiles import FaultProfile
-from .model import fingerprint, key_context
 from .search import Search, _anomalies_here
-from .vocabulary import CheckError
 
 
 @dataclass(frozen=True)

@@ -17,10 +17,10 @@ from typing import Any
 
 from ..anomalies import KINDS
 from ..engine.config import ClusterConfig
-from .model import Bounds
+from ..model.space import Bounds
+from ..model.vocabulary import DEFAULT_FAULTS
 from .search import CheckResult, Search
 from .spec import CheckSpec
-from .vocabulary import DEFAULT_FAULTS
 
 
 def explore(config: ClusterConfig, bounds: Bounds | None = None, faults: tuple[str, ...] = DEFAULT_FAULTS,

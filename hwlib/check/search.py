@@ -32,11 +32,12 @@ from ..anomalies import AnomalyChecker
 from ..engine.cluster import Cluster
 from ..engine.config import ClusterConfig
 from ..engine.steps import Step, parse_steps
+from ..model.reductions import refused, settled_epoch, settles_at_once
+from ..model.space import Bounds, fingerprint, key_context, numbered
+from ..model.transition import KafkaModel
+from ..model.vocabulary import CheckError
 from ..util.resident import resident_bytes
 from .fingerprints import Fingerprints
-from .model import Bounds, alphabet, fingerprint, key_context, numbered
-from .reductions import refused, settled_epoch, settles_at_once
-from .vocabulary import CheckError
 
 #: how many new live states an expansion makes between two reads of the process's resident memory
 RESIDENT_EVERY = 512
@@ -187,7 +188,9 @@ class Search:
         self.bounds = bounds
         #: how much time one ``tick`` step passes
         self.tick_ms = bounds.tick_length(self.config)
-        self.steps = alphabet(replicas, faults, self.tick_ms, bounds.max_records)
+        #: the transition, shared with ``hwlib explain``'s search
+        self.model = KafkaModel(self.config, bounds, faults, self.tick_ms)
+        self.steps = self.model.steps
         if len(self.steps) > 256:       # a schedule is kept one byte per step
             raise CheckError(f"faults: {len(self.steps)} steps to try, at most 256; fewer replicas or faults")
         #: new states an expansion keeps live at most (None: all); see the class docstring
@@ -334,30 +337,23 @@ class Search:
         bounds = self.bounds
         parent, checker = node.cluster, node.checker
         assert parent is not None and checker is not None         # expanded nodes are live
-        step = self.steps[index]
-        records, ticks = node.records, node.ticks
-        if step.kind == "produce":
-            if records >= bounds.max_records:
+        taken = self.model.guard(parent, index, node.records, node.ticks)
+        if taken is None:
+            return None
+        step, records, ticks = taken
+        kind = step.kind
+        if kind != "produce" and kind != "tick":
+            if self.foresee and (bounds.cuts(parent, step) or settles_at_once(parent, step, self.settled)
+                                 or (kind == "fetch" and refused(parent, step))):
+                self.result.generated += 1
+                self.untaken += 1
                 return None
-            records += 1
-            step = numbered(step, records)
-        elif step.kind == "tick":
-            if ticks >= bounds.max_ticks:
+            if self.refusals_answered and kind == "fetch_request" and refused(parent, step):
+                self.result.generated += 1
                 return None
-            ticks += 1
-        elif parent.skip_reason(step) is not None:
-            return None
-        elif self.foresee and (bounds.cuts(parent, step) or settles_at_once(parent, step, self.settled)
-                               or (step.kind == "fetch" and refused(parent, step))):
-            self.result.generated += 1
-            self.untaken += 1
-            return None
-        elif self.refusals_answered and step.kind == "fetch_request" and refused(parent, step):
-            self.result.generated += 1
-            return None
-        cluster = parent.clone()
-        watch = AnomalyChecker(cluster, checker)
-        cluster.apply(step)
+        cluster, made = self.model.make(parent, step, checker)
+        assert made is not None
+        watch = made
         self.result.generated += 1
         if bounds.beyond(cluster):
             _drop(cluster, watch)

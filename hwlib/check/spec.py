@@ -16,10 +16,10 @@ from ..anomalies import KINDS
 from ..engine.config import PROTOCOLS, ClusterConfig
 from ..engine.releases import rules_named
 from ..errors import ConfigError
+from ..model.space import Bounds, must_end
+from ..model.vocabulary import DEFAULT_FAULTS, DEFAULT_KINDS, CheckError, parse_faults, parse_kinds, profile_faults
 from ..profiles import FaultProfile
-from .model import Bounds, must_end
 from .search import Search
-from .vocabulary import DEFAULT_FAULTS, DEFAULT_KINDS, CheckError, parse_faults, parse_kinds, profile_faults
 
 #: the marker's format (2: a CheckSpec's identity; 1 listed its parts apart)
 FORMAT = 2

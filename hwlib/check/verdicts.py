@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ..anomalies import is_safety
+from ..model.vocabulary import FAULT_WORDS
 from ..run import run_steps
 from ..scenario import Scenario
 from ..util.files import atomic_path, write_text_atomically
 from .search import CheckResult
-from .vocabulary import FAULT_WORDS
 
 
 @dataclass(frozen=True)

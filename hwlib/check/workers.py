@@ -37,10 +37,10 @@ from collections.abc import Iterator
 
 import numpy as np
 
+from ..model.vocabulary import CheckError
 from .fingerprints import Fingerprints
 from .search import Search, candidates_of, release_node
 from .spec import CheckSpec
-from .vocabulary import CheckError
 
 #: the frontier size from which a search is shared with workers (below it, one process is faster)
 SPLIT_AT = 2000

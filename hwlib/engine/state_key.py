@@ -18,7 +18,7 @@ tasks share). Times are kept relative to ``now``: no rule of the engine reads th
 absolute value, only how long ago something was or how long until a deadline.
 
 ``KeyContext`` answers each question a part asks of it with the whole state; the model
-checker's reductions (``hwlib.check.reductions``) answer some with less, each where it can show
+checker's reductions (``hwlib.model.reductions``) answer some with less, each where it can show
 that what it leaves out never changes what comes next.
 """
 

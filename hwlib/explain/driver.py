@@ -17,8 +17,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from ..anomalies.checker import EFFECTS, SEVERITY
-from ..check.model import Bounds
 from ..engine.releases import Release
+from ..model.space import Bounds
 from ..run import run_steps
 from . import conclude
 from .answer import Anomaly, Answer, Attempt, ExplainRun, Search

@@ -9,9 +9,9 @@ chain's next observation may be matched once every observation of another chain 
 before it is (``order``). Breadth first, the first node that has matched every observation
 ends a shortest explanation.
 
-It searches as ``hwlib check`` does - the alphabet of steps (``check.model.alphabet``), the
+It searches as ``hwlib check`` does - the alphabet of steps (``model.space.alphabet``), the
 engine's guards, the leader-epoch bound (``Bounds.beyond``), fingerprints with the checker's
-reductions (``check.reductions.Reductions``; a fingerprint stands for every future of a state: of
+reductions (``model.reductions.Reductions``; a fingerprint stands for every future of a state: of
 two nodes with the same fingerprint and maps, the one that matched no more lines in any chain is
 dominated and dropped - a future that matches the rest of its lines matches the other's) - but
 takes every step it can: a refused fetch is left untaken by the check and may be exactly what
@@ -29,11 +29,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..anomalies import AnomalyChecker
-from ..check.model import Bounds, alphabet, numbered
-from ..check.reductions import Reductions
 from ..engine.cluster import Cluster
 from ..engine.config import ClusterConfig
 from ..engine.steps import Step
+from ..model.reductions import Reductions
+from ..model.space import Bounds, numbered
+from ..model.transition import KafkaModel
 from .observations import KINDS, Maps, Observation, StepView, matches, observe_creation, observe_step
 
 #: one way a step's observations match the lines that come next: (progress, maps, the lines matched)
@@ -215,7 +216,9 @@ class ExplainSearch:
         self.max_states = max_states
         self.faults = faults
         replicas = tuple(config.replicas)
-        self.steps = alphabet(replicas, faults, bounds.tick_length(config), bounds.max_records)
+        #: the transition, shared with ``hwlib check``'s search
+        self.model = KafkaModel(config, bounds, faults, bounds.tick_length(config))
+        self.steps = self.model.steps
         self.values = {f"m{i}": i for i in range(1, bounds.max_records + 1)}
         self.context = Reductions(replicas, self.values)
         #: the states made for the children of the node being expanded (each is a cycle of
@@ -336,9 +339,7 @@ class ExplainSearch:
         step = self.steps[node.step]
         if step.kind == "produce":
             step = numbered(step, node.records)
-        cluster = parent.cluster.clone()
-        watch = AnomalyChecker(cluster, parent.checker) if parent.checker is not None else None
-        cluster.apply(step)
+        cluster, watch = self.model.make(parent.cluster, step, parent.checker)
         if watch is not None:                   # as ``children`` made it: observed, then the events cleared
             watch.observe(node.depth)
             del watch.anomalies[:]
@@ -600,23 +601,14 @@ class ExplainSearch:
         self._release(node)
         view = StepView.of(parent)
         out: list[Node] = []
-        for index, step in enumerate(self.steps):
-            records, ticks = node.records, node.ticks
-            if step.kind == "produce":
-                if records >= bounds.max_records:
-                    continue
-                records += 1
-                step = numbered(step, records)
-            elif step.kind == "tick":
-                if ticks >= bounds.max_ticks:
-                    continue
-                ticks += 1
-            elif parent.skip_reason(step) is not None:
+        model = self.model
+        for index in range(len(self.steps)):
+            taken = model.guard(parent, index, node.records, node.ticks)
+            if taken is None:
                 continue
-            cluster = parent.clone()
-            watch = AnomalyChecker(cluster, checker) if checker is not None else None
+            step, records, ticks = taken
+            cluster, watch = model.make(parent, step, checker)
             self._fresh.append((cluster, watch))           # released once its children are admitted
-            cluster.apply(step)
             outcome.transitions += 1
             if bounds.beyond(cluster):
                 continue

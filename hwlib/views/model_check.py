@@ -73,7 +73,7 @@ def matrix_html(results: list[CheckResult], kinds: tuple[str, ...] | list[str], 
     (the whole line on hover) - or, ``captioned`` (a caption above the table gives the
     coverage), only where it differs from that. ``verdicts`` overrides cells ((protocol, kind)
     -> Verdict: the report's reconciliation with its sweep). ``legend``: the colours this table
-    draws, explained under it. ``untried``: fault classes the search left out (``check.vocabulary.untried``
+    draws, explained under it. ``untried``: fault classes the search left out (``model.vocabulary.untried``
     against the default report): every "holds" names them, never green on its own."""
     verdicts = verdicts or {}
     caption = short_coverage(results[0]) if captioned and results else None

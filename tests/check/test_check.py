@@ -171,7 +171,7 @@ EQUIVALENT = [("leader-moves", "hw", 1, None), ("leader-moves", "kip101", 1, Non
 
 @pytest.mark.parametrize(("profile", "protocol", "records", "depth"), EQUIVALENT)
 def test_the_reduced_fingerprint_finds_what_the_whole_state_finds(profile, protocol, records, depth):
-    """``check.reductions`` drop only what nothing can read: the same verdicts, the
+    """``model.reductions`` drop only what nothing can read: the same verdicts, the
     same shortest depths, counterexamples that replay, completeness alike - with fewer states."""
     from hwlib.profiles import load_profile
 
@@ -223,8 +223,8 @@ def _run_to_end(search, level_done=None):
 
 def _searched(cfg: ClusterConfig, bounds: Bounds, faults: tuple[str, ...], settled: bool):
     """A search run to its end with reduction 7 (a settled isolation) on or off."""
-    from hwlib.check.model import key_context
     from hwlib.check.search import Search
+    from hwlib.model.space import key_context
 
     search = Search(cfg, bounds, faults, KINDS, exhaustive=True)
     if not settled:
@@ -262,7 +262,7 @@ def test_a_settled_isolation_merges_states_and_changes_no_verdict_depth_or_count
 def test_the_steps_foreseen_and_left_untaken_change_nothing_but_the_work(protocol, faults, replicas, depth):
     """A search that takes every step (``Search.foresee`` off) against one that leaves untaken
     the steps it knows surely leave the leader-epoch bound (``Bounds.cuts``) or make the state
-    they leave (``check.reductions.settles_at_once``): the same result - state and transition
+    they leave (``model.reductions.settles_at_once``): the same result - state and transition
     counts, depth, violations with their schedules and details."""
     from hwlib.check.search import Search
 
@@ -306,7 +306,7 @@ def _levels_without_refusals(cfg: ClusterConfig, bounds: Bounds, faults: tuple[s
     ("kip966", ("elect", "isolate", "power_loss", "tick"), 2, 9)])
 def test_a_search_that_answers_refusals_at_once_keeps_every_other_state_at_its_depth(protocol, faults, replicas,
                                                                                      depth):
-    """Reduction 8 (a refused fetch request left untaken: ``check.reductions.refused``) against the
+    """Reduction 8 (a refused fetch request left untaken: ``model.reductions.refused``) against the
     search that takes it: the same violations with the same schedules and details, and the
     states it keeps are exactly the other search's states in which no follower waits for a
     refusal, each at the same depth - none is lost, none is met later."""
@@ -328,7 +328,7 @@ def test_a_search_that_answers_refusals_at_once_keeps_every_other_state_at_its_d
                                                                                   marks=SLOW),
     ("kip966", ("elect", "isolate", "power_loss", "tick"), 2, 9), ("kip320", NO_CRASHES, 3, 6)])
 def test_a_response_as_a_step_of_its_own_only_repeats_the_whole_fetch(protocol, faults, replicas, depth):
-    """``fetch_response`` is not in the alphabet (``check.model.alphabet``: it is the same
+    """``fetch_response`` is not in the alphabet (``model.space.alphabet``: it is the same
     transition as ``fetch`` whenever it can act). A search whose alphabet has it back, after
     the fetch requests, finds exactly the same: state counts, depth, violations with their
     schedules and details - it only generates more transitions."""
@@ -340,7 +340,7 @@ def test_a_response_as_a_step_of_its_own_only_repeats_the_whole_fetch(protocol, 
     for with_response in (False, True):
         search = Search(cfg, bounds, faults, KINDS, exhaustive=True)
         if with_response:
-            search.steps = every_step(bounds.replica_ids, faults, search.tick_ms)
+            search.model.steps = search.steps = every_step(bounds.replica_ids, faults, search.tick_ms)
         results.append(_run_to_end(search))
     without, with_it = results
     assert with_it.generated > without.generated
@@ -364,8 +364,8 @@ def test_the_run_end_checks_judge_a_state_alone(protocol, faults, depth, setting
     shows it."""
     import gc
 
-    from hwlib.check.model import fingerprint
     from hwlib.check.search import Search, _Node, release_node
+    from hwlib.model.space import fingerprint
 
     cfg = config(protocol, retries=1, **settings)
     bounds = Bounds(replicas=2, depth=depth)

@@ -1,7 +1,7 @@
 """The steps the search knows the outcome of without taking them: each one, taken anyway, does what was foreseen.
 
 ``Search.transition`` leaves a step untaken (only counting it) where ``Bounds.cuts`` says it
-surely leaves the leader-epoch bound, or ``check.reductions.settles_at_once`` says it is an unnoticed
+surely leaves the leader-epoch bound, or ``model.reductions.settles_at_once`` says it is an unnoticed
 isolation that makes the very state it leaves. Here every such step met along random schedules
 (every fault) is taken on a clone: it must leave the bound, or make the fingerprint it left
 and report nothing. ``test_check.py`` runs whole searches with the steps taken and untaken.
@@ -13,8 +13,8 @@ import pytest
 
 from hwlib import PROTOCOLS, AnomalyChecker, Cluster, ClusterConfig, Step
 from hwlib.check import Bounds, alphabet
-from hwlib.check.model import fingerprint, key_context
-from hwlib.check.reductions import settles_at_once
+from hwlib.model.reductions import settles_at_once
+from hwlib.model.space import fingerprint, key_context
 
 from .test_reductions import FAULTS, SETTLING, SETTLING_GENERATIONS, VALUES, schedule
 

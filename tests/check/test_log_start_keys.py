@@ -10,9 +10,9 @@ import random
 
 import pytest
 
-from hwlib.check.model import Bounds
 from hwlib.check.spec import CheckSpec
 from hwlib.engine import ClusterConfig
+from hwlib.model.space import Bounds
 
 
 @pytest.mark.parametrize("release", ["0.10.2", "2.4.0", "3.9-kraft"])

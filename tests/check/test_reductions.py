@@ -1,6 +1,6 @@
 """The state key's reductions, one by one: what a reduction leaves out, changed at will, never changes the future.
 
-``check.reductions`` leaves out of the fingerprint what no later step and no check can
+``model.reductions`` leaves out of the fingerprint what no later step and no check can
 read. The searches in ``test_check.py`` hold the reduced search to the whole one; here each
 reduction's argument is tested directly: in states met along random schedules (every fault,
 time passing), the dropped values are scrambled in a clone, and the clone and the original then
@@ -15,7 +15,10 @@ import pytest
 
 from hwlib import PROTOCOLS, Cluster, ClusterConfig, Step
 from hwlib.check import Bounds, state_key
-from hwlib.check.reductions import (
+from hwlib.engine.controller import LeaderAndIsr
+from hwlib.engine.protocols import GENERATIONS, get_protocol
+from hwlib.engine.replica import LEADER
+from hwlib.model.reductions import (
     age_past_cap,
     asked_epoch_unread,
     crash_noticed,
@@ -27,9 +30,6 @@ from hwlib.check.reductions import (
     settled_epoch,
     unclean_flag_read,
 )
-from hwlib.engine.controller import LeaderAndIsr
-from hwlib.engine.protocols import GENERATIONS, get_protocol
-from hwlib.engine.replica import LEADER
 
 from ..helpers.remotes import replace_view
 from ..helpers.steps import every_step, numbered_produces
@@ -319,7 +319,7 @@ def test_finished_is_the_producer_no_longer_acting_on_a_request():
 
 
 # ------------------------------------------------ reduction 7: an unnoticed isolation, settled
-#: faults under which an isolation can settle (``check.reductions.settled_epoch``): no ticks, no failover
+#: faults under which an isolation can settle (``model.reductions.settled_epoch``): no ticks, no failover
 SETTLING = tuple(f for f in FAULTS if f not in ("tick", "controller_failover"))
 #: where an isolation can settle: every generation whose ISR shrink writes a new leader epoch
 SETTLING_GENERATIONS = [p for p in PROTOCOLS if get_protocol(p).isr_shrink_bumps_leader_epoch]

@@ -1,6 +1,6 @@
 """Reduction 8: a follower waiting for a refused fetch need not be kept; its twin without the refusal does as much.
 
-``check.reductions.refused`` names a fetch that the broker the follower believes leads refuses
+``model.reductions.refused`` names a fetch that the broker the follower believes leads refuses
 before reading anything; ``Search.transition`` leaves such a ``fetch_request`` untaken (its
 state is never kept) and foresees such a whole ``fetch`` (it makes the state it leaves). The
 argument, tested here on states met along random schedules (every fault the alphabet has,
@@ -16,9 +16,9 @@ from __future__ import annotations
 import pytest
 
 from hwlib import PROTOCOLS, AnomalyChecker, Cluster, ClusterConfig, Step
-from hwlib.check.model import fingerprint, key_context
-from hwlib.check.reductions import refused
 from hwlib.engine.kafka_errors import REFUSED
+from hwlib.model.reductions import refused
+from hwlib.model.space import fingerprint, key_context
 
 from .test_reductions import VALUES, schedule
 

@@ -6,9 +6,9 @@ import pytest
 
 import hwlib
 from hwlib import Cluster, ClusterConfig, Step, parse_step
-from hwlib.check.model import alphabet
-from hwlib.check.vocabulary import FAULTS, step_fault
 from hwlib.faults import FAULT_KINDS, fired_faults, generate, step_action
+from hwlib.model.space import alphabet
+from hwlib.model.vocabulary import FAULTS, step_fault
 from hwlib.profiles import load_profile
 from hwlib.views.explorer import FORKS
 

@@ -7,9 +7,9 @@ import pytest
 import hwlib
 from hwlib import Cluster, ClusterConfig, Step, parse_step, run_steps
 from hwlib.check import Bounds, explore
-from hwlib.check.vocabulary import FAULTS, step_fault
 from hwlib.errors import ScenarioError
 from hwlib.faults import FAULT_KINDS, fired_faults, generate
+from hwlib.model.vocabulary import FAULTS, step_fault
 from hwlib.profiles import load_profile
 
 BEFORE = [Step("produce", value="m1"), Step("fetch", replica="B"), Step("fetch", replica="B"),

@@ -9,7 +9,7 @@ from hwlib.check import alphabet
 
 
 def every_step(replicas: tuple[str, ...], faults: tuple[str, ...], tick_ms: int) -> list[Step]:
-    """``check.model.alphabet`` with a ``fetch_response`` per replica after the fetch requests:
+    """``model.space.alphabet`` with a ``fetch_response`` per replica after the fetch requests:
     the search has a response as the whole ``fetch`` it equals, but a run (a sweep's) delivers
     it apart, and clones, reductions and guards must hold in those states too."""
     steps = alphabet(replicas, faults, tick_ms)

@@ -36,7 +36,8 @@ FAULTS = {
     "stale_produce": "a produce sent to one broker, as a client with stale metadata sends it",
     "consume": "the consumer polls the leader",
     "consumer_crash": "the consumer dies; a new one resumes from the committed offset",
-    "retention": "a broker's retention deletes every segment it may, or DeleteRecords up to the HW: log starts move",
+    "retention": ("a broker's retention or DeleteRecords moves a log start: as far as allowed, or to an offset "
+                  "below --max-records"),
 }
 #: each fault in plain words, for the line that says what a verdict covers (a noticed and an
 #: unnoticed variant share theirs: ``verdicts.coverage_text`` says which of them it covers)

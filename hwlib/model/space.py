@@ -1,4 +1,4 @@
-"""The model the checker searches: bounds, the alphabet of steps, which can act, the state key and fingerprint.
+"""The model both searches walk: bounds, the alphabet of steps, which can act, the state key and fingerprint.
 
 A state is what the engine's parts declare (``Cluster.key``: each stateful part's ``key``
 beside its copy constructor, ``hwlib.engine.state_key``): everything that decides the

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from ..engine.protocols import Protocol
     from ..engine.replica import InFlight, RemoteReplica, Replica
     from ..engine.steps import Step
-    from .model import Bounds
+    from .space import Bounds
 
 #: the produce statuses in which the producer still acts on a request
 LIVE_STATUSES = frozenset((PENDING, "retrying", "queued"))

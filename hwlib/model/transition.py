@@ -1,0 +1,64 @@
+"""The transition relation both searches walk: which step of the alphabet acts from a state, and the state it makes.
+
+``hwlib check`` (breadth first, with reductions) and ``hwlib explain`` (guided by the lines'
+observations) are two strategies over one ``KafkaModel``: the same alphabet, the same guard
+(the bounds' counters, then the engine's own ``Cluster.skip_reason``) and the same step taken on
+a clone watched by a clone of its checker. What each strategy leaves out beyond that - the
+checker's foreseen cuts, explain's observations - is its own.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from ..anomalies import AnomalyChecker
+from .space import Bounds, alphabet, numbered
+
+if TYPE_CHECKING:
+    from ..engine.cluster import Cluster
+    from ..engine.config import ClusterConfig
+    from ..engine.steps import Step
+
+
+class KafkaModel:
+    """One configuration's rules within bounds, under a set of faults: the alphabet (``steps``)
+    and the transition (``guard``, then ``make``)."""
+
+    config: ClusterConfig
+    bounds: Bounds
+    faults: tuple[str, ...]
+    steps: list[Step]
+
+    def __init__(self, config: ClusterConfig, bounds: Bounds, faults: tuple[str, ...], tick_ms: int) -> None:
+        self.config = config
+        self.bounds = bounds
+        self.faults = faults
+        self.steps = alphabet(tuple(config.replicas), faults, tick_ms, bounds.max_records)
+
+    def guard(self, parent: Cluster, index: int, records: int, ticks: int) -> tuple[Step, int, int] | None:
+        """Step ``index`` from ``parent`` with ``records`` produced and ``ticks`` passed so far:
+        the step to take (a produce numbered as the next record) and the counters after it, or
+        None when the bounds or the engine's guard leave it out."""
+        step = self.steps[index]
+        if step.kind == "produce":
+            if records >= self.bounds.max_records:
+                return None
+            records += 1
+            return numbered(step, records), records, ticks
+        if step.kind == "tick":
+            if ticks >= self.bounds.max_ticks:
+                return None
+            return step, records, ticks + 1
+        if parent.skip_reason(step) is not None:
+            return None
+        return step, records, ticks
+
+    def make(self, parent: Cluster, step: Step,
+             checker: AnomalyChecker | None) -> tuple[Cluster, AnomalyChecker | None]:
+        """``step`` taken on a clone of ``parent``, watched (when ``checker`` is given) by a
+        clone of ``checker`` made before it acts, so it sees what the step changed; the caller
+        asks ``bounds.beyond`` of the result and has the watch observe."""
+        cluster = parent.clone()
+        watch = AnomalyChecker(cluster, checker) if checker is not None else None
+        cluster.apply(step)
+        return cluster, watch
