@@ -12,6 +12,7 @@ from typing import Any
 import yaml
 
 from .anomalies.checker import KINDS
+from .anomalies.kinds import KIND_TABLE
 from .engine.config import PROTOCOLS, ClusterConfig
 from .engine.releases import release
 from .engine.steps import Step, parse_steps
@@ -166,11 +167,7 @@ def load_scenario(path_or_name: str | os.PathLike) -> Scenario:
 
 
 #: how the scenario table abbreviates each anomaly kind (bold: what a client can see)
-SHORT_KINDS = {"lost-write": "**lost**", "log-divergence": "**diverge**", "committed-truncated": "trunc",
-               "strong-isr": "isr", "hw-regression": "hw↓", "duplicate": "**dup**", "reordered": "**reorder**",
-               "inconsistent-offsets": "**inconsistent**", "nonmonotonic-poll": "**nonmonotonic**",
-               "unseen": "**unseen**", "epoch-cache-order": "cache", "hw-below-log-start": "**hw<start**",
-               "consumer-skipped": "skipped", "fetcher-stopped": "stopped"}
+SHORT_KINDS = {k.name: k.short for k in KIND_TABLE}
 
 
 def scenario_table() -> str:

@@ -7,49 +7,15 @@ from typing import TYPE_CHECKING
 
 from ..engine.replica import LEADER
 from .clients import ClientChecks
+from .kinds import EFFECT_NOTES, EFFECTS, KINDS, SAFETY, SEVERITY, UNAVAILABILITY_NOTE, effect_tag, is_safety
 from .replication import ReplicationChecks
 
 if TYPE_CHECKING:
     from ..engine.cluster import Cluster
 
-KINDS = ("lost-write", "log-divergence", "committed-truncated", "strong-isr", "hw-regression",
-         "epoch-cache-order", "duplicate", "reordered", "inconsistent-offsets", "nonmonotonic-poll",
-         "unseen", "hw-below-log-start", "consumer-skipped", "fetcher-stopped")
-#: safety properties, most serious first: a violation is acknowledged data lost, replicas that
-#: disagree, a committed record removed, or a client seeing what Kafka promises it never will
-SAFETY = ("lost-write", "log-divergence", "duplicate", "reordered", "inconsistent-offsets", "unseen",
-          "committed-truncated", "strong-isr", "hw-below-log-start", "nonmonotonic-poll", "epoch-cache-order")
-#: expected effects of the protocol that hwlib explains - not failures, never data loss
-EFFECTS = ("hw-regression", "consumer-skipped", "fetcher-stopped")
-#: every kind in one order: safety first (most serious first), then the expected effects
-SEVERITY = SAFETY + EFFECTS
-#: why each expected effect is not data loss (shown wherever an effect is listed)
-EFFECT_NOTES = {
-    "hw-regression": ("a new leader's HW may start below the old leader's: each follower learns the HW one "
-                      "fetch round late, and a new leader keeps the HW it had. Consumers may briefly see a "
-                      "lower HW; no record is lost by it."),
-    "consumer-skipped": ("retention or DeleteRecords moved the log start past records the consumer had not read "
-                         "yet: its next fetch is out of range and auto.offset.reset moves it on. Kafka deletes "
-                         "them as configured; replication lost nothing."),
-    "fetcher-stopped": ("a follower's fetcher stopped replicating the partition on an error its release does not "
-                        "handle (2.8.0: the leader's log start above its HW, KAFKA-12996) until a new leader epoch "
-                        "or a restart: a Kafka bug that loses no record by itself, but leaves the partition one "
-                        "copy short and, once the follower leaves the ISR, fewer replicas to fail over to."),
-}
-#: the same for unavailability (steps without an online leader), which is measured, not a kind
-UNAVAILABILITY_NOTE = ("a partition without an online leader refuses writes and reads until one is elected: "
-                       "time lost, not data.")
-
-
-def is_safety(kind: str) -> bool:
-    """Whether ``kind`` is a safety property (else an expected effect)."""
-    return kind in SAFETY
-
-
-def effect_tag(kind: str) -> str:
-    """How a listing tags an effect: most are the protocol working as designed; a stopped
-    fetcher is a Kafka bug that violates no safety property by itself."""
-    return "a Kafka bug, not a safety violation" if kind == "fetcher-stopped" else "expected, not a safety violation"
+# the kinds are records (``kinds``); the tables the views read are re-exported here
+__all__ = ["EFFECTS", "EFFECT_NOTES", "KINDS", "SAFETY", "SEVERITY", "UNAVAILABILITY_NOTE", "Anomaly",
+           "AnomalyChecker", "effect_tag", "is_safety"]
 
 #: Event kinds that cannot change a pairwise verdict: they touch no log below an HW, no HW,
 #: no role, no ISR and no reconciliation state (appends land above every HW; HW moves have

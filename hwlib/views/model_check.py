@@ -14,6 +14,7 @@ from __future__ import annotations
 import html
 
 from ..anomalies.checker import EFFECT_NOTES, is_safety
+from ..anomalies.kinds import BY_NAME
 from ..check import CheckResult, Verdict, cell_verdict, counterexample, coverage_text, short_coverage
 from ..run import run_steps
 from ..scenario import Scenario
@@ -81,7 +82,8 @@ def matrix_html(results: list[CheckResult], kinds: tuple[str, ...] | list[str], 
     rows = []
     for kind in kinds:
         label = html.escape(kind) if is_safety(kind) else (
-            f'{html.escape(kind)}<br><span style="font-weight:normal;color:#555;font-size:11px">expected effect: '
+            f'{html.escape(kind)}<br><span style="font-weight:normal;color:#555;font-size:11px">'
+            f'{BY_NAME[kind].effect_words}: '
             f'{html.escape(EFFECT_NOTES[kind])}</span>')
         left_out = f"not tried: {', '.join(untried)}" if untried else ""
         cells = "".join(_cell(verdicts.get((r.protocol, kind)) or cell_verdict(r, kind), kind, r, caption, left_out)

@@ -16,6 +16,7 @@ import json
 from importlib import resources
 
 from ..anomalies.checker import EFFECT_NOTES, is_safety
+from ..anomalies.kinds import BY_NAME
 from ..engine.config import PROTOCOLS
 from ..run import RunResult
 from .frames import frames, hw_lag_by_step, key_step, key_steps
@@ -150,7 +151,8 @@ def _anomaly(a: dict, new: bool) -> str:
     """One anomaly: a safety violation (red while new), or an expected effect drawn apart, with
     why it is not data loss."""
     safety = is_safety(a["kind"])
-    note = "" if safety else f' <span class="why">(an expected effect: {esc(EFFECT_NOTES[a["kind"]])})</span>'
+    note = "" if safety else (f' <span class="why">({BY_NAME[a["kind"]].effect_words}: '
+                               f'{esc(EFFECT_NOTES[a["kind"]])})</span>')
     return (f'<li class="{"new " if new else ""}{"safety" if safety else "effect"}"><b>{esc(a["kind"])}</b> '
             f'(step {a["step"]}): {esc(a["detail"])}{note}</li>')
 
