@@ -152,10 +152,12 @@ class Protocol:
         as set up to 3.6 - above the replication factor every acks=all write fails - and
         min(it, the replicas) from 3.7 (3.7.0 ``Partition.effectiveMinIsr``)."""
         return min(min_insync_replicas, replicas) if self.strict_min_isr else min_insync_replicas
-    #: kip966: Eligible Leader Replicas; a restart reports an unclean shutdown
+    #: Kafka >= 4.1 KRaft (KIP-966, on by default for a cluster created on 4.1): Eligible Leader
+    #: Replicas; a restart reports an unclean shutdown
     eligible_leader_replicas = False
-    #: kip595+: no OffsetsForLeaderEpoch: a reconciling follower's fetch carries its last
-    #: fetched epoch and the leader answers a diverging epoch instead of records.
+    #: Kafka >= 2.8 with inter.broker.protocol.version >= 2.7-IV1 (KAFKA-10554; kip595+): no
+    #: OffsetsForLeaderEpoch: a reconciling follower's fetch carries its last fetched epoch and
+    #: the leader answers a diverging epoch instead of records.
     truncate_on_fetch = False
     #: Kafka >= 2.1.0 (KAFKA-7152, ``Partition.getOutOfSyncReplicas``): a follower whose LEO, as
     #: of its last fetch, equals the leader's LEO is never out of sync, however long ago it
@@ -168,8 +170,9 @@ class Protocol:
     #: KRaft also not in controlled shutdown). Up to 3.5 ``maybeIncrementLeaderHW`` waits for
     #: every follower caught up within replica.lag.time.max.ms, live or not.
     hw_counts_only_live_followers = False
-    #: fetch and OffsetsForLeaderEpoch requests carry the sender's current leader epoch; the
-    #: leader answers FENCED_LEADER_EPOCH (older) or UNKNOWN_LEADER_EPOCH (newer) (kip320+)
+    #: Kafka >= 2.1 with inter.broker.protocol.version >= 2.1-IV2 (KIP-320; kip320+): fetch and
+    #: OffsetsForLeaderEpoch requests carry the sender's current leader epoch; the leader
+    #: answers FENCED_LEADER_EPOCH (older) or UNKNOWN_LEADER_EPOCH (newer)
     fences_requests = False
     #: consumers' fetches carry the leader epoch of their metadata and are fenced the same way
     #: (the client side of KIP-320 shipped in Kafka 2.3's Fetcher: kip595 on)

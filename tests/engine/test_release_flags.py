@@ -7,13 +7,14 @@ every flag to its test here, and a test holds that no flag is left without one.
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import yaml
 
 import hwlib
 from hwlib.engine import Cluster, ClusterConfig
-from hwlib.engine.releases import FLAGS, release
+from hwlib.engine.releases import FLAGS, release, version_text
 from hwlib.scenario import scenario_from_dict
 
 THREE = ("A", "B", "C")
@@ -644,6 +645,30 @@ FLAG_TESTS = {
     "answer_refreshed_after_fetch": test_a_fetch_that_moves_the_hw_brings_it_at_once_in_1_0_0_to_1_1_0,
     "diverging_fetch_skips_follower_state": test_a_diverging_fetch_leaves_the_followers_state_from_2_8_1,
 }
+
+
+def _attribute_comment(attr: str) -> str:
+    """The ``#:`` comment above ``attr``'s default in protocols.py."""
+    lines = (Path(hwlib.__file__).parent / "engine" / "protocols.py").read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if re.match(rf"\s+{attr}(: [^=]+)? = ", line))
+    block = []
+    while lines[at - 1].strip().startswith("#:"):
+        at -= 1
+        block.insert(0, lines[at].strip()[2:].strip())
+    return " ".join(block)
+
+
+def test_each_flag_s_meaning_is_the_same_on_its_row_and_its_attribute():
+    """A flag is written twice - its ``Flag`` row (releases.py) and its ``Protocol`` attribute's
+    comment (protocols.py): the comment names the row's JIRA / KIP and the release where it
+    changes (its first, or - for a rule every modelled release had until one - that one)."""
+    for flag in FLAGS:
+        comment = _attribute_comment(flag.attr)
+        assert comment, flag.attr
+        for key in re.findall(r"KAFKA-\d+|KIP-\d+", flag.source):
+            assert key in comment, (flag.attr, key)
+        changes = flag.until if flag.since == (0, 9, 0, 0) and flag.until is not None else flag.since
+        assert ".".join(version_text(changes).split(".")[:2]) in comment, (flag.attr, changes)
 
 
 def test_every_flag_has_its_test_and_changes_between_the_releases_it_names():
