@@ -351,9 +351,8 @@ class Search:
             if self.refusals_answered and kind == "fetch_request" and refused(parent, step):
                 self.result.generated += 1
                 return None
-        cluster, made = self.model.make(parent, step, checker)
-        assert made is not None
-        watch = made
+        cluster, watch = self.model.make(parent, step, checker)
+        assert watch is not None                                  # made with a checker
         self.result.generated += 1
         if bounds.beyond(cluster):
             _drop(cluster, watch)

@@ -42,9 +42,9 @@ WRITER = re.compile(r"replicaId=(\d{1,10})|\[Broker id=(\d{1,10})\]|broker=(\d{1
 PARTITION = re.compile(r"(?<![\w.\-])([A-Za-z0-9._\-]{1,249})-(\d{1,9})(?![\w\-]|\.\w)"
                        r"|\[([A-Za-z0-9._\-]{1,249}), ?(\d{1,9})\]")
 #: an exception's message in a stack trace line (``Caused by: x.y.ZException: text``)
+EXCEPTION = re.compile(r"(?:Caused by: )?[\w$.]{1,300}(?:Exception|Error)(?::\s*+(?P<text>.+))?")
 #: the exception message of the one fetcher failure the model has (``fetcher_failed``)
 MODELLED_FETCHER_FAILURE = "Cannot increment the log start offset"
-EXCEPTION = re.compile(r"(?:Caused by: )?[\w$.]{1,300}(?:Exception|Error)(?::\s*+(?P<text>.+))?")
 
 #: statuses recognition gives a line, best first (``Line.score``)
 RANK = {"recognised": 3, "outside-model": 3, "informational": 2, "unrecognised": 0}
@@ -249,7 +249,7 @@ def _fetcher_failure(line: Line, continuation: Iterable[str]) -> Line:
             continue
         if MODELLED_FETCHER_FAILURE in text:
             return line
-        thrown = text.strip().split(":", 1)[0].rsplit(".", 1)[-1]
+        thrown = text.strip().removeprefix("Caused by: ").split(":", 1)[0].rsplit(".", 1)[-1]
         return replace(line, status="outside-model", observation=None,
                        reason=f"the fetcher stopped the partition on {thrown}: the model's fetchers stop only when "
                        "the leader's log start is above their HW (2.8.0, KAFKA-12996)")
