@@ -32,8 +32,8 @@ from ..anomalies import AnomalyChecker
 from ..engine.cluster import Cluster
 from ..engine.config import ClusterConfig
 from ..engine.steps import Step, parse_steps
-from ..model.reductions import refused, settled_epoch, settles_at_once
-from ..model.space import Bounds, fingerprint, key_context, numbered
+from ..model.reductions import refused, settles_at_once
+from ..model.space import Bounds, fingerprint, key_context, numbered, settled_epoch
 from ..model.transition import KafkaModel
 from ..model.vocabulary import CheckError
 from ..util.resident import resident_bytes

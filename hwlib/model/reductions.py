@@ -30,7 +30,6 @@ if TYPE_CHECKING:
     from ..engine.protocols import Protocol
     from ..engine.replica import InFlight, RemoteReplica, Replica
     from ..engine.steps import Step
-    from .space import Bounds
 
 #: the produce statuses in which the producer still acts on a request
 LIVE_STATUSES = frozenset((PENDING, "retrying", "queued"))
@@ -101,30 +100,10 @@ def last_fetch_unread(remote: RemoteReplica) -> bool:
     return remote.last_fetch_ms <= remote.last_caught_up_ms
 
 
-def settled_epoch(generation: Protocol, bounds: Bounds, faults: tuple[str, ...]) -> int | None:
-    """The leader epoch from which an unnoticed isolation can settle (reduction 7,
-    ``isolation_settled``) in a search of ``generation`` within ``bounds`` and ``faults``: the
-    epoch bound, where every change the controller could still send a broker carries a new
-    leader epoch - in ZooKeeper mode (hw to kip595) all of them, under KRaft 3.3-3.5 (kip841,
-    kip903) all but an ISR expansion - with no controller failover (which sends the current
-    state again, queued for a broker it cannot reach) and no ticks (a leader's lag-driven ISR
-    shrink keeps the epoch before KRaft, and may take the isolated broker out of the ISR). None
-    where it never settles: where an ISR shrink keeps the leader epoch (kip966, KAFKA-15021),
-    under KRaft with a queue bound (``Bounds.beyond`` reads what waits for a cut-off broker,
-    which the reduction leaves out), and the cases above."""
-    if not generation.isr_shrink_bumps_leader_epoch or "controller_failover" in faults:
-        return None
-    if generation.kraft and bounds.max_queued is not None:
-        return None
-    if "tick" in faults and bounds.max_ticks > 0:
-        return None
-    return bounds.max_epoch
-
-
 def isolation_settled(cluster: Cluster, r: Replica) -> bool:
     """**7. An unnoticed isolation, once the control plane is frozen** - whether running broker
     ``r``'s unnoticed isolation can no longer act, once the leader epoch is at
-    ``settled_epoch``: the controller counts it live and its noticed failure would write a new
+    ``space.settled_epoch``: the controller counts it live and its noticed failure would write a new
     leader or ISR (a new leader epoch: past the bound). Where a leader's ISR change is an
     AlterIsr the isolation holds (kip595 and KRaft), a leader has no AlterIsr in flight and can
     send none: it leads in the controller's leader epoch with every replica in its ISR -
@@ -176,7 +155,7 @@ def isolation_settled(cluster: Cluster, r: Replica) -> bool:
 
 def settles_at_once(cluster: Cluster, step: Step, settled: int | None) -> bool:
     """Whether ``step``, which can act on ``cluster``, is an unnoticed isolation that reduction 7
-    merges with the state it leaves (``settled``: the search's ``settled_epoch``): the leader
+    merges with the state it leaves (``settled``: the search's ``space.settled_epoch``): the leader
     epoch is at ``settled`` and the broker's isolation would be settled at once - ``isolate``
     without ``detected`` sets the flag and nothing else the condition reads (the controller's
     view; the broker's queue, role, leader, leader epoch, ISR and AlterIsr), so the state it
@@ -340,7 +319,7 @@ class Renamings(KeyContext):
 class Reductions(KeyContext):
     """The state key with every reduction: each question a part asks (``KeyContext``)
     answered through the predicate that names its reduction. ``settled``: the search's
-    ``settled_epoch`` (None: reduction 7 is off)."""
+    ``space.settled_epoch`` (None: reduction 7 is off)."""
     def __init__(self, replicas: tuple[str, ...] | list[str], values: dict[str, int],
                  settled: int | None = None) -> None:
         super().__init__(replicas, values)

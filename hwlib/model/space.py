@@ -141,6 +141,26 @@ class Bounds:
 NOTICED = frozenset(("isolate", "crash", "power_loss", "replace_disk", "controlled_shutdown"))
 
 
+def settled_epoch(generation: Protocol, bounds: Bounds, faults: tuple[str, ...]) -> int | None:
+    """The leader epoch from which an unnoticed isolation can settle (reduction 7,
+    ``reductions.isolation_settled``) in a search of ``generation`` within ``bounds`` and
+    ``faults``: the epoch bound, where every change the controller could still send a broker carries a new
+    leader epoch - in ZooKeeper mode (hw to kip595) all of them, under KRaft 3.3-3.5 (kip841,
+    kip903) all but an ISR expansion - with no controller failover (which sends the current
+    state again, queued for a broker it cannot reach) and no ticks (a leader's lag-driven ISR
+    shrink keeps the epoch before KRaft, and may take the isolated broker out of the ISR). None
+    where it never settles: where an ISR shrink keeps the leader epoch (kip966, KAFKA-15021),
+    under KRaft with a queue bound (``Bounds.beyond`` reads what waits for a cut-off broker,
+    which the reduction leaves out), and the cases above."""
+    if not generation.isr_shrink_bumps_leader_epoch or "controller_failover" in faults:
+        return None
+    if generation.kraft and bounds.max_queued is not None:
+        return None
+    if "tick" in faults and bounds.max_ticks > 0:
+        return None
+    return bounds.max_epoch
+
+
 def must_end(targets: list[str], bounds: Bounds, faults: tuple[str, ...],
              configs: list[ClusterConfig] | None = None) -> None:
     """CheckError if a search under one of ``targets`` (generations or releases, by name; or

@@ -27,9 +27,9 @@ from hwlib.model.reductions import (
     isolation_settled,
     metadata_unread,
     offline,
-    settled_epoch,
     unclean_flag_read,
 )
+from hwlib.model.space import settled_epoch
 
 from ..helpers.remotes import replace_view
 from ..helpers.steps import every_step, numbered_produces
@@ -319,7 +319,7 @@ def test_finished_is_the_producer_no_longer_acting_on_a_request():
 
 
 # ------------------------------------------------ reduction 7: an unnoticed isolation, settled
-#: faults under which an isolation can settle (``model.reductions.settled_epoch``): no ticks, no failover
+#: faults under which an isolation can settle (``model.space.settled_epoch``): no ticks, no failover
 SETTLING = tuple(f for f in FAULTS if f not in ("tick", "controller_failover"))
 #: where an isolation can settle: every generation whose ISR shrink writes a new leader epoch
 SETTLING_GENERATIONS = [p for p in PROTOCOLS if get_protocol(p).isr_shrink_bumps_leader_epoch]
