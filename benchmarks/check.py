@@ -42,11 +42,26 @@ import tlc
 from baseline import REPO, checkout, in_tree  # beside this script (its folder is on sys.path)
 
 from hwlib import ENGINE, PROTOCOLS, ClusterConfig
-from hwlib.check import Bounds, explore
+from hwlib.check import Bounds
+from hwlib.check import explore as _explore
 from hwlib.model.space import endless
 
 FAULTS = ("elect", "isolate", "isolate_unseen", "deliver")
 KINDS = ("strong-isr", "lost-write", "log-divergence", "committed-truncated")
+
+
+def explore(config: ClusterConfig, bounds: Bounds, faults: tuple[str, ...], kinds: tuple[str, ...],
+            exhaustive: bool = False, workers: int = 1, memory: float | None = None, spark=None):
+    """One search of ``config``, in whichever tree this process imported: a tree since ``explore``
+    took a check request (``CheckSpec.of_search``) or one before, which took these loose."""
+    try:
+        from hwlib.check import Hooks
+    except ImportError:     # an older tree (--baseline-ref)
+        return _explore(config, bounds, faults, kinds, exhaustive, workers=workers, memory=memory, spark=spark)
+    from hwlib.check import CheckSpec
+
+    spec = CheckSpec.of_search(config, bounds, faults, kinds, exhaustive, workers, memory)
+    return _explore(spec, hooks=Hooks(spark=spark))
 
 
 def tlc_line(spec: Path, protocol: str, replicas: int, workers: int) -> tuple[str, tlc.TlcRun | None]:

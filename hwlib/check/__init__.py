@@ -28,7 +28,7 @@ from ..model.vocabulary import (
 from .checkpoints import CheckDir
 from .coverage import Coverage
 from .driver import CheckRun, open_directory, run
-from .runners import explore
+from .runners import Hooks, explore
 from .search import CheckResult, Search, Violation
 from .spec import CheckSpec, parse_protocols
 from .verdicts import (
@@ -45,7 +45,7 @@ from .verdicts import (
 
 __all__ = ["DEFAULT_FAULTS", "DEFAULT_KINDS", "DEFAULT_MIN_INSYNC_REPLICAS", "FAULTS", "FAULT_WORDS",
            "TLA_FAULTS", "Bounds", "CheckDir", "CheckError", "CheckResult", "CheckRun", "CheckSpec", "Coverage",
-           "Search", "Verdict", "Violation", "alphabet", "cell_verdict", "counterexample", "coverage_text",
+           "Hooks", "Search", "Verdict", "Violation", "alphabet", "cell_verdict", "counterexample", "coverage_text",
            "enabled_steps", "explore", "fingerprint", "matrix_markdown", "must_end", "open_directory",
            "parse_faults", "parse_kinds", "parse_protocols", "profile_faults", "queued_words", "run",
            "short_coverage", "state_key", "step_fault", "verdict", "write_outputs"]

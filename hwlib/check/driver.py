@@ -15,7 +15,7 @@ from typing import Any
 
 from .checkpoints import CheckDir
 from .coverage import Visits
-from .runners import explore
+from .runners import Hooks, explore
 from .search import CheckResult, Search
 from .spec import CheckSpec
 from .verdicts import write_outputs
@@ -85,10 +85,9 @@ def _search(spec: CheckSpec, protocol: str, progress: Progress | None, spark: An
         if checkpoint is not None:
             checkpoint(search)
 
-    result = explore(config, spec.bounds, spec.faults, spec.kinds, spec.exhaustive,
-                     None if progress is None else progress(protocol), level_done=level_done,
-                     restore=resumed.saved_search(protocol) if resumed is not None else None,
-                     workers=spec.workers, spark=spark, memory=spec.memory)
+    result = explore(spec, protocol, Hooks(progress=None if progress is None else progress(protocol),
+                                           level_done=level_done, spark=spark,
+                                           restore=resumed.saved_search(protocol) if resumed is not None else None))
     if visits is not None:
         if result.complete and profile is not None and runs is not None:
             result.coverage = visits.measure(profile, runs, spec.coverage_seed)

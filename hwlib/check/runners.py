@@ -13,58 +13,62 @@ import gc
 import os
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
-from ..anomalies import KINDS
-from ..engine.config import ClusterConfig
-from ..model.space import Bounds
-from ..model.vocabulary import DEFAULT_FAULTS
 from .search import CheckResult, Search
 from .spec import CheckSpec
 
 
-def explore(config: ClusterConfig, bounds: Bounds | None = None, faults: tuple[str, ...] = DEFAULT_FAULTS,
-            kinds: tuple[str, ...] = KINDS, exhaustive: bool = False,
-            progress: Callable[[int, int, int], None] | None = None,
-            level_done: Callable[[Search], None] | None = None, restore: dict | None = None,
-            workers: int = 1, spark: Any = None, reduced: bool = True, memory: float | None = None) -> CheckResult:
-    """Breadth-first search from the initial state of ``config`` (its replicas are the
-    bounds' count). Stops when every kind in ``kinds`` was found (unless ``exhaustive``),
-    the frontier is empty (complete), or a bound is reached. ``level_done`` is called after
-    each level (a checkpoint writer); ``restore`` is a ``Search.snapshot()`` to go on from;
-    with ``workers`` > 1 a frontier of ``workers.SPLIT_AT`` states or more is shared with that
-    many processes, and with ``spark`` (a SparkSession) its levels run as Spark jobs instead
-    (same result either way). ``reduced=False`` fingerprints the whole state
-    (``model.state_key``: the equivalence tests of its reductions). ``memory``: the GiB this
-    process and its workers may hold resident together (default: half the machine's memory);
-    the frontier's states are kept live within it and beyond it as their schedules, replayed
-    when expanded (``Search``: the same result, slower). The visited set and the frontier's
-    schedules, which every state needs, are not kept within it."""
-    # validated as every check request is (bounds, faults, kinds, the tick rule, workers, memory)
-    spec = CheckSpec.of_search(config, bounds or Bounds(), faults, kinds, exhaustive, workers, memory)
-    search = spec.search(reduced)
-    search.hot_limit = hot_limit(search, memory, workers if spark is None else 1)
+@dataclass(frozen=True)
+class Hooks:
+    """What a caller of ``explore`` hears and brings: ``progress(depth, distinct, generated)``
+    after each level, ``level_done(search)`` after each level (a checkpoint writer), ``restore``
+    (a ``Search.snapshot()`` to go on from) and ``spark`` (a SparkSession whose jobs run the
+    levels of a shared frontier instead of worker processes; the same result)."""
+
+    progress: Callable[[int, int, int], None] | None = None
+    level_done: Callable[[Search], None] | None = None
+    restore: dict | None = None
+    spark: Any = None
+
+
+def explore(spec: CheckSpec, protocol: str | None = None, hooks: Hooks = Hooks(), reduced: bool = True) -> CheckResult:
+    """Breadth-first search of ``spec`` under ``protocol`` (default: its first rule set) from
+    the initial state of ``spec.config_for(protocol)``. Stops when every kind of the spec was
+    found (unless it is exhaustive), the frontier is empty (complete), or a bound is reached.
+    With the spec's ``workers`` > 1 a frontier of ``workers.SPLIT_AT`` states or more is shared with
+    that many processes (or run on ``hooks.spark``). ``reduced=False`` fingerprints the whole
+    state (``model.state_key``: the equivalence tests of its reductions). The spec's ``memory``: the
+    GiB this process and its workers may hold resident together (default: half the machine's
+    memory); the frontier's states are kept live within it and beyond it as their schedules,
+    replayed when expanded (``Search``: the same result, slower). The visited set and the
+    frontier's schedules, which every state needs, are not kept within it."""
+    one = spec.only(protocol if protocol is not None else spec.protocols[0])   # what a worker rebuilds
+    spark, memory = hooks.spark, spec.memory
+    search = one.search(reduced)
+    search.hot_limit = hot_limit(search, memory, spec.workers if spark is None else 1)
     search.resident_limit = budget(memory)
     started = time.perf_counter()
     collecting = gc.isenabled()
     gc.disable()                # nothing cyclic is left behind (see Search): no collector needed
     runner: Any = None          # worker processes or Spark, once the frontier is shared
     try:
-        if restore is None:
+        if hooks.restore is None:
             search.start()
         else:
-            search.restore(restore)
+            search.restore(hooks.restore)
         earlier = search.result.seconds
         while True:
-            if runner is None and (workers > 1 or spark is not None):
-                runner = _shared(search, spec, spark)
+            if runner is None and (spec.workers > 1 or spark is not None):
+                runner = _shared(search, one, spark)
             if not (search.next_level() if runner is None else runner.next_level()):
                 break
             search.result.seconds = earlier + time.perf_counter() - started
-            if progress is not None:
-                progress(search.depth, len(search.seen), search.result.generated)
-            if level_done is not None:
-                level_done(search)
+            if hooks.progress is not None:
+                hooks.progress(search.depth, len(search.seen), search.result.generated)
+            if hooks.level_done is not None:
+                hooks.level_done(search)
         search.finish()
         search.result.seconds = earlier + time.perf_counter() - started
     finally:

@@ -128,8 +128,14 @@ class CheckSpec:
                    unclean_leader_election=config.unclean_leader_election, bounds=bounds, faults=faults,
                    kinds=kinds, exhaustive=exhaustive, workers=workers, memory=memory)
 
+    def only(self, protocol: str) -> CheckSpec:
+        """The spec of the search of one of its rule sets (what a worker of that search rebuilds)."""
+        if protocol not in self.protocols:
+            raise CheckError(f"protocol: {protocol!r} is not one of this check's: {', '.join(self.protocols)}")
+        return self if self.protocols == (protocol,) else dataclasses.replace(self, protocols=(protocol,))
+
     def search(self, reduced: bool = True, hot_limit: int | None = None) -> Search:
-        """A fresh search of the spec's first rule set (a spec of one search: ``of_search``)."""
+        """A fresh search of the spec's first rule set (a spec of one search: ``only``, ``of_search``)."""
         return Search(self.config_for(self.protocols[0]), self.bounds, self.faults, self.kinds, self.exhaustive,
                       reduced, hot_limit)
 

@@ -25,7 +25,6 @@ from hwlib.check import (
     Bounds,
     CheckError,
     enabled_steps,
-    explore,
     must_end,
     parse_faults,
     profile_faults,
@@ -36,6 +35,7 @@ from hwlib.check import (
 from hwlib.util.resident import resident_bytes
 from hwlib.views.model_check import matrix_html
 
+from ..helpers.check import explored
 from ..helpers.steps import every_step, numbered_produces
 
 REPO = Path(__file__).resolve().parents[2]
@@ -55,7 +55,7 @@ def test_strong_isr_is_reachable_at_2_replicas_before_kip320_with_a_short_counte
     """2 replicas, <= 2 records, <= 2 leader epochs, leader moves / isolation / late delivery,
     no crashes. hw: the stale-HW truncation (TLC needs 6 steps); kip101: <= 8 (TLC's bound);
     kip279: Kafka 2.0's UNDEFINED answer after back-to-back elections (KAFKA-7415)."""
-    result = explore(config(protocol), Bounds(replicas=2), NO_CRASHES, kinds=("strong-isr",))
+    result = explored(config(protocol), Bounds(replicas=2), NO_CRASHES, kinds=("strong-isr",))
     found = result.violations["strong-isr"]
     assert found.depth == len(found.steps) <= (6 if protocol == "hw" else 8)
     assert "strong-isr" in hwlib.run_steps(config(protocol), found.steps).anomaly_kinds()
@@ -63,7 +63,7 @@ def test_strong_isr_is_reachable_at_2_replicas_before_kip320_with_a_short_counte
 
 @pytest.mark.parametrize("protocol", LATER)
 def test_strong_isr_and_durability_hold_at_2_replicas_from_kip320_on_complete(protocol):
-    result = explore(config(protocol), Bounds(replicas=2), NO_CRASHES,
+    result = explored(config(protocol), Bounds(replicas=2), NO_CRASHES,
                      kinds=("strong-isr", "lost-write", "log-divergence", "committed-truncated"))
     assert result.complete and result.violations == {}
     assert result.distinct > 10_000 and result.generated > result.distinct
@@ -71,7 +71,7 @@ def test_strong_isr_and_durability_hold_at_2_replicas_from_kip320_on_complete(pr
 
 @pytest.mark.parametrize("protocol", EARLY)
 def test_strong_isr_is_reachable_at_3_replicas_before_kip320(protocol):
-    result = explore(config(protocol, 3), Bounds(replicas=3), NO_CRASHES, kinds=("strong-isr",))
+    result = explored(config(protocol, 3), Bounds(replicas=3), NO_CRASHES, kinds=("strong-isr",))
     assert "strong-isr" in result.violations and not result.complete
 
 
@@ -79,7 +79,7 @@ def test_kip320_holds_at_3_replicas_as_deep_as_this_suite_searches():
     """The complete 3-replica search takes about a minute on two workers (the README's table),
     too long for this suite: here the verdict is 'holds to depth 7' - every schedule of up to 7
     steps (60,281 states; 81,806 while a follower waiting for a refused fetch was kept)."""
-    result = explore(config("kip320", 3), Bounds(replicas=3, depth=7), NO_CRASHES, kinds=("strong-isr", "lost-write"))
+    result = explored(config("kip320", 3), Bounds(replicas=3, depth=7), NO_CRASHES, kinds=("strong-isr", "lost-write"))
     assert result.violations == {} and not result.complete and result.depth == 7
     assert result.distinct > 55_000
 
@@ -87,17 +87,17 @@ def test_kip320_holds_at_3_replicas_as_deep_as_this_suite_searches():
 def test_kip101_loses_nothing_at_2_replicas_when_only_crashes_move_leadership():
     """The engine's earlier property, now a complete verdict: crashes, quick restarts and a
     tick (ISR expiry, session timeouts), no power loss, no operator leader moves."""
-    result = explore(config("kip101"), Bounds(replicas=2, max_ticks=1), ("crash", "quick_restart", "tick"),
+    result = explored(config("kip101"), Bounds(replicas=2, max_ticks=1), ("crash", "quick_restart", "tick"),
                      kinds=("lost-write",))
     assert result.complete and result.violations == {}
-    hw = explore(config("hw"), Bounds(replicas=2, max_ticks=1), ("crash", "quick_restart", "tick"),
+    hw = explored(config("hw"), Bounds(replicas=2, max_ticks=1), ("crash", "quick_restart", "tick"),
                  kinds=("lost-write",))
     assert hw.violations["lost-write"].depth <= 6          # truncate-to-HW does lose
 
 
 @pytest.mark.parametrize("protocol", ["hw", "kip101", "kip279", "kip320", "kip595"])
 def test_power_loss_loses_an_acknowledged_write_before_kip966(protocol):
-    result = explore(config(protocol), Bounds(replicas=2, max_epoch=3), ("crash", "power_loss", "flush"),
+    result = explored(config(protocol), Bounds(replicas=2, max_epoch=3), ("crash", "power_loss", "flush"),
                      kinds=("lost-write",))
     steps = result.violations["lost-write"].steps
     assert any(s.kind == "crash" and s.lose_unflushed for s in steps)
@@ -105,7 +105,7 @@ def test_power_loss_loses_an_acknowledged_write_before_kip966(protocol):
 
 
 def test_kip966_closes_the_power_loss_at_2_replicas_complete():
-    result = explore(config("kip966"), Bounds(replicas=2, max_epoch=3), ("crash", "power_loss", "flush"),
+    result = explored(config("kip966"), Bounds(replicas=2, max_epoch=3), ("crash", "power_loss", "flush"),
                      kinds=("lost-write",))
     assert result.complete and result.violations == {}
 
@@ -144,7 +144,7 @@ def test_check_with_a_profile_searches_its_faults_and_says_so(tmp_path):
 
 
 def test_a_state_budget_stops_the_search_and_the_verdict_says_where():
-    result = explore(config("kip320"), Bounds(replicas=2, max_states=2000), DEFAULT_FAULTS,
+    result = explored(config("kip320"), Bounds(replicas=2, max_states=2000), DEFAULT_FAULTS,
                      kinds=("lost-write",))
     assert not result.complete and result.stopped_by_budget and result.distinct >= 2000
     assert verdict(result, "lost-write") == f"holds to depth {result.depth} (stopped at 2,000 states)"
@@ -152,7 +152,7 @@ def test_a_state_budget_stops_the_search_and_the_verdict_says_where():
 
 
 def test_an_expected_effect_is_drawn_apart_from_the_safety_verdicts():
-    result = explore(config("kip966"), Bounds(replicas=2), NO_CRASHES, kinds=("hw-regression", "lost-write"),
+    result = explored(config("kip966"), Bounds(replicas=2), NO_CRASHES, kinds=("hw-regression", "lost-write"),
                      exhaustive=True)
     assert verdict(result, "hw-regression").startswith("happens at depth") and "(expected effect)" in \
         verdict(result, "hw-regression")
@@ -178,8 +178,8 @@ def test_the_reduced_fingerprint_finds_what_the_whole_state_finds(profile, proto
     faults, _ = profile_faults(load_profile(profile))
     cfg = config(protocol, retries=1)
     bounds = Bounds(replicas=2, max_records=records, max_ticks=1, depth=depth)
-    reduced = explore(cfg, bounds, faults, KINDS, exhaustive=True)
-    whole = explore(cfg, bounds, faults, KINDS, exhaustive=True, reduced=False)
+    reduced = explored(cfg, bounds, faults, KINDS, exhaustive=True)
+    whole = explored(cfg, bounds, faults, KINDS, exhaustive=True, reduced=False)
     assert {k: v.depth for k, v in reduced.violations.items()} == {k: v.depth for k, v in whole.violations.items()}
     # complete alike; the reduced search may end a level sooner: its deepest states can all be
     # equivalent to shallower ones (kip101 under Kafka 2.0's ISR rule: the whole search's last
@@ -194,8 +194,8 @@ def test_the_reduced_fingerprint_finds_what_the_whole_state_finds(profile, proto
 def test_the_reduced_fingerprint_keeps_the_tla_bounds_verdicts(protocol):
     """At the TLA+ specification's bounds (2 replicas, <= 2 records, epoch <= 2, its faults),
     complete both ways: the same verdicts at the same depths, in fewer states."""
-    reduced = explore(config(protocol), Bounds(replicas=2), NO_CRASHES, KINDS, exhaustive=True)
-    whole = explore(config(protocol), Bounds(replicas=2), NO_CRASHES, KINDS, exhaustive=True, reduced=False)
+    reduced = explored(config(protocol), Bounds(replicas=2), NO_CRASHES, KINDS, exhaustive=True)
+    whole = explored(config(protocol), Bounds(replicas=2), NO_CRASHES, KINDS, exhaustive=True, reduced=False)
     assert reduced.complete and whole.complete
     assert {k: v.depth for k, v in reduced.violations.items()} == {k: v.depth for k, v in whole.violations.items()}
     assert reduced.distinct < whole.distinct
@@ -369,7 +369,7 @@ def test_the_run_end_checks_judge_a_state_alone(protocol, faults, depth, setting
 
     cfg = config(protocol, retries=1, **settings)
     bounds = Bounds(replicas=2, depth=depth)
-    result = explore(cfg, bounds, faults, KINDS, exhaustive=True)
+    result = explored(cfg, bounds, faults, KINDS, exhaustive=True)
     search = Search(cfg, bounds, faults, KINDS, exhaustive=True)
     gc.disable()                # as explore runs a search (see ``Search``)
     try:
@@ -425,7 +425,7 @@ def test_an_offline_replicas_hw_is_its_checkpoint_capped_by_its_log_end():
 
 # ------------------------------------------------------------------------------ the files
 def test_counterexamples_and_the_matrix_are_written_and_replay(tmp_path):
-    results = [explore(config(p), Bounds(replicas=2), NO_CRASHES, kinds=("strong-isr",)) for p in ("hw", "kip101")]
+    results = [explored(config(p), Bounds(replicas=2), NO_CRASHES, kinds=("strong-isr",)) for p in ("hw", "kip101")]
     written = write_outputs(tmp_path / "out", results, ("strong-isr",))
     names = sorted(p.name for p in written)
     assert names == ["hw-strong-isr.yaml", "kip101-strong-isr.yaml", "matrix.json", "matrix.md", "matrix.parquet"]
@@ -456,8 +456,8 @@ def test_two_workers_find_exactly_what_one_process_finds(monkeypatch, protocol, 
     from hwlib.check import workers
 
     monkeypatch.setattr(workers, "SPLIT_AT", 50)
-    alone = explore(config(protocol), Bounds(replicas=2), NO_CRASHES, exhaustive=exhaustive)
-    shared = explore(config(protocol), Bounds(replicas=2), NO_CRASHES, exhaustive=exhaustive, workers=2)
+    alone = explored(config(protocol), Bounds(replicas=2), NO_CRASHES, exhaustive=exhaustive)
+    shared = explored(config(protocol), Bounds(replicas=2), NO_CRASHES, exhaustive=exhaustive, workers=2)
     one, two = _counts_and_verdicts(alone), _counts_and_verdicts(shared)
     assert one == two and one["violations"] and one["distinct"] > 10 * 50
 
@@ -499,9 +499,9 @@ def test_workers_even_out_their_states_and_still_find_exactly_what_one_process_f
     def level_done(search, processes):
         numbered[processes].append(list(search.parents))
 
-    alone = explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True,
+    alone = explored(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True,
                     level_done=lambda search: level_done(search, 1))
-    shared = explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True, workers=2,
+    shared = explored(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True, workers=2,
                      level_done=lambda search: level_done(search, 2))
     assert _counts_and_verdicts(alone) == _counts_and_verdicts(shared)
     assert numbered[1] == numbered[2]                   # each state numbered alike, from the same parent
@@ -546,18 +546,18 @@ def test_a_frontier_kept_cold_past_the_memory_limit_finds_exactly_what_a_live_on
         cold.append(sum(node.cluster is None for node in search.frontier))
         snapshots.setdefault(search.depth, search.snapshot())
 
-    live = explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True)
-    alone = explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True, memory=tiny,
+    live = explored(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True)
+    alone = explored(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True, memory=tiny,
                     level_done=level_done)
     assert max(cold) > 1000             # most of the frontier was cold
-    shared = explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True, memory=tiny, workers=2)
-    resumed = explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True, memory=tiny,
+    shared = explored(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True, memory=tiny, workers=2)
+    resumed = explored(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True, memory=tiny,
                       restore=snapshots[7])
     expected = _counts_and_verdicts(live)
     assert expected["violations"] and expected["distinct"] > 9_000          # 10,100
     assert _counts_and_verdicts(alone) == _counts_and_verdicts(shared) == _counts_and_verdicts(resumed) == expected
     with pytest.raises(CheckError, match=r"^memory: must be a finite number of GiB > 0, got 0$"):
-        explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, memory=0)
+        explored(config("kip101"), Bounds(replicas=2), NO_CRASHES, memory=0)
 
 
 @pytest.mark.skipif(resident_bytes() is None, reason="this platform has no /proc/self/statm to read RSS from")
@@ -793,7 +793,7 @@ def test_under_kip966_the_isr_cycles_without_a_new_leader_epoch_and_a_cut_off_br
 def test_a_search_that_would_never_end_is_refused_before_it_starts(tmp_path):
     bounds = Bounds(replicas=3)
     with pytest.raises(CheckError, match="max-queued: needed for kip966 at 3 replicas"):
-        explore(config("kip966", 3), bounds, NO_CRASHES)
+        explored(config("kip966", 3), bounds, NO_CRASHES)
     for ended in (Bounds(replicas=3, max_queued=2), Bounds(replicas=3, max_states=10), Bounds(replicas=2)):
         must_end(["kip966"], ended, NO_CRASHES)
     must_end(["kip966"], bounds, ("elect", "isolate", "deliver"))     # no broker cut off within its session
@@ -801,7 +801,7 @@ def test_a_search_that_would_never_end_is_refused_before_it_starts(tmp_path):
     with pytest.raises(CheckError, match="max-queued: needed for kip966 at 3 replicas"):
         must_end(["kip966"], bounds, ("isolate_unseen", "crash"))          # a crash shrinks the ISR as well
     must_end(["kip841", "kip903"], bounds, NO_CRASHES)                # their epoch bound ends them
-    assert explore(config("kip966", 3), Bounds(replicas=3, depth=3), NO_CRASHES, exhaustive=True).depth == 3
+    assert explored(config("kip966", 3), Bounds(replicas=3, depth=3), NO_CRASHES, exhaustive=True).depth == 3
     out = tmp_path / "out"
     done = subprocess.run([sys.executable, "-m", "hwlib.cli", "check", "--replicas", "3", "--out", str(out)],
                           capture_output=True, text=True)
@@ -814,7 +814,7 @@ def test_the_queue_bound_cuts_exactly_the_states_past_it():
     """At 2 replicas kip966's queues reach 3 changes at most: a bound of 3 changes nothing, one
     of 2 cuts; within a bound of 1 no state kept has a longer queue."""
     def search(max_queued):
-        return explore(config("kip966"), Bounds(replicas=2, max_queued=max_queued), NO_CRASHES, exhaustive=True)
+        return explored(config("kip966"), Bounds(replicas=2, max_queued=max_queued), NO_CRASHES, exhaustive=True)
 
     free, three, two = search(None), search(3), search(2)
     assert (three.distinct, three.generated, three.complete) == (free.distinct, free.generated, True)

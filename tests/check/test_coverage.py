@@ -8,9 +8,11 @@ import sys
 import pytest
 
 from hwlib import ClusterConfig, Step
-from hwlib.check import Bounds, CheckError, CheckSpec, explore, profile_faults, run
+from hwlib.check import Bounds, CheckError, CheckSpec, profile_faults, run
 from hwlib.check.coverage import Visits, _walk
 from hwlib.profiles import load_profile
+
+from ..helpers.check import explored
 
 
 def _config(protocol: str) -> ClusterConfig:
@@ -19,7 +21,7 @@ def _config(protocol: str) -> ClusterConfig:
 
 def _searched(protocol: str, faults: tuple[str, ...], bounds: Bounds) -> Visits:
     visits = Visits()
-    explore(_config(protocol), bounds, faults, ("strong-isr",), exhaustive=True, level_done=visits.level_done)
+    explored(_config(protocol), bounds, faults, ("strong-isr",), exhaustive=True, level_done=visits.level_done)
     return visits
 
 

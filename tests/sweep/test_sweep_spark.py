@@ -281,9 +281,10 @@ def test_check_levels_on_spark_find_exactly_what_one_process_finds(monkeypatch, 
     """``hwlib check --master``: the frontier (from 50 states on) partitioned by fingerprint over
     Spark tasks, the visited set on the driver - the same state counts, violations and
     counterexample schedules as one process, step for step."""
-    from hwlib.check import Bounds, explore, spark_levels, workers
+    from hwlib.check import Bounds, spark_levels, workers
 
     from ..check.test_check import NO_CRASHES, config
+    from ..helpers.check import explored
 
     monkeypatch.setattr(workers, "SPLIT_AT", 50)
     monkeypatch.setattr(spark_levels, "MIN_STATES_PER_TASK", 40)
@@ -298,8 +299,8 @@ def test_check_levels_on_spark_find_exactly_what_one_process_finds(monkeypatch, 
             return super().next_level()
 
     monkeypatch.setattr(spark_levels, "SparkLevels", Counted)
-    alone = explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True)
-    on_spark = explore(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True, spark=spark)
+    alone = explored(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True)
+    on_spark = explored(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True, spark=spark)
     one, many = alone.as_dict(), on_spark.as_dict()
     del one["seconds"], many["seconds"]
     assert one == many and one["complete"] and one["violations"] and one["distinct"] > 10 * 50
