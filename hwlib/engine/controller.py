@@ -327,13 +327,19 @@ ELECTIONS = {
 }
 
 
+#: the route of an ISR change the controller makes itself (a failed or departing broker, an election)
+BY_CONTROLLER = "controller"
+
+
 def membership_events(controller: Controller, old_isr: tuple[str, ...], old_elr: tuple[str, ...],
-                      reason: str) -> list[tuple]:
+                      reason: str, route: str = BY_CONTROLLER) -> list[tuple]:
     """The events for whatever changed in the controller's ISR and (kip966) ELR since
-    ``old_isr`` / ``old_elr`` (Kafka 2.7's ISR change listener hears of the same)."""
+    ``old_isr`` / ``old_elr`` (Kafka 2.7's ISR change listener hears of the same). ``route``:
+    how the change reached the controller - the leader's request (``releases.isr_route``) or
+    the controller's own (``BY_CONTROLLER``)."""
     out: list[tuple] = []
     if controller.isr != old_isr:
-        out.append(("isr", old_isr, controller.isr, reason))
+        out.append(("isr", old_isr, controller.isr, reason, route))
     if controller.elr != old_elr:
         out.append(("elr", old_elr, controller.elr))
     return out

@@ -13,7 +13,9 @@ from .controller import ELECTIONS
 #   ("truncate", replica, old_leo, new_leo, reason) records dropped from a log
 #   ("truncate_noop", replica, leo, offset, reason) a truncation to an offset at or past the LEO: nothing dropped
 #   ("halt", replica, leader_leo, leo)              Kafka <= 2.0.0: a follower's broker exits rather than truncate
-#   ("isr", old, new, reason)                       ISR changed (tuples of ids)
+#   ("isr", old, new, reason, route)                ISR changed (tuples of ids); route: how it reached the
+#                                                   controller ("ISR write (ZooKeeper)", "AlterIsr",
+#                                                   "AlterPartition", or "controller": its own change)
 #   ("elr", old, new)                               kip966: Eligible Leader Replicas changed
 #   ("leader", old, new, epoch, election)           controller wrote a new leader / epoch; election: how a
 #                                                   new leader was chosen (controller.ELECTIONS), else None
@@ -55,7 +57,8 @@ from .controller import ELECTIONS
 #   ("metadata", client, leader, epoch)             a client with stale metadata refreshed it
 #   ("refused", replica, leader, code, epoch, leader_epoch)  a follower's request was refused
 #   ("isr_refused", leader, epoch, new_isr, reason) a stale leader's ISR write was rejected
-#   ("alter_isr_sent", leader, epoch, new_isr, reason)  kip595+: an AlterIsr waits for the controller
+#   ("alter_isr_sent", leader, epoch, new_isr, reason, route)  kip595+: an AlterIsr / AlterPartition (route)
+#                                                   waits for the controller
 #   ("isr_ineligible", leader, new_isr, stale)      KIP-903: a member re-registered since; rejected
 #   ("repeated", times, events)                     the events before it repeat this many more times
 #   ("flush", replica, offset, hw)                  log and HW made durable
@@ -98,7 +101,7 @@ _DESCRIBE: dict[str, Callable[..., str]] = {
     "halt": lambda r, leader_leo, leo: (f"{r}'s broker exits: \"Exiting because log truncation is not allowed\" - the "
                                         f"leader's latest offset {leader_leo} is below its own {leo} and unclean "
                                         "election is disabled (Kafka up to 2.0.0)"),
-    "isr": lambda old, new, reason: f"ISR {{{','.join(old)}}} -> {{{','.join(new)}}} ({reason})",
+    "isr": lambda old, new, reason, route: f"ISR {{{','.join(old)}}} -> {{{','.join(new)}}} ({reason})",
     "elr": lambda old, new: f"ELR {{{','.join(old)}}} -> {{{','.join(new)}}}",
     "leader": _leader,
     "ack": lambda value, offset: f"producer: {value} at offset {offset} acknowledged",
@@ -162,9 +165,9 @@ _DESCRIBE: dict[str, Callable[..., str]] = {
                                                                           else f", it is in epoch {leader_epoch}")),
     "isr_refused": lambda leader, epoch, isr, reason: (f"{leader} (a stale leader, epoch {epoch}) cannot write ISR "
                                                        f"{{{','.join(isr)}}} ({reason}): rejected"),
-    "alter_isr_sent": lambda leader, epoch, isr, reason: (f"{leader} sends AlterIsr {{{','.join(isr)}}} "
-                                                          f"(epoch {epoch}; {reason}); it waits for the "
-                                                          "controller, which it cannot reach"),
+    "alter_isr_sent": lambda leader, epoch, isr, reason, route: (f"{leader} sends {route} {{{','.join(isr)}}} "
+                                                                 f"(epoch {epoch}; {reason}); it waits for the "
+                                                                 "controller, which it cannot reach"),
     "isr_ineligible": lambda leader, isr, stale: (f"the controller rejects {leader}'s AlterPartition "
                                                   f"{{{','.join(isr)}}}: {','.join(stale)} is not live (fenced, down) "
                                                   "or re-registered since the leader saw it (INELIGIBLE_REPLICA: "

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from .controller import Controller, LeaderAndIsr, membership_events
 from .kafka_errors import NOT_LEADER_OR_FOLLOWER, OFFSET_OUT_OF_RANGE, OUT_OF_ORDER_SEQUENCE_NUMBER
+from .releases import isr_route
 from .replica import FETCHING, FOLLOWER, LEADER, NEVER_MS, RemoteReplica, Replica
 
 if TYPE_CHECKING:
@@ -42,7 +43,8 @@ class Partition:
         "replicas": "wiring: the brokers' replicas", "events": "observes: the run's events",
         "lag": "constant: replica.lag.time.max.ms (config)",
         "min_isr": "constant: the effective min.insync.replicas (config, rules)",
-        "flush_interval": "constant: log.flush.interval.messages (config)"}
+        "flush_interval": "constant: log.flush.interval.messages (config)",
+        "isr_route": "constant: how an ISR change reaches the controller (rules, release)"}
 
     def __init__(self, config: ClusterConfig, protocol: Generation, events: list, time: Time, controller: Controller,
                  replicas: list[Replica], delayed: DelayedOperations) -> None:
@@ -56,6 +58,8 @@ class Partition:
         self.lag = config.replica_lag_time_max_ms
         self.min_isr = delayed.min_insync_replicas       # the effective one (``Protocol.effective_min_isr``)
         self.flush_interval = config.log_flush_interval_messages
+        #: "ISR write (ZooKeeper)", "AlterIsr" or "AlterPartition": carried by the ISR events
+        self.isr_route = isr_route(protocol, config.release)
         #: KRaft: publishes the leader's accepted AlterPartition to every broker (set once the
         #: channel exists)
         self.publisher: PartitionChangePublisher | None = None
@@ -200,7 +204,7 @@ class Partition:
         leader.alter_isr = (new_isr, leader.leader_epoch, leader.partition_epoch, tuple(epochs[r] for r in new_isr),
                             reason)
         if self.protocol.alter_isr_via_controller and leader.isolated:
-            self.events.append(("alter_isr_sent", leader.id, leader.leader_epoch, new_isr, reason))
+            self.events.append(("alter_isr_sent", leader.id, leader.leader_epoch, new_isr, reason, self.isr_route))
             return False
         return self.alter_isr_answered(leader)
 
@@ -232,7 +236,7 @@ class Partition:
             return False
         old_isr, old_elr = ctl.isr, ctl.elr
         bumped = ctl.alter_partition(new_isr, protocol.kraft and protocol.isr_shrink_bumps_leader_epoch)
-        self.events.extend(membership_events(ctl, old_isr, old_elr, reason))
+        self.events.extend(membership_events(ctl, old_isr, old_elr, reason, self.isr_route))
         if leader.role == LEADER and leader.leader_epoch == epoch and not bumped:
             # the response's state (3.3's handleAlterPartitionUpdate ignores one whose leader
             # epoch is not its own: a bumped epoch reaches it as a partition change instead)

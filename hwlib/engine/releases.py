@@ -573,6 +573,19 @@ _BY_KEY = {r.key: r for r in RELEASES}
 _RELEASE = re.compile(r"^(\d+(?:\.\d+){1,3})(?:-(zk|kraft))?$")
 
 
+def isr_route(protocol: Protocol, release_name: str | None) -> str:
+    """How a leader's ISR change reaches the controller under ``protocol`` at ``release_name``
+    (None: a generation's own rules): written to ZooKeeper by the leader up to 2.6 ("ISR write
+    (ZooKeeper)"), an AlterIsr request from 2.7 (KIP-497), named AlterPartition from 3.2.0 (its
+    request is clients' AlterPartitionRequest.json there, AlterIsrRequest.json up to 3.1) and
+    under KRaft. A generation's rules name the request of its first release."""
+    if not protocol.alter_isr_via_controller:
+        return "ISR write (ZooKeeper)"
+    if protocol.kraft or (release_name is not None and release(release_name).version >= (3, 2)):
+        return "AlterPartition"
+    return "AlterIsr"
+
+
 def release(text: object, field_name: str = "release") -> Release:
     """The row ``VERSION[-zk|-kraft]`` names: ``3.7.1-kraft``, ``3.6-zk``, ``1.0.0``, ``0.10.2``.
     ``VERSION`` alone serves a release with one mode; a line (``3.7``) means its latest

@@ -11,7 +11,7 @@ the leader's purgatory) or lost.
 
 from __future__ import annotations
 
-from ..engine.releases import release
+from ..engine.controller import BY_CONTROLLER
 from ..run import RunResult
 
 PRODUCER, CONSUMER, CONTROLLER = "producer", "consumer", "controller"
@@ -54,23 +54,11 @@ _ELECTED = {"isr": "from the ISR", "elr": "from the ELR", "last-known-leader": "
             "none": "none eligible"}
 
 
-def _isr_write(config, protocol) -> str:
-    """How the leader's ISR change reaches the controller under the rules the run used:
-    written to ZooKeeper by the leader, else AlterIsr (IBP 2.7-IV2+, KIP-497), renamed
-    AlterPartition in 3.2.0 (clients' AlterPartitionRequest.json) and under KRaft."""
-    if not protocol.alter_isr_via_controller:
-        return "ISR write (ZooKeeper)"
-    if protocol.kraft or (config.release is not None and release(config.release).version >= (3, 2)):
-        return "AlterPartition"
-    return "AlterIsr"
-
-
 def step_messages(result: RunResult) -> list[list[dict]]:
     """Per trace position (0: before the first step, none), the messages of that step, in
     the order they were sent."""
     trace = result.recorded()
     protocol = result.config.rules()
-    isr_write = _isr_write(result.config, protocol)
     out: list[list[dict]] = [[]]
     answers: dict[str, str] = {}         # follower -> the fetch response it has not received yet
     for i in range(1, len(trace.snapshots)):
@@ -151,9 +139,8 @@ def step_messages(result: RunResult) -> list[list[dict]]:
             elif kind == "consume":
                 messages.append(_message(leader, CONSUMER, "response",
                                          f"offsets {event[1]}..{event[2] - 1}" if event[2] > event[1] else "nothing"))
-            elif kind == "isr" and not str(event[3]).startswith("controller"):
-                write = isr_write
-                messages.append(_message(leader, CONTROLLER, "control", f"{write}: {{{','.join(event[2])}}}"))
+            elif kind == "isr" and event[4] != BY_CONTROLLER:     # the leader's request, as the engine sent it
+                messages.append(_message(leader, CONTROLLER, "control", f"{event[4]}: {{{','.join(event[2])}}}"))
             elif kind == "isr" and "leader" not in kinds:       # the controller shrinks the ISR itself
                 messages += _leader_and_isr(after, f"LeaderAndIsr epoch {after['leader_epoch']} · "
                                                    f"ISR {{{','.join(event[2])}}}")

@@ -147,7 +147,7 @@ def test_kip_841_an_alter_partition_naming_a_fenced_broker_is_refused_from_kraft
     results = {p: hwlib.run_scenario(name, protocol=p) for p in hwlib.PROTOCOLS}
     losses = {p: "lost-write" in r.anomaly_kinds() for p, r in results.items()}
     assert losses == {p: p == "kip595" for p in hwlib.PROTOCOLS}
-    assert ("isr", ("A",), ("A", "B"), "B caught up to HW 2") in results["kip595"].events
+    assert ("isr", ("A",), ("A", "B"), "B caught up to HW 2", "AlterIsr") in results["kip595"].events
     for p in KRAFT:
         assert ("isr_ineligible", "A", ("A", "B"), ("B",)) in results[p].events
         final = results[p].final

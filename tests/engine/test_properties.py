@@ -125,7 +125,7 @@ def test_finding_kafka_7128_isr_join_below_a_stale_hw_loses_acked_data():
     result = _run("kafka-7128-stale-hw-isr-join", "kip101")
     assert [a.value for a in result.anomalies if a.kind == "lost-write"] == ["v0"]
     trace = result.trace
-    assert ("isr", ("B", "C"), ("A", "B", "C"), "A caught up to HW 0") in trace.events[7]
+    assert ("isr", ("B", "C"), ("A", "B", "C"), "A caught up to HW 0", "ISR write (ZooKeeper)") in trace.events[7]
     assert trace.snapshots[7]["replicas"]["A"]["leo"] == 0
 
 

@@ -6,11 +6,13 @@ import pytest
 
 import hwlib
 from hwlib import Cluster, ClusterConfig, Step, parse_step, run_steps
-from hwlib.check import Bounds, explore
+from hwlib.check import Bounds
 from hwlib.errors import ScenarioError
 from hwlib.faults import FAULT_KINDS, fired_faults, generate
 from hwlib.model.vocabulary import FAULTS, step_fault
 from hwlib.profiles import load_profile
+
+from ..helpers.check import explored
 
 BEFORE = [Step("produce", value="m1"), Step("fetch", replica="B"), Step("fetch", replica="B"),
           Step("flush", replica="B"), Step("crash", replica="B")]
@@ -71,8 +73,8 @@ def test_kafka_14139_an_alter_isr_made_before_the_restart_adds_the_empty_broker_
     assert losses == {"hw": False, "kip101": False, "kip279": False, "kip320": False, "kip595": True,
                       "kip841": True, "kip903": False, "kip966": False}
     kip595, kip966 = (hwlib.run_scenario(name, protocol=p) for p in ("kip595", "kip966"))
-    assert ("alter_isr_sent", "A", 0, ("A", "B"), "B caught up to HW 2") in kip595.events
-    assert ("isr", ("A",), ("A", "B"), "B caught up to HW 2") in kip595.events
+    assert ("alter_isr_sent", "A", 0, ("A", "B"), "B caught up to HW 2", "AlterIsr") in kip595.events
+    assert ("isr", ("A",), ("A", "B"), "B caught up to HW 2", "AlterIsr") in kip595.events
     assert ("isr_ineligible", "A", ("A", "B"), ("B",)) in kip966.events
     assert ("leader", "A", "B", 1, "isr") in kip595.events and kip595.acked == ["m1", "m2"]
 
@@ -92,7 +94,7 @@ def test_an_alter_isr_in_flight_holds_the_isr_and_counts_the_maximal_one():
     cluster.apply(Step("restart", replica="B"))
     cluster.apply(Step("reconnect", replica="A"))
     # a bounce outside the ISR; the shrink's answer left A's HW at 0 (2.8, KAFKA-13091), so B joined at HW 0
-    assert ("isr", ("A",), ("A", "B"), "B caught up to HW 0") in cluster.events
+    assert ("isr", ("A",), ("A", "B"), "B caught up to HW 0", "AlterIsr") in cluster.events
     moved = applied(config, steps + [Step("produce", value="m2"), Step("crash", replica="A"),
                                      Step("restart", replica="A")])
     assert moved.by_id["A"].alter_isr is None                   # a crash drops the request
@@ -126,7 +128,7 @@ def test_scenario_form_profile_sweep_and_check_know_it():
     assert "replace_disk" in fired_faults(schedule.steps, result.events, result.marks)
     # the ZooKeeper-era controller takes a failed broker out of the ISR and bumps the epoch:
     # an empty broker is back only as a follower that must re-fetch (clean elections only)
-    found = explore(ClusterConfig(replicas=("A", "B"), protocol="kip320"),
+    found = explored(ClusterConfig(replicas=("A", "B"), protocol="kip320"),
                     Bounds(replicas=2, max_records=1, max_epoch=1), faults=("replace_disk", "elect"),
                     kinds=("lost-write",))
     assert found.complete and found.violations == {} and found.distinct > 10

@@ -56,6 +56,26 @@ def test_the_isr_write_is_named_as_the_release_sends_it_and_the_election_by_its_
         assert any("leader B (from the ISR)" in label for label in labels), (release, labels)
 
 
+def test_the_isr_route_is_the_engine_s_the_message_view_only_reads_it():
+    """The route is on the engine's ISR event (the request the release sends, or the
+    controller's own change), and the view names what the event says: under 2.7 a shrink the
+    leader sends is AlterIsr, so is a join, a failed broker's removal the controller's own (no leader's
+    request drawn for it), and a route written on the event is the label drawn."""
+    config = hwlib.ClusterConfig(replicas=("A", "B", "C"), release="2.7")
+    steps = [hwlib.Step("produce", value="m1"), hwlib.Step("tick", ms=46000), hwlib.Step("fetch", replica="B"),
+             hwlib.Step("fetch", replica="B"),
+             hwlib.Step("crash", replica="B", detected=True)]
+    run = hwlib.run_steps(config, steps)
+    routes = [(e[2], e[4]) for step in run.trace.events for e in step if e[0] == "isr"]
+    assert routes == [(("A",), "AlterIsr"), (("A", "B"), "AlterIsr"), (("A",), "controller")], routes
+    labels = [m["label"] for step in step_messages(run) for m in step if m["receiver"] == "controller"]
+    assert labels == ["AlterIsr: {A}", "AlterIsr: {A,B}"], labels
+    for step in run.trace.events:          # the view reads the route, whatever the rules
+        step[:] = [e[:4] + ("a route of the test",) if e[0] == "isr" and e[4] != "controller" else e for e in step]
+    labels = [m["label"] for step in step_messages(run) for m in step if m["receiver"] == "controller"]
+    assert labels == ["a route of the test: {A}", "a route of the test: {A,B}"], labels
+
+
 def test_a_parked_fetch_woken_by_a_produce_answers_in_flight_then_arrives():
     run = hwlib.run_scenario("data-loss", protocol="hw")
     assert arrows(run, 3)[0] == ("B", "A", "request", "parked", "Fetch offset 1 · parked: nothing new yet")
