@@ -25,8 +25,9 @@ from hwlib.util.paths import BUILTIN, builtin_files
 VENVS = {"core": (), "spark": ("spark",), "report": ("report",), "lab": ("lab",), "all": ("spark", "report", "lab")}
 
 #: modules (and packages, with everything in them) that import only with an extra installed;
-#: every other module imports with the core alone
-NEEDS = {"hwlib.report": "report", "hwlib.views.explorer": "lab", "hwlib.views.stepper_widget": "lab"}
+#: every other module imports with the core alone (the report's modules too: they import an
+#: extra where they use it, so ``hwlib check --sweep`` reconciles on the core)
+NEEDS = {"hwlib.views.explorer": "lab", "hwlib.views.stepper_widget": "lab"}
 
 #: run inside a venv: import every module of the installed package, print those that failed
 #: and the module each missed (hwlib.__main__ is the command itself)

@@ -1,6 +1,6 @@
 """The package's layers, from its source: imports point down (errors/util < engine < anomalies < run, trace, ...
-< model < check, sweep, explain < report, views < cli, facade), no runtime import cycle, every facade's ``__all__``
-is what it offers, no engine part but the cluster and the clock holds the cluster."""
+< model < check, sweep, explain < report, views < commands < cli, facade), no runtime import cycle, every
+facade's ``__all__`` is what it offers, no engine part but the cluster and the clock holds the cluster."""
 
 from __future__ import annotations
 
@@ -17,7 +17,8 @@ PACKAGE = Path(__file__).resolve().parent.parent / "hwlib"
 LAYERS = {"errors": 0, "version": 0, "compiled": 0, "build_engine": 0, "util": 0,
           "engine": 1, "anomalies": 2,
           "run": 3, "trace": 3, "scenario": 3, "profiles": 3, "faults": 3, "shrink": 3, "model": 4,
-          "check": 5, "sweep": 5, "explain": 5, "report": 6, "views": 6, "cli": 7, "__main__": 8, "": 8}
+          "check": 5, "sweep": 5, "explain": 5, "report": 6, "views": 6, "commands": 7, "cli": 8, "__main__": 9,
+          "": 8}
 FACADES = ("hwlib", "hwlib.engine", "hwlib.anomalies", "hwlib.model", "hwlib.check", "hwlib.sweep", "hwlib.explain",
            "hwlib.report", "hwlib.views", "hwlib.util")
 

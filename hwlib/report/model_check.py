@@ -28,17 +28,21 @@ from ..check import (
     FAULT_WORDS,
     Bounds,
     CheckResult,
+    CheckRun,
     CheckSpec,
     Verdict,
     cell_verdict,
     coverage_text,
+    open_directory,
     profile_faults,
     queued_words,
     step_fault,
 )
 from ..check import run as check_run
+from ..check.driver import Progress
 from ..engine.config import ClusterConfig
 from ..errors import HwlibError
+from ..model.vocabulary import untried, untried_note
 from ..run import run_steps
 from ..scenario import Scenario
 from ..sweep.spec import Cell, SweepSpec
@@ -320,6 +324,18 @@ def findings(checks: list[ProfileCheck], kinds: tuple[str, ...], anchor: str) ->
     return out
 
 
+def metrics(checks: list[ProfileCheck], kinds: tuple[str, ...] = KINDS) -> list[dict]:
+    """Each search of the report's model check as numbers (the metrics JSON): the profiles whose
+    faults it searched, its rules, state counts, depth, whether it completed, how many of its
+    states the profiles' runs visit, and each kind's verdict as the page shows it (reconciled
+    with the sweep)."""
+    return [{"profiles": list(check.profiles), "rules": result.protocol, "complete": result.complete,
+             "distinct": result.distinct, "generated": result.generated, "depth": result.depth,
+             "visited": None if result.coverage is None else result.coverage.visited,
+             "verdicts": {kind: check.verdict(result.protocol, kind).state for kind in kinds}}
+            for check in checks for result in check.results]
+
+
 def load_sweep(path, field: str = "sweep") -> tuple[SweepSpec, pd.DataFrame]:
     """A finished sweep's spec and run table, or one line naming ``field`` (``hwlib check
     --sweep``, notebook 03's ``sweep_dir``): read before a search starts."""
@@ -360,3 +376,64 @@ def sweep_check(spec, runs: pd.DataFrame, profiles: list[str], faults: tuple[str
     check = ProfileCheck(profiles, tuple(faults), results)
     reconcile([check], spec, runs, kinds)
     return check
+
+
+@dataclass(frozen=True)
+class CheckAnswer:
+    """A check's answer as ``hwlib check`` and notebook 03 show it: the run, the verdict of every
+    (rule set, kind) cell - the check's own, or reconciled with ``sweep_dir``'s runs of the
+    profiles ``witnesses`` - and the fault classes of the default report's sweep that the search
+    left out (``untried``; ``note`` says how to try them), which a "holds" does not cover."""
+
+    run: CheckRun
+    verdicts: dict[tuple[str, str], Verdict]
+    untried: tuple[str, ...]
+    note: str
+    sweep_dir: str | None = None
+    witnesses: tuple[str, ...] = ()
+
+    @property
+    def results(self) -> list[CheckResult]:
+        return self.run.results
+
+    @property
+    def reconciled(self) -> str:
+        """Which sweep the verdicts were reconciled with, in words ("" without one)."""
+        if self.sweep_dir is None:
+            return ""
+        return f"reconciled with the sweep in {self.sweep_dir} (profiles {', '.join(self.witnesses)})"
+
+    @property
+    def violated(self) -> bool:
+        """Whether a safety kind is violated under any rule set (``--fail-on-violation``)."""
+        return any(kind in r.violations and is_safety(kind) for r in self.results for kind in self.run.spec.kinds)
+
+
+def check_against_sweep(request: CheckSpec, sweep_dir: str | None = None, field: str = "sweep",
+                        progress: Progress | None = None, master: str | None = None) -> CheckAnswer:
+    """``request`` checked (``check.run``, ``progress`` as there; its large levels on the Spark
+    ``master`` when given) and, with ``sweep_dir``, each verdict reconciled with that finished
+    sweep's runs as the report does (``sweep_check``). The sweep is read first and the request's
+    ``--out`` directory opened next, before Spark starts or the search runs: a bad one is one line
+    (naming ``field`` for the sweep: ``hwlib check --sweep``, notebook 03's ``sweep_dir``) and
+    nothing was written."""
+    from ..sweep import load_spec
+
+    swept = load_sweep(sweep_dir, field) if sweep_dir is not None else None
+    witnesses = witness_profiles(swept[0], request.faults, field) if swept is not None else []
+    directory = open_directory(request)
+    spark = None
+    if master is not None:
+        from ..sweep.spark import start_session
+
+        spark = start_session(master, app_name="hwlib-check")
+    done = check_run(request, progress, spark, directory)
+    kinds = request.kinds
+    if swept is not None:
+        checked = sweep_check(*swept, witnesses, request.faults, done.results, kinds)
+        verdicts = {(r.protocol, kind): checked.verdict(r.protocol, kind) for r in done.results for kind in kinds}
+    else:
+        verdicts = {(r.protocol, kind): cell_verdict(r, kind) for r in done.results for kind in kinds}
+    reported = load_spec("default").profiles()      # what the default report sweeps
+    return CheckAnswer(done, verdicts, tuple(untried(request.faults, reported)),
+                       untried_note(request.faults, reported), sweep_dir, tuple(witnesses))

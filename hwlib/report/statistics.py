@@ -5,8 +5,6 @@ from __future__ import annotations
 import math
 
 import pandas as pd
-from statsmodels.stats.contingency_tables import mcnemar
-from statsmodels.stats.proportion import proportion_confint
 
 #: "lost none" is claimed when the Wilson 95% upper bound of the loss rate is below this
 CLAIM_BOUND = 0.01
@@ -17,6 +15,8 @@ ALPHA = 0.05
 def wilson(k: int, n: int) -> tuple[float, float]:
     """The Wilson score 95% interval of ``k`` successes in ``n`` runs (statsmodels; the same
     interval the sweep's summary stores per cell)."""
+    from statsmodels.stats.proportion import proportion_confint  # the report extra: here, not on import
+
     lo, hi = proportion_confint(k, n, alpha=ALPHA, method="wilson")
     return float(lo), float(hi)
 
@@ -34,6 +34,8 @@ def paired_test(a: pd.Series, b: pd.Series) -> dict:
     """McNemar's exact test on two boolean outcomes of the same runs (index-aligned): ``a_only``
     runs where only ``a`` happened, ``b_only`` where only ``b`` did, the two-sided p-value
     (the binomial test of the discordant runs against 1/2; 1.0 when there are none)."""
+    from statsmodels.stats.contingency_tables import mcnemar  # the report extra: here, not on import
+
     a, b = a.astype(bool), b.astype(bool)
     both, a_only = int((a & b).sum()), int((a & ~b).sum())
     b_only, neither = int((~a & b).sum()), int((~a & ~b).sum())

@@ -7,7 +7,8 @@ import json
 import pytest
 
 from hwlib.check import DEFAULT_FAULTS, DEFAULT_KINDS, Bounds, CheckError, CheckSpec, open_directory, run
-from hwlib.cli import _check_spec, build_parser
+from hwlib.cli import build_parser
+from hwlib.commands.check import to_spec
 from hwlib.engine.config import PROTOCOLS, ClusterConfig
 from hwlib.profiles import load_profile
 from hwlib.report import model_check as report_check
@@ -73,7 +74,7 @@ def test_the_tick_rule_is_one_rule_for_the_command_line_the_notebook_and_the_rep
     """With time passing among the faults a check takes up to max_ticks ticks, at least one;
     the command line (no --max-ticks), notebook 03 (its default 1) and the report (its bounds)
     give the same bounds."""
-    cli = _check_spec(build_parser().parse_args(["check", "--profile", "power-loss"]))
+    cli = to_spec(build_parser().parse_args(["check", "--profile", "power-loss"]))
     notebook = CheckSpec(profile=load_profile("power-loss"), bounds=Bounds(max_ticks=1))
     report = CheckSpec(profile=load_profile("power-loss"), bounds=report_check.BOUNDS)
     assert cli.bounds.max_ticks == notebook.bounds.max_ticks == report.bounds.max_ticks == 1

@@ -125,6 +125,35 @@ def test_a_check_given_a_sweep_reconciles_its_verdicts_as_the_report_does(hw_los
     assert reconciled.verdict("hw", "lost-write").state == "beyond"
 
 
+def test_check_against_sweep_is_the_one_answer_of_hwlib_check_and_notebook_03(hw_losses, monkeypatch, tmp_path):
+    """A real search (hw at 1 replica: crashes and quick restarts lose nothing there) says
+    lost-write holds; reconciled with a sweep whose runs lose writes at 2 replicas it says what
+    the bounds lack, names the sweep and its witness profiles, and still says which fault
+    classes of the default report it did not try. A sweep that cannot be read stops it before
+    the --out directory is opened."""
+    from hwlib.check import CheckSpec
+    from hwlib.report import model_check
+
+    request = CheckSpec(protocols=("hw",), config=CONFIG, unclean_leader_election=False, bounds=Bounds(replicas=1),
+                        faults=("crash", "quick_restart"), kinds=("lost-write",))
+    alone = model_check.check_against_sweep(request)
+    assert alone.verdicts[("hw", "lost-write")].state == "holds" and alone.results[0].complete
+    assert (alone.reconciled, alone.witnesses, alone.violated) == ("", (), False)
+    assert alone.untried == ("time passing", "power loss", "flushes", "leader moves")
+    assert alone.note.endswith("not tried: check with --profile power-loss --max-ticks 1; "
+                               "--profile leader-moves --max-ticks 1")
+    monkeypatch.setattr(model_check, "load_sweep", lambda path, field: hw_losses)
+    swept = model_check.check_against_sweep(request, "the-sweep")
+    assert swept.verdicts[("hw", "lost-write")].state == "beyond"
+    assert swept.witnesses == ("crash-mix",) and swept.untried == alone.untried
+    assert swept.reconciled == "reconciled with the sweep in the-sweep (profiles crash-mix)"
+    out = tmp_path / "out"
+    with pytest.raises(ReportConsistencyError, match="sweep_dir: no fault profile of the sweep"):
+        model_check.check_against_sweep(dataclasses.replace(request, faults=("crash",), out=str(out)), "the-sweep",
+                                        "sweep_dir")
+    assert not out.exists()
+
+
 def test_the_report_has_words_for_every_action_a_profile_can_draw():
     """The profile table names each action in words (a profile drawing an action without them
     stopped the report: a log-start sweep of the retention profile did)."""
