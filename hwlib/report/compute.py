@@ -93,5 +93,5 @@ def compute(params: dict, progress_file=None) -> ReportData:
         short.recommendations(data.answer, next((f.numbers for f in found if f.key == "acks-1"), None)),
         data.answer, data.flushed)
     short.attach(found, data.todo)          # each also under its finding
-    data.metrics = document.metrics(summary, manifest, found)
+    data.metrics = document.metrics(summary, manifest, found, data.checks)
     return data

@@ -24,6 +24,7 @@ from ..util.files import OutputError, check_directory, check_writable, write_tex
 from ..util.paths import builtin_dir, project_root
 from ..util.progress import check_mode
 from ..util.yamlfile import parse_yaml
+from . import model_check
 
 #: the report notebook: the checkout's, or the installed package's copy
 NOTEBOOK = builtin_dir("notebooks") / "10_fault_sweep_report.ipynb"
@@ -218,11 +219,12 @@ def defaults_line(spec, protocols: list[str]) -> str:
 
 
 # -------------------------------------------------------------------------------- metrics
-def metrics(summary: pd.DataFrame, manifest: dict, findings: list | None = None) -> dict:
+def metrics(summary: pd.DataFrame, manifest: dict, findings: list | None = None, checks: list | None = None) -> dict:
     """Numbers a dashboard or a test can read without parsing HTML, each with its setting: per
     generation at the durable setting (acks=all, min.insync.replicas=2) and pooled over every
-    setting (acks=1 included, labelled so); with the findings, each one's text, cells and
-    numbers."""
+    setting (acks=1 included, labelled so); each cell's counts; with the findings, each one's
+    text, cells and numbers; with the model check (``model_check.ProfileCheck``s), each
+    search's state counts, depth, completeness, coverage and shown verdicts."""
     from .findings import DURABLE_ACKS, DURABLE_MIN_ISR
 
     def per_protocol(rows: pd.DataFrame) -> dict:
@@ -245,12 +247,23 @@ def metrics(summary: pd.DataFrame, manifest: dict, findings: list | None = None)
             "durable_setting": {"acks": DURABLE_ACKS, "min_insync_replicas": DURABLE_MIN_ISR,
                                 "by_protocol": per_protocol(durable)},
             "every_setting": {"note": "pooled over every cell, acks=1 included", "by_protocol": per_protocol(summary)},
+            "by_cell": [{"cell": row.cell, "profile": row.profile, "rules": row.protocol, "acks": str(row.acks),
+                         "min_insync_replicas": int(row.min_insync_replicas), "runs": int(row.runs),
+                         "runs_lost": int(row.runs_lost), "runs_diverged": int(row.runs_diverged),
+                         "acked": int(row.acked), "lost": int(row.lost)}
+                        for row in summary.itertuples(index=False)],
+            "model_check": model_check.metrics(checks or []),
             "findings": [f.as_dict() for f in findings or []]}
+
+
+
+#: the id of the page's element holding its metrics JSON (``metrics``), which a tool or a test reads
+METRICS_ID = "hwl-metrics"
 
 
 def footer(metrics_data: dict, manifest: dict) -> str:
     """The closing lines: per generation at the durable setting (stated), and how the report was
-    made (sweep, seed, Spark, wall time, commit)."""
+    made (sweep, seed, Spark, wall time, commit); after them, unseen, the metrics JSON."""
     durable = metrics_data["durable_setting"]
     setting = f"acks={durable['acks']}, min.insync.replicas={durable['min_insync_replicas']}"
     counts = "; ".join(f"{p} {m['runs_lost']:,} of {m['runs']:,}" for p, m in durable["by_protocol"].items())
@@ -259,7 +272,21 @@ def footer(metrics_data: dict, manifest: dict) -> str:
             f"hwlib {manifest['hwlib_version']} at commit {(manifest.get('git_commit') or 'unknown')[:12]}.")
     first = (f"Runs that lost acknowledged data at {setting}, all profiles pooled: {counts}." if counts else
              f"No cell at {setting}.")
-    return f'<p class="hwl-footer" style="font-size:12px;color:#444">{html.escape(first)} {html.escape(made)}</p>'
+    numbers = json.dumps(metrics_data, default=str).replace("</", "<\\/")      # the metrics JSON, for tools
+    return (f'<p class="hwl-footer" style="font-size:12px;color:#444">{html.escape(first)} {html.escape(made)}</p>'
+            f'<script type="application/json" id="{METRICS_ID}">{numbers}</script>')
+
+
+def read_metrics(page) -> dict:
+    """The metrics JSON a rendered report page carries (``footer``), or one line saying the page
+    has none."""
+    import re
+
+    text = Path(page).read_text(encoding="utf-8")
+    found = re.search(f'<script[^>]*\\bid="{METRICS_ID}"[^>]*>(.*?)</script>', text, re.S)   # any attribute order
+    if found is None:
+        raise ReportParameterError(f"{page}: no metrics in this page (a report rendered before they were embedded)")
+    return json.loads(found.group(1))
 
 
 def write_metrics(path, data: dict) -> Path:

@@ -122,6 +122,14 @@ def test_report_runs_a_tiny_sweep_and_renders_offline_html(rendered):
     assert metrics["rows"] == 80 and set(durable) == {"0.10.2", "0.11"}
     assert durable["0.11"]["runs_lost"] == 0 < durable["0.10.2"]["runs_lost"]
     assert durable["0.10.2"]["runs"] == 20 and metrics["every_setting"]["by_protocol"]["0.10.2"]["runs"] == 40
+    # the page carries the same numbers (a page shared alone keeps them): each cell, each search
+    from hwlib.report.document import read_metrics
+
+    assert read_metrics(paths["html"]) == metrics
+    assert len(metrics["by_cell"]) == 4 and sum(c["runs"] for c in metrics["by_cell"]) == 80
+    searched = {c["rules"]: c for c in metrics["model_check"]}
+    assert set(searched) == {"0.10.2", "0.11"} and all(c["distinct"] > 0 for c in searched.values())
+    assert [searched[r]["verdicts"]["lost-write"] for r in ("0.10.2", "0.11")] == ["violated", "holds"]
 
 
 def test_the_first_screen_says_what_was_simulated_and_answers_before_the_figure(rendered):
