@@ -12,6 +12,7 @@ the spec at equal bounds. Printed, not asserted.
     python benchmarks/check.py [--spec-dir DIR | --no-tlc] [--three-replica-depth 8] [--workers N]
                                [--master local[2]] [--no-complete] [--every-generation]
     python benchmarks/check.py --baseline-ref REF [--repeat 2] [--three-replicas]
+    python benchmarks/check.py --baseline-ref REF --memory-row
 
 At 3 replicas, kip320's search runs to completion on ``--workers`` (default: every core) beside
 TLC's complete run of Kip320 - the yardstick: time to complete, distinct and generated states,
@@ -28,7 +29,9 @@ process, the two alternating, best of ``--repeat``: states/s per generation and 
 how many distinct states each searched (fewer on this tree: a reduction of the state key), the
 time to complete and the transitions generated (fewer: a transition no longer tried twice).
 With ``--three-replicas``, kip320's complete 3-replica search too (row ``kip320x3``, on
-``--workers``): the 3-replica speed-up measured in one run.
+``--workers``): the 3-replica speed-up measured in one run. With ``--memory-row``, instead: the peak resident
+bytes per distinct state of 4.1's search under the power-loss profile's faults at 3 replicas and
+min.insync.replicas=2, on one process with a small ``--memory`` cap, on both trees.
 """
 
 from __future__ import annotations
@@ -100,6 +103,50 @@ def child(three_workers: int = 0) -> None:
     print(json.dumps({"engine": str(ENGINE)}))
 
 
+#: the memory row: 4.1 under the power-loss profile's faults at 3 replicas and
+#: min.insync.replicas=2 (the setting people run), on one process, with this many states and
+#: this --memory cap (GiB) for the live ones
+MEMORY_STATES, MEMORY_CAP = 1_000_000, 0.06
+
+
+def memory_child() -> None:
+    """The memory row in this process (whichever tree it imported): one JSON line with the
+    search's counts, time and peak resident bytes over the process's before it (``ru_maxrss``:
+    this process runs nothing else first)."""
+    import resource
+
+    from hwlib.check import profile_faults
+    from hwlib.profiles import load_profile
+
+    faults = profile_faults(load_profile("power-loss"))[0]
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    config = ClusterConfig(replicas=("A", "B", "C"), release="4.1", acks="all", min_insync_replicas=2)
+    result = explore(config, Bounds(replicas=3, max_ticks=1, max_states=MEMORY_STATES), faults, ("lost-write",),
+                     exhaustive=True, memory=MEMORY_CAP)
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    print(json.dumps({"protocol": "4.1x3", "seconds": result.seconds, "distinct": result.distinct,
+                      "generated": result.generated, "bytes": peak - before}))
+
+
+def memory_against(ref: str) -> None:
+    """The memory row on ``ref``'s tree and this one, one run each (memory does not vary as
+    time does): bytes resident per distinct state and states/s, side by side."""
+    rows = {}
+    with checkout(ref, compiled=True) as tree:
+        for label, source in ((ref, tree), ("this tree", REPO)):
+            rows[label] = json.loads(in_tree(__file__, source, "--child", "--memory-row").splitlines()[-1])
+    print(f"3 replicas, min.insync.replicas=2, 4.1 under power-loss's faults, one process, --memory {MEMORY_CAP} "
+          f"(live states), to {MEMORY_STATES:,} states: peak resident bytes per distinct state, states/s")
+    old, new = rows[ref], rows["this tree"]
+    for label, row in rows.items():
+        print(f"  {label:<10} {row['distinct']:>11,} distinct {row['bytes'] / row['distinct']:>7,.0f} B/state "
+              f"{row['generated'] / row['seconds']:>9,.0f} states/s")
+    print(f"  ratio      bytes/state {new['bytes'] / new['distinct'] / (old['bytes'] / old['distinct']):.2f}x, "
+          f"states/s {new['generated'] / new['seconds'] / (old['generated'] / old['seconds']):.2f}x"
+          + ("" if (old["distinct"], old["generated"]) == (new["distinct"], new["generated"])
+             else "; the searches differ in size"))
+
+
 def against(ref: str, repeat: int, three_workers: int = 0) -> None:
     """This tree beside ``ref``'s, alternating, best of ``repeat`` (see the module's docstring);
     with ``three_workers``, kip320's complete 3-replica search on both too."""
@@ -157,16 +204,21 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=2, help="with --baseline-ref: runs per tree (best kept)")
     parser.add_argument("--three-replicas", action="store_true",
                         help="with --baseline-ref: kip320's complete 3-replica search on both trees too (minutes)")
+    parser.add_argument("--memory-row", action="store_true",
+                        help="with --baseline-ref: instead, bytes per state of a bounded 3-replica search")
     parser.add_argument("--spec-dir", help="a checkout of hachikuji/kafka-specification (default: clone it)")
     parser.add_argument("--no-tlc", action="store_true", help="leave TLC out")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     three_workers = args.workers if args.three_replicas else 0
     if args.child:
-        child(three_workers)
+        memory_child() if args.memory_row else child(three_workers)
         return
     if args.baseline_ref:
-        against(args.baseline_ref, args.repeat, three_workers)
+        if args.memory_row:
+            memory_against(args.baseline_ref)
+        else:
+            against(args.baseline_ref, args.repeat, three_workers)
         return
     print(f"engine: {ENGINE}")
     spec = None

@@ -39,8 +39,9 @@ from .coverage import Coverage
 from .search import CheckResult, Search, Violation
 
 MARKER = "check.json"
-#: the checkpoint's format (2: numpy arrays and JSON; 1 was a pickle, no longer read)
-CHECKPOINT_FORMAT = 2
+#: the checkpoint's format (3: numpy arrays and JSON, one parents entry a state; 2 had two; 1 was a
+#: pickle, no longer read)
+CHECKPOINT_FORMAT = 3
 #: the snapshot's int64 arrays (``Search.snapshot``)
 ARRAYS = ("seen", "parents", "frontier", "frontier_keys")
 
@@ -144,14 +145,20 @@ class CheckDir:
         try:
             with np.load(path, allow_pickle=False) as saved:
                 header = json.loads(str(saved["header"]))
-                if not isinstance(header, dict) or header.get("format") != CHECKPOINT_FORMAT:
-                    raise ValueError("not a checkpoint of this format")
+                if not isinstance(header, dict):
+                    raise ValueError("no header")
+                if header.get("format") != CHECKPOINT_FORMAT:
+                    raise CheckError(f"resume: {path} was written by another version of hwlib (checkpoint format "
+                                     f"{header.get('format')}, this one reads {CHECKPOINT_FORMAT}); run without "
+                                     "--resume to start over")
                 search = dict(header["search"])
                 for name in ARRAYS:
                     column = saved[name]
                     if column.dtype != np.int64 or column.ndim != 1:
                         raise ValueError(f"{name}: expected a 1-d int64 array, found {column.dtype} {column.shape}")
                     search[name] = array("q", column.astype("=i8", copy=False).tobytes())
+        except CheckError:
+            raise
         except (OSError, ValueError, KeyError, TypeError, EOFError, zipfile.BadZipFile) as exc:
             # allow_pickle=False: an object array (a pickle inside) raises ValueError, unread
             raise CheckError(f"resume: {path} is damaged or not a checkpoint ({' '.join(str(exc).split())}); "

@@ -160,15 +160,16 @@ class Search:
     cycle collector has nothing to do; left on, it would spend most of the time re-scanning
     the frontier.
 
-    What it keeps besides the frontier is small and plain: the fingerprints seen and, per
-    state, its parent and the step that led to it (``parents``, flat: state k's at 2k and
-    2k + 1) - enough to write a checkpoint and to rebuild any state by replaying its schedule
-    (``restore``).
+    What it keeps besides the frontier is small and plain: the fingerprints seen (~16 - 32
+    bytes a state) and, per state, its parent and the step that led to it (``parents``, one
+    int64: parent * 256 + step) - enough to write a checkpoint and to rebuild any state by
+    replaying its schedule (``restore``, a cold state).
 
     The frontier is what takes memory (a live cluster and checker, ~9 KB at 3 replicas): with
     ``hot_limit`` set, each expansion keeps at most that many new states live and the rest
-    *cold* - their schedule only, a few dozen bytes -, rebuilt by replaying it when they are
-    expanded in turn (as Spark tasks rebuild every state). The same states, numbered alike,
+    *cold* - their number and fingerprint only, 16 bytes (``cold``) -, rebuilt by replaying
+    the schedule ``parents`` gives when they are expanded in turn (as Spark tasks rebuild every
+    state). The same states, numbered alike,
     whatever the limit: it trades time (a replay costs about a third of an expansion) for
     memory.
 
@@ -219,8 +220,18 @@ class Search:
         self.refusals_answered = reduced
         self.result = CheckResult(self.config.rules_name, self.config, bounds, faults)
         self.seen = Fingerprints()
-        self.parents = array("q")                     # per state: parent state, step index
+        #: per state (by number), how it was first reached: its parent's number * 256 + the step
+        #: index (-1: the initial state) - 8 bytes a state
+        self.parents = array("q")
+        #: the frontier's live states (see the class docstring), in number order; the states
+        #: after them are ``cold``
         self.frontier: list[_Node] = []
+        #: the frontier's cold states - after the live ones, in number order - as their numbers
+        #: and fingerprints, 16 bytes a state: rebuilt from ``parents`` when expanded
+        self.cold: tuple[array, array] = (array("q"), array("q"))
+        #: whether a state made here keeps its schedule on its node (``path``): only where
+        #: ``parents`` is not at hand to give it (a worker process's part of the frontier)
+        self.keeps_paths = False
         self.depth = 0
         #: this level's first transition per kind not found before: kind -> (parent state,
         #: step index, position among the transition's anomalies, detail)
@@ -268,8 +279,9 @@ class Search:
         root, checker = self.initial()
         key = self.key(root, checker, 0)
         self.seen = Fingerprints((key,))
-        self.parents = array("q", (-1, -1))
+        self.parents = array("q", (-1,))
         self.frontier = [_Node(root, checker, 0, 0, 0, key)]
+        self.cold = (array("q"), array("q"))
 
     def more(self) -> bool:
         """Whether another level is to be expanded (and, if so, the depth moves on)."""
@@ -286,9 +298,9 @@ class Search:
         return True
 
     def frontier_size(self) -> int:
-        return len(self.frontier) if self.remote is None else len(self.remote[0])
+        return len(self.frontier) + len(self.cold[0]) if self.remote is None else len(self.remote[0])
 
-    def successors(self, node: _Node, depth: int, seen: Fingerprints, level: set[int]) -> list[_Node]:
+    def successors(self, node: _Node, depth: int, seen: Fingerprints, level: Fingerprints) -> list[_Node]:
         """Every state one enabled step of the alphabet leads to from ``node`` within the
         bounds whose fingerprint is neither in ``seen`` nor in ``level`` (each is added to
         ``level``; the others are released at once), not yet numbered (index -1). Every
@@ -360,14 +372,18 @@ class Search:
         watch.observe(depth)
         return cluster, watch, records, ticks
 
-    def expand(self, nodes: Iterable[_Node], depth: int, seen: Fingerprints) -> Iterator[_Node]:
+    def expand(self, nodes: Iterable[_Node], depth: int, seen: Fingerprints,
+               level: Fingerprints | None = None) -> Iterator[_Node]:
         """The one expansion loop (every runner uses it): each node's successors in
         (node, step) order, except those whose fingerprint is in ``seen`` or met before in this
-        call (released at once); each node is rebuilt first if it is cold and released once
-        expanded. Past ``hot_limit`` new states - or once the process's resident memory has
-        grown past ``resident_limit`` (see the class docstring) -, the rest are yielded cold."""
-        level: set[int] = set()
-        limit = self.hot_limit
+        call (in ``level``, to which each new one is added: by default a set of this call's own;
+        ``seen`` itself where the caller numbers the states as they come); the others are
+        released at once. Each node is rebuilt first if it is cold and released once expanded.
+        Past ``hot_limit`` new states - or once the process's resident memory has grown past
+        ``resident_limit`` (see the class docstring) -, the rest are yielded cold."""
+        if level is None:
+            level = Fingerprints()      # 16 - 32 bytes a new state (a set of ints: ~70)
+        limit, keeps_paths = self.hot_limit, self.keeps_paths
         guard, resident = self.resident_limit, self.resident
         began = resident() if guard is not None else None
         live = 0
@@ -375,7 +391,8 @@ class Search:
             if node.cluster is None:
                 node = self.rebuild(node)
             for child in self.successors(node, depth, seen, level):
-                child.path = node.path + bytes((child.step,))
+                if keeps_paths:
+                    child.path = node.path + bytes((child.step,))
                 if limit is not None and live >= limit:
                     release_node(child)
                 else:
@@ -410,7 +427,7 @@ class Search:
             every_step += step
             every_key += key
         numbers, kept = array("q", bytes(8 * len(every_key))), array("q")
-        next_number = len(self.parents) // 2
+        next_number = len(self.parents)
         self.number_new(order, every_parent, every_step, every_key, numbers, kept)
         out, start = [], 0
         for size in sizes:
@@ -431,11 +448,10 @@ class Search:
         new: added to the visited set, the parent table and ``kept``, its number written to
         ``numbers``; the others' number is -1."""
         seen, table = self.seen, self.parents
-        number: int = len(table) // 2
+        number: int = len(table)
         for i in order:
             if seen.added(keys[i]):
-                table.append(parents[i])
-                table.append(steps[i])
+                table.append(parents[i] * 256 + steps[i])
                 numbers[i] = number
                 number += 1
                 kept.append(keys[i])
@@ -443,16 +459,37 @@ class Search:
                 numbers[i] = -1
 
     def next_level(self) -> bool:
-        """Expands the frontier by one level in this process; False when the search is over."""
+        """Expands the frontier by one level in this process; False when the search is over.
+        Its new states are numbered as they are made (the order one level merge of them would
+        give), their fingerprints go straight into the visited set, and only the live ones
+        stay nodes: a cold one leaves its parent entry and joins ``cold``."""
         if not self.more():
             return False
-        children = list(self.expand(self.frontier, self.depth, self.seen))
-        self.frontier = []
-        numbers = self.merge_level([(candidates_of(children), self.level_found, 0)])[0][0]
-        for child, number in zip(children, numbers, strict=True):
-            child.index = number
-        self.frontier = children            # every child is new: expand dropped what was seen
+        nodes = self.frontier_nodes()
+        self.frontier, self.cold = [], (array("q"), array("q"))
+        parents, seen = self.parents, self.seen
+        number: int = len(parents)
+        live: list[_Node] = []
+        numbers, keys = array("q"), array("q")
+        for child in self.expand(nodes, self.depth, seen, seen):     # every child is new, and now seen
+            parents.append(child.parent * 256 + child.step)
+            if child.cluster is not None:
+                child.index = number
+                live.append(child)
+            else:
+                numbers.append(number)
+                keys.append(child.key)
+            number += 1
+        # once past ``hot_limit`` every later state is made cold: the live ones come first
+        assert not live or not numbers or live[-1].index < numbers[0], "next_level: a live state after a cold one"
+        self.record_violations(self.level_found)
+        self.frontier, self.cold = live, (numbers, keys)
         return True
+
+    def frontier_nodes(self) -> Iterator[_Node]:
+        """The frontier in number order, as it is now: its live nodes, then each cold state as
+        a node to rebuild."""
+        return _nodes(self.frontier, *self.cold)
 
     def record_violations(self, found: dict[str, tuple[int, int, int, str]]) -> None:
         """Records the level's first transition per kind (``found``: kind -> parent state,
@@ -475,7 +512,7 @@ class Search:
     def drop_frontier(self) -> None:
         for node in self.frontier:
             release_node(node)
-        self.frontier = []
+        self.frontier, self.cold = [], (array("q"), array("q"))
 
     def finish(self) -> None:
         self.result.complete = not self.frontier_size()
@@ -485,9 +522,10 @@ class Search:
         """The step indices from the initial state to ``state``."""
         out = []
         parents = self.parents
-        while parents[2 * state] >= 0:
-            out.append(parents[2 * state + 1])
-            state = parents[2 * state]
+        entry: int = parents[state]
+        while entry >= 0:
+            out.append(entry & 255)
+            entry = parents[entry >> 8]
         out.reverse()
         return out
 
@@ -516,7 +554,9 @@ class Search:
         """The frontier's numbers and fingerprints, two ``array('q')`` (as ``remote`` holds them)."""
         if self.remote is not None:
             return self.remote
-        return array("q", [n.index for n in self.frontier]), array("q", [n.key for n in self.frontier])
+        numbers, keys = self.cold
+        return (array("q", [n.index for n in self.frontier]) + numbers,
+                array("q", [n.key for n in self.frontier]) + keys)
 
     def snapshot(self) -> dict:
         """Everything but the frontier's clusters, in plain values (a checkpoint's content)."""
@@ -539,9 +579,11 @@ class Search:
         self.parents = array("q", snapshot["parents"])
         self.result.violations = {k: Violation.from_dict(k, v) for k, v in snapshot["violations"].items()}
         self.known = set(self.result.violations)
-        self.frontier = self.adopt([(index, key, self.indices(index))
-                                    for index, key in zip(snapshot["frontier"], snapshot["frontier_keys"],
-                                                          strict=True)])
+        numbers, keys = array("q", snapshot["frontier"]), array("q", snapshot["frontier_keys"])
+        live = len(numbers) if self.hot_limit is None else min(self.hot_limit, len(numbers))
+        self.frontier = [self.replay(index, self.indices(index), key)
+                         for index, key in zip(numbers[:live], keys[:live], strict=True)]
+        self.cold = (numbers[live:], keys[live:])
 
     def adopt(self, items: list[tuple[int, int, list[int]]]) -> list[_Node]:
         """Frontier states given as (number, fingerprint, schedule): the first ``hot_limit``
@@ -552,8 +594,9 @@ class Search:
                 for i, (index, key, indices) in enumerate(items)]
 
     def rebuild(self, node: _Node) -> _Node:
-        """A cold node made live again by replaying its schedule (``replay``)."""
-        live = self.replay(node.index, node.path, node.key)
+        """A cold node made live again by replaying its schedule (``replay``): its own, or
+        where it keeps none, the one ``parents`` gives."""
+        live = self.replay(node.index, node.path if node.path else self.indices(node.index), node.key)
         live.parent, live.step = node.parent, node.step
         return live
 
@@ -573,7 +616,13 @@ class Search:
         if self.key(cluster, checker, ticks) != key:
             raise CheckError(f"resume: the checkpoint's state {index} does not replay to the same state; "
                              f"it was written by another version of hwlib's engine")
-        return _Node(cluster, checker, records, ticks, index, key, path=bytes(indices))
+        return _Node(cluster, checker, records, ticks, index, key, path=bytes(indices) if self.keeps_paths else b"")
+
+
+def _nodes(live: list[_Node], numbers: array, keys: array) -> Iterator[_Node]:
+    yield from live
+    for number, key in zip(numbers, keys, strict=True):
+        yield _Node(None, None, 0, 0, number, key)
 
 
 def _drop(cluster: Cluster, checker: AnomalyChecker) -> None:

@@ -15,7 +15,7 @@ So state counts, violations and their schedules equal a one-process search's, on
 Tasks are stateless (a frontier state is rebuilt from its schedule, a few steps), so a lost
 executor costs a retried task, not the search; the visited set and the parent table stay on
 the driver, as with ``workers``. What limits the bound is the driver's memory for the
-visited set (``fingerprints``: ~16 bytes a state) and the frontier's schedules shipped
+visited set (``fingerprints``: 11 - 21 bytes a state) and the frontier's schedules shipped
 each level.
 """
 

@@ -92,10 +92,11 @@ class Coordinator:
                 theirs.close()
                 self.pipes.append(mine)
                 self.processes.append(process)
-            nodes = search.frontier
+            numbers, keys = search.frontier_arrays()
             seen = list(search.seen)
             for w, pipe in enumerate(self.pipes):
-                pipe.send(("adopt", [(n.index, n.key, search.indices(n.index)) for n in nodes[w::workers]], seen))
+                pipe.send(("adopt", [(number, key, search.indices(number))
+                                     for number, key in zip(numbers[w::workers], keys[w::workers], strict=True)], seen))
             for pipe in self.pipes:
                 self._answer(pipe)
         except BaseException:
@@ -187,6 +188,7 @@ def _work(pipe, spec: dict, reduced: bool, hot_limit: int | None) -> None:
     gc.disable()                    # as in one process: dropped states are released, not collected
     try:
         search = CheckSpec.from_dict(spec).search(reduced, hot_limit)
+        search.keeps_paths = True       # its states' schedules: the coordinator holds the parents
     except (CheckError, ValueError) as exc:
         pipe.send(("error", str(exc)))
         return

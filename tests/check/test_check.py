@@ -543,7 +543,7 @@ def test_a_frontier_kept_cold_past_the_memory_limit_finds_exactly_what_a_live_on
     cold, snapshots = [], {}
 
     def level_done(search):
-        cold.append(sum(node.cluster is None for node in search.frontier))
+        cold.append(len(search.cold[0]) + sum(node.cluster is None for node in search.frontier))
         snapshots.setdefault(search.depth, search.snapshot())
 
     live = explored(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True)
@@ -579,7 +579,7 @@ def test_an_expansion_whose_resident_memory_grows_past_the_limit_keeps_the_rest_
         limits, cold = [], []
         while search.next_level():
             limits.append(search.hot_limit)
-            cold.append(sum(node.cluster is None for node in search.frontier))
+            cold.append(len(search.cold[0]) + sum(node.cluster is None for node in search.frontier))
         search.finish()
         return search.result, limits, cold
 
@@ -699,7 +699,7 @@ class _Payload:
         return (exec, (f"open({str(self.target)!r}, 'w').write('ran')",))
 
 
-@pytest.mark.parametrize("form", ["legacy-pickle", "object-array", "pickled-header"])
+@pytest.mark.parametrize("form", ["legacy-pickle", "object-array", "pickled-header", "older-format"])
 def test_a_crafted_checkpoint_is_refused_in_one_line_and_runs_nothing(tmp_path, form):
     """A --resume directory received from someone else: its checkpoint would run code if it were
     unpickled (a pickle under the old name, or an .npz holding an object array). hwlib reads
@@ -711,7 +711,9 @@ def test_a_crafted_checkpoint_is_refused_in_one_line_and_runs_nothing(tmp_path, 
     payload = _Payload(ran)
     assert pickle.loads(pickle.dumps(payload)) is None and ran.read_text() == "ran"   # the payload works
     ran.unlink()
-    header = np.array(json.dumps({"format": 2, "engine": "0" * 16, "search": {}}))
+    from hwlib.check.checkpoints import CHECKPOINT_FORMAT
+
+    header = np.array(json.dumps({"format": CHECKPOINT_FORMAT, "engine": "0" * 16, "search": {}}))
     if form == "legacy-pickle":
         (out / "checkpoint-hw.pickle").write_bytes(pickle.dumps({"format": 1, "search": payload}))
         expected = "checkpoint-hw.pickle is a pickled checkpoint (hwlib before 0.2), which hwlib no longer reads"
@@ -719,9 +721,14 @@ def test_a_crafted_checkpoint_is_refused_in_one_line_and_runs_nothing(tmp_path, 
         with (out / "checkpoint-hw.npz").open("wb") as handle:
             if form == "object-array":
                 np.savez(handle, header=header, seen=np.array([payload], dtype=object))
+            elif form == "older-format":        # two parents entries a state, before format 3
+                np.savez(handle, header=np.array(json.dumps({"format": 2, "engine": "0" * 16, "search": {}})),
+                         seen=np.array([payload], dtype=object))
             else:
                 np.savez(handle, header=np.array([payload], dtype=object))
-        expected = "checkpoint-hw.npz is damaged or not a checkpoint"
+        expected = ("checkpoint-hw.npz was written by another version of hwlib (checkpoint format 2, this one reads "
+                    f"{CHECKPOINT_FORMAT}); run without --resume" if form == "older-format"
+                    else "checkpoint-hw.npz is damaged or not a checkpoint")
     before = sorted(p.name for p in out.iterdir())
     done = _check_cli(*args, "--resume")
     assert done.returncode == 2 and expected in done.stderr, done.stderr
