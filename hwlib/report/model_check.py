@@ -138,8 +138,8 @@ def run(spec, kinds: tuple[str, ...] = KINDS, workers: int = 1, max_states: int 
 
 
 def witnesses(spec, runs: pd.DataFrame, kinds: tuple[str, ...] = KINDS) -> dict[tuple[str, str, str], Witness]:
-    """(profile, protocol, kind) -> the sweep's first run showing ``kind`` at acks=all with
-    unclean election off, from the run table."""
+    """(profile, rules (``same_rules``), kind) -> the sweep's first run showing ``kind`` at
+    acks=all with unclean election off, from the run table."""
     from ..sweep.runs import anomaly_column
 
     cells = {cell.id: cell for cell in spec.cells}
@@ -151,8 +151,20 @@ def witnesses(spec, runs: pd.DataFrame, kinds: tuple[str, ...] = KINDS) -> dict[
         for (profile, protocol), rows in shown.groupby(["profile", "protocol"], sort=False):
             first = rows.iloc[0]
             count = int((rows["cell"] == first["cell"]).sum())
-            out[(profile, protocol, kind)] = Witness(cells[first["cell"]], int(first["run"]), count)
+            out[(profile, same_rules(protocol), kind)] = Witness(cells[first["cell"]], int(first["run"]), count)
     return out
+
+
+def same_rules(name: str) -> tuple[str, str]:
+    """What ``name`` runs, whichever way it is written: a generation, or a release's row - so a
+    check of ``0.11.0`` meets the sweep's ``0.11`` runs (one row, KIP-101's rules)."""
+    from ..engine.config import PROTOCOLS
+    from ..engine.releases import release
+
+    if name in PROTOCOLS:
+        return (name, "")
+    row = release(name)
+    return (row.name, row.mode)
 
 
 def beyond(scenario: Scenario, result: CheckResult) -> list[str]:
@@ -163,8 +175,10 @@ def beyond(scenario: Scenario, result: CheckResult) -> list[str]:
     if len(scenario.config.replicas) > b.replicas:
         out.append(f"{len(scenario.config.replicas)} replicas")
     mine, theirs = scenario.config.to_dict(), config.to_dict()
+    if mine.get("release") and theirs.get("release") and same_rules(mine["release"]) == same_rules(theirs["release"]):
+        del mine["release"]         # one release written two ways (0.11, 0.11.0)
     for name in sorted(set(mine) - {"replicas", "protocol"}):
-        if mine[name] != theirs[name]:
+        if mine[name] != theirs.get(name):
             out.append(f"{name}={mine[name]}")
     records = sum(1 for s in steps if s.kind == "produce")
     if records > b.max_records:
@@ -204,8 +218,8 @@ def reconcile(checks: list[ProfileCheck], spec, runs: pd.DataFrame, kinds: tuple
             for kind in kinds:
                 if kind in result.violations or not is_safety(kind):
                     continue
-                witness = next((seen[(p, result.protocol, kind)] for p in check.profiles
-                                if (p, result.protocol, kind) in seen), None)
+                rules = same_rules(result.protocol)
+                witness = next((seen[(p, rules, kind)] for p in check.profiles if (p, rules, kind) in seen), None)
                 if witness is None:
                     continue
                 scenario, _ = shrink_run(spec, witness.cell.index, witness.run, kind)

@@ -154,6 +154,28 @@ def test_check_against_sweep_is_the_one_answer_of_hwlib_check_and_notebook_03(hw
     assert not out.exists()
 
 
+def test_a_release_named_with_its_patch_is_reconciled_with_the_sweep_s_line():
+    """``hwlib check --release 0.10.2.2 --sweep DIR`` meets the sweep's ``0.10.2`` runs (one row
+    of the release table): its "holds" says what the bounds lack, and the release written two
+    ways is not a setting they lack (it was left unreconciled: a bare "holds")."""
+    from hwlib.engine.config import ClusterConfig
+    from hwlib.report.model_check import same_rules
+
+    assert same_rules("0.10.2.2") == same_rules("0.10.2") != same_rules("hw")
+    spec = parse_spec({"name": "t", "seed": 4, "runs": 40, "profile": NO_TICKS,
+                       "grid": {"release": ["0.10.2"], "replicas": [2], "acks": ["all"], "min_insync_replicas": [1],
+                                "unclean_leader_election": [False]}})
+    runs = run_batch(spec, 0, spec.total_runs)
+    assert (runs["n_lost_write"] > 0).any()
+    faults = ("crash", "quick_restart")
+    config = ClusterConfig(replicas=("A",), release="0.10.2.2", acks="all", unclean_leader_election=False)
+    result = CheckResult("0.10.2.2", config, Bounds(replicas=1, max_records=50, max_epoch=50), faults, complete=True)
+    check = ProfileCheck(["crash-mix"], faults, [result])
+    reconcile([check], spec, runs, kinds=("lost-write",))
+    verdict = check.verdict("0.10.2.2", "lost-write")
+    assert verdict.state == "beyond" and "with 2 replicas, beyond them" in verdict.text, verdict.text
+
+
 def test_the_report_has_words_for_every_action_a_profile_can_draw():
     """The profile table names each action in words (a profile drawing an action without them
     stopped the report: a log-start sweep of the retention profile did)."""
