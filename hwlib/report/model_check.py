@@ -137,7 +137,8 @@ def run(spec, kinds: tuple[str, ...] = KINDS, workers: int = 1, max_states: int 
     return checks
 
 
-def witnesses(spec, runs: pd.DataFrame, kinds: tuple[str, ...] = KINDS) -> dict[tuple[str, str, str], Witness]:
+def witnesses(spec, runs: pd.DataFrame,
+              kinds: tuple[str, ...] = KINDS) -> dict[tuple[str, tuple[str, str], str], Witness]:
     """(profile, rules (``same_rules``), kind) -> the sweep's first run showing ``kind`` at
     acks=all with unclean election off, from the run table."""
     from ..sweep.runs import anomaly_column
