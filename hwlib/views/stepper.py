@@ -390,12 +390,14 @@ def plot_hw_lag(result: RunResult, ax=None, cursor: int | None = None):
     below 0. ``cursor``: a step to mark (a static figure; the steppers' own charts follow
     their sliders)."""
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
     from matplotlib.ticker import MaxNLocator
 
     if ax is None:
         _, ax = plt.subplots(figsize=(8, 2.6))
-    low = 0
+    low, gaps = 0, False
     for k, (name, values) in enumerate(hw_lag_by_step(result).items()):
+        gaps = gaps or any(v is None for v in values)
         label = "leader LEO − partition HW" if name == "leader" else f"partition HW − {name} HW"
         ax.step(range(len(values)), [float("nan") if v is None else v for v in values], where="post",
                 label=label, linestyle="-" if name == "leader" else "--", color=LAG_COLOURS[k % len(LAG_COLOURS)])
@@ -410,7 +412,12 @@ def plot_hw_lag(result: RunResult, ax=None, cursor: int | None = None):
     if low < 0:
         ax.text(0.99, 0.02, "below 0: a follower's HW is ahead of the new leader's (one fetch round stale)",
                 transform=ax.transAxes, ha="right", va="bottom", fontsize=7, color="#555")
-    ax.legend(fontsize=7, loc="upper left")
+    handles, labels = ax.get_legend_handles_labels()
+    if gaps:            # what a break in a line means
+        handles.append(Line2D([], [], linestyle="none"))
+        labels.append("a gap: no leader serves,\nor that replica is down")
+    # beside the axes, never over a line (inside, it hid the first rise; tight_layout makes room)
+    ax.legend(handles, labels, fontsize=7, loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0)
     return ax
 
 

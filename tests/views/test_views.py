@@ -189,6 +189,31 @@ def test_lag_chart_keeps_negative_lag_inside_its_axes():
     assert "below 0: a follower's HW is ahead of the new leader's" in html.unescape(svg)
 
 
+def test_the_notebook_lag_chart_s_legend_sits_beside_the_lines_and_says_what_a_gap_is():
+    """Notebook 01's chart (``plot_hw_lag``): the legend is outside the axes, so it covers no
+    line (inside, it hid the first rise of data-loss's leader lag), and a run with a step where
+    no leader serves or a replica is down says what the break in its lines means."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from hwlib.views import plot_hw_lag
+
+    fig, ax = plt.subplots()
+    try:
+        plot_hw_lag(hwlib.run_scenario("data-loss", protocol="hw"), ax)
+        fig.canvas.draw()
+        legend = ax.get_legend().get_window_extent()
+        assert legend.x0 > ax.get_window_extent().x1            # right of the axes: over nothing drawn
+        texts = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert texts[0] == "leader LEO − partition HW" and "a gap: no leader serves" in texts[-1]
+        assert any(v is None for values in hw_lag_by_step(hwlib.run_scenario("data-loss", protocol="hw")).values()
+                   for v in values)
+    finally:
+        plt.close(fig)
+
+
 def test_a_bad_path_is_one_line_with_the_built_in_names_on_demand():
     explorer = Explorer("data-loss", ["hw"])
     explorer.path.value = "no/such/file.yaml"
