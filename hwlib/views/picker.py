@@ -33,7 +33,14 @@ _SCRIPT = """<script>
     if (!variant) { return; }
     var group = variant.closest('.hwl-pick-group');
     pick(group, variant.id);
-    (el === variant ? group : el).scrollIntoView();
+    // the selector in view too (which story is shown), unless the stepper would then be low
+    var label = group.querySelector('.hwl-pick-label');
+    if (el === variant) { group.scrollIntoView(); }
+    else if (label) {
+      label.scrollIntoView();
+      if (el.getBoundingClientRect().top > window.innerHeight * 0.6) { el.scrollIntoView(); }
+    } else { el.scrollIntoView(); }
+    window.scrollBy(0, -40);      // clear of a page's fixed bar (the report's contents)
   }
   window.addEventListener('hashchange', fromHash);
   if (document.readyState === 'loading') { document.addEventListener('DOMContentLoaded', fromHash); }

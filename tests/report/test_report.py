@@ -451,7 +451,8 @@ def test_every_link_to_this_step_in_the_sample_lands_on_its_stepper_option_and_s
 def test_link_to_this_step_lands_on_a_stepper_behind_a_story_selector(browser):
     """"link to this step" of a counterexample that is not its selector's first option: the URL it
     puts in the address bar, opened in a new page, shows that option, that stepper at that step,
-    scrolled into view (the picker reads ``#<stepper>/step=N`` as well as ``#<id>``)."""
+    scrolled into view with the selector above it, clear of the page's fixed contents bar (the
+    picker reads ``#<stepper>/step=N`` as well as ``#<id>``)."""
     sample = REPO / "reports" / "sample-fault-sweep.html"
     page = offline_page(browser, sample.as_uri())
     hidden = page.locator(".hwl-pick-group .hwl-pick-variant:not(:first-of-type) .hwl-stepper")
@@ -468,6 +469,8 @@ def test_link_to_this_step_lands_on_a_stepper_behind_a_story_selector(browser):
         assert group.locator("select.hwl-pick").input_value() == variant_id
         box = stepper.bounding_box()
         assert 0 <= box["y"] < 1000, box                     # in view
+        chosen = group.locator("select.hwl-pick").bounding_box()
+        assert 31 <= chosen["y"] < box["y"], (chosen, box)   # the selector too, below the contents bar
         assert fresh.errors == []
         fresh.close()
         checked += 1
