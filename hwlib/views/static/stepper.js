@@ -74,9 +74,21 @@ function hwlStepper(root, options, data){
     e.stopPropagation();          // the stepper's keys, not the page's (JupyterLab's other shortcuts still work)
   });
   slider.oninput = function(){ stop(); show(+slider.value); };
+  function reveal(){
+    // into view, clear of a page's fixed bar (the report's contents); behind a story selector
+    // with the selector too, as the picker shows it (which story this is), unless that would
+    // leave the stepper low on the screen
+    var group = root.closest ? root.closest('.hwl-pick-group') : null;
+    var label = group ? group.querySelector('.hwl-pick-label') : null;
+    if (label) {
+      label.scrollIntoView();
+      if (root.getBoundingClientRect().top > window.innerHeight * 0.6) { root.scrollIntoView(); }
+    } else { root.scrollIntoView(); }
+    window.scrollBy(0, -40);
+  }
   function fromHash(){
     var m = decodeURIComponent(location.hash).match(/^#(.+)\/step=(\d+)$/);
-    if (m && m[1] === root.id) { stop(); show(+m[2]); root.scrollIntoView(); return true; }
+    if (m && m[1] === root.id) { stop(); show(+m[2]); reveal(); return true; }
     return false;
   }
   if (options.hash) { window.addEventListener('hashchange', fromHash); }
