@@ -160,7 +160,7 @@ class Search:
     cycle collector has nothing to do; left on, it would spend most of the time re-scanning
     the frontier.
 
-    What it keeps besides the frontier is small and plain: the fingerprints seen (~16 - 32
+    What it keeps besides the frontier is small and plain: the fingerprints seen (11 - 21
     bytes a state) and, per state, its parent and the step that led to it (``parents``, one
     int64: parent * 256 + step) - enough to write a checkpoint and to rebuild any state by
     replaying its schedule (``restore``, a cold state).
@@ -169,9 +169,8 @@ class Search:
     ``hot_limit`` set, each expansion keeps at most that many new states live and the rest
     *cold* - their number and fingerprint only, 16 bytes (``cold``) -, rebuilt by replaying
     the schedule ``parents`` gives when they are expanded in turn (as Spark tasks rebuild every
-    state). The same states, numbered alike,
-    whatever the limit: it trades time (a replay costs about a third of an expansion) for
-    memory.
+    state). The same states, numbered alike, whatever the limit: it trades time (a replay costs
+    about a third of an expansion) for memory.
 
     ``hot_limit`` is an estimate (a state's size measured on the initial one); with
     ``resident_limit`` set, the process's resident memory itself is read as an expansion makes
