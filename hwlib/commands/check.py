@@ -156,10 +156,11 @@ def handle(args: argparse.Namespace) -> int:
 
     spec = to_spec(args)         # every option checked here, before anything runs or is written
     if args.master is not None:
-        from ..sweep.spark import check_master
         from ..util.extras import require
 
         require("spark", "hwlib check --master")
+        from ..sweep.spark import check_master
+
         check_master(args.master, "master")     # before anything is written or a JVM starts
     levels = None if args.quiet or args.json else CheckProgress(spec.bounds.depth)
     try:
