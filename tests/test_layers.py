@@ -1,6 +1,6 @@
 """The package's layers, from its source: imports point down (errors/util < engine < anomalies < run, trace, ...
-< model < check, sweep, explain < report, views < commands < cli, facade), no runtime import cycle, every
-facade's ``__all__`` is what it offers, no engine part but the cluster and the clock holds the cluster."""
+< model < check, sweep, explain < report, views < commands < cli, facade), no import cycle (typing-only
+imports included), every facade's ``__all__`` is what it offers, no engine part but the cluster and the clock holds the cluster."""
 
 from __future__ import annotations
 
@@ -44,14 +44,14 @@ def _type_checking(node: ast.If) -> bool:
         isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
 
 
-def imports(module: str, path: Path, known: dict[str, Path]) -> set[str]:
+def imports(module: str, path: Path, known: dict[str, Path], typing: bool = False) -> set[str]:
     """The hwlib modules ``module`` imports when it runs (module level or inside functions;
-    not under ``if TYPE_CHECKING``)."""
+    under ``if TYPE_CHECKING`` too where ``typing``)."""
     package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
     found: set[str] = set()
 
     def visit(node: ast.AST) -> None:
-        if isinstance(node, ast.If) and _type_checking(node):
+        if isinstance(node, ast.If) and _type_checking(node) and not typing:
             for child in node.orelse:
                 visit(child)
             return
@@ -75,9 +75,9 @@ def imports(module: str, path: Path, known: dict[str, Path]) -> set[str]:
     return found
 
 
-def graph() -> dict[str, set[str]]:
+def graph(typing: bool = False) -> dict[str, set[str]]:
     known = modules()
-    return {m: {t for t in imports(m, p, known) if t in known} for m, p in known.items()}
+    return {m: {t for t in imports(m, p, known, typing) if t in known} for m, p in known.items()}
 
 
 def test_imports_point_down_the_layers():
@@ -85,8 +85,12 @@ def test_imports_point_down_the_layers():
     assert not upward, "imports that point up the layer order:\n" + "\n".join(upward)
 
 
-def test_no_runtime_import_cycle():
-    edges = graph()
+@pytest.mark.parametrize("typing", [False, True], ids=["runtime", "typing-only-included"])
+def test_no_import_cycle(typing):
+    """No module imports itself through others - counting, the second time, the imports made
+    only for type checking (the engine's parts and the state key's context: ``state_key`` asks
+    its questions with values and imports no part)."""
+    edges = graph(typing)
     cycles, state = [], {}
 
     def walk(node: str, stack: list[str]) -> None:
@@ -115,6 +119,11 @@ def test_the_layer_test_sees_a_violation_when_there_is_one(tmp_path):
     assert found == {"hwlib.report.findings", "hwlib.engine.steps"}
     assert layer("hwlib.report.findings") > layer("hwlib.engine.cluster")
     assert {"hwlib.engine.cluster", "hwlib.check.search", "hwlib.views.stepper"} <= set(graph())
+    # an import made only for type checking counts where typing-only imports are included
+    typed = tmp_path / "state_key.py"
+    typed.write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .cluster import Cluster\n")
+    assert imports("hwlib.engine.state_key", typed, known) == set()
+    assert imports("hwlib.engine.state_key", typed, known, typing=True) == {"hwlib.engine.cluster"}
 
 
 @pytest.mark.parametrize("name", FACADES)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from ..engine.replica import LEADER
 from .clients import ClientChecks
@@ -53,6 +53,15 @@ class AnomalyChecker:
 
     #: what ``release`` lets go of (mypyc needs deletable attributes named)
     __deletable__ = ("replication", "clients")
+
+    #: what the checker holds and ``verdict_key`` leaves out, each with why
+    #: (``tests/anomalies/test_checker_memory.py`` holds each to its reason)
+    UNKEYED: ClassVar[dict[str, str]] = {
+        "cluster": "wiring: the cluster it watches",
+        "_acked": "wiring: the producer's acknowledged list",
+        "_polls": "wiring: the consumer's polls",
+        "anomalies": "observes: the reports made, read by the caller and never by a check",
+        "_events_seen": "synced: the number of the cluster's events, after every observation"}
 
     def __init__(self, cluster: Cluster, source: AnomalyChecker | None = None) -> None:
         """A checker for ``cluster``; with ``source``, one that continues ``source``'s watch on

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from ..engine.replica import Replica
 from .memory import Remembered
@@ -21,6 +21,14 @@ class ClientChecks(Remembered):
     _inconsistent: set[int]
     _session_last: dict[int, int]       # consumer session -> last offset it read
     _values_read: set[str]
+
+    #: what the checks hold and leave out of the verdict key, each with why (``memory``); the
+    #: acknowledged count is in the checker's (``AnomalyChecker.verdict_key``)
+    UNKEYED: ClassVar[dict[str, str]] = {
+        "cluster": "wiring: the cluster the checks watch",
+        "report": "wiring: the checker's report callback",
+        "_absent_since": "annotates: the step a later lost-write names, not whether one is reported",
+        "polls_seen": "synced: the number of the consumer's polls, after every observation"}
 
     def __init__(self, cluster: Cluster, report: Callable[..., None], source: ClientChecks | None = None) -> None:
         self.cluster = cluster

@@ -4,6 +4,15 @@ The model checker continues a cluster's checks on each clone it makes (``Anomaly
 with a ``source``), and most of its steps change nothing the checks remember. So a
 continuation shares its source's containers (``util.shared.CopyOnWrite``) and its verdict
 key, kept in ``memo`` until the next write.
+
+Two checkers whose clusters have equal keys and whose verdict keys are equal report alike from
+then on: the model checker merges them. So every field a family (and ``AnomalyChecker``) holds
+is in its verdict key or named in its ``UNKEYED`` with one of six reasons - wiring (the
+cluster, the report callback, the cluster's own lists), a constant, a cache (its fresh value
+gives the same reports), what annotates (only the step a later report names), what is synced
+with the cluster after every observation, or what only observes (the reports made) - and
+``tests/anomalies/test_checker_memory.py`` perturbs every other field and holds each named one
+to its reason.
 """
 
 from __future__ import annotations

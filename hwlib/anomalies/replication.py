@@ -10,7 +10,7 @@ checks they continue until either side writes (``memory.Remembered``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ClassVar
 
 from ..engine.log import ReplicaLog
 from ..engine.replica import FETCHING, LEADER, Replica
@@ -46,6 +46,17 @@ class ReplicationChecks(Remembered):
     #: per replica, a prefix of its log known to equal the committed prefix
     has_committed: list[int]
     last_hw: int | None
+
+    #: what the checks hold and ``verdict_key`` leaves out, each with why (``memory``)
+    UNKEYED: ClassVar[dict[str, str]] = {
+        "cluster": "wiring: the cluster the checks watch",
+        "report": "wiring: the checker's report callback",
+        "n": "constant: the number of replicas",
+        "pairs": "constant: every pair of replica indices",
+        "_pairs_of": "constant: the pairs each replica belongs to",
+        "agree": "cache: a prefix known equal, only saves comparing it again",
+        "has_committed": "cache: a prefix known to hold the committed records, only saves comparing it again",
+        "cache_versions": "synced: each replica's epoch cache version, after every observation"}
 
     def __init__(self, cluster: Cluster, report: Callable[..., None],
                  source: ReplicationChecks | None = None) -> None:

@@ -59,7 +59,7 @@ class ControllerChannel:
     def key(self, ctx: KeyContext) -> tuple:
         """Its state (see ``state_key``): the changes waiting for each broker, oldest first."""
         queues = self.queues
-        return tuple([tuple([q.key(ctx) for q in queues[r.id]]) if ctx.queue_read(r) else ()
+        return tuple([tuple([q.key(ctx) for q in queues[r.id]]) if ctx.queue_read(r.online, r.index) else ()
                       for r in self.replicas])
 
     def send_leader_and_isr(self, old_leader: str | None) -> None:

@@ -136,7 +136,8 @@ class Cluster:
         """The state: what decides the partition's future - each part's own key (``state_key``),
         composed in a fixed order; what only observes it (events, polls, counters) is left out,
         and ``ctx`` may leave out more (the model checker's reductions)."""
-        ctx.prepare(self)
+        config = self.config
+        ctx.at(self.time.now, config.replica_lag_time_max_ms, config.session_timeout_ms, config.auto_commit_interval_ms)
         return (tuple([r.key(ctx) for r in self.replicas]), self.controller.key(ctx), self.channel.key(ctx),
                 self.metadata.key(ctx), self.producer.key(ctx), self.delayed.key(ctx), self.consumer.key(ctx),
                 self.clock.key(ctx))

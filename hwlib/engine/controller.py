@@ -127,8 +127,8 @@ class Controller:
         index = ctx.index
         return (ctx.rid(self.leader), self.leader_epoch, ctx.ids(self.isr), ctx.ids(self.elr),
                 tuple(sorted([index[m] for m in self.dead])), ctx.rid(self.last_known_leader),
-                tuple(sorted([index[m] for m in self.ineligible])), ctx.broker_epochs(self),
-                ctx.partition_epoch(self.partition_epoch))
+                tuple(sorted([index[m] for m in self.ineligible])),
+                ctx.broker_epochs(self.broker_epochs, self.assignment), ctx.partition_epoch(self.partition_epoch))
 
     def leader_and_isr(self) -> LeaderAndIsr:
         """The current (leader epoch, leader, ISR) as a LeaderAndIsr request carries it."""

@@ -41,7 +41,7 @@ class ClientMetadata:
 
     def key(self, ctx: KeyContext) -> tuple:
         """Its state (see ``state_key``): the leader and leader epoch each client last learned."""
-        if not ctx.known_leaders_read(self):
+        if not ctx.known_leaders_read(self.stale):
             return ()
         return tuple([(ctx.rid(leader), epoch) for leader, epoch in self.known.values()])
 

@@ -59,7 +59,7 @@ class ProduceRequest:
         first acknowledgement is lost, the broker its first attempt goes to, its place in send
         order."""
         values = ctx.values
-        if ctx.finished(self):
+        if ctx.finished(self.status):
             return (values[self.value],)
         return (values[self.value], CODES[self.acks], self.offset, ctx.rid(self.leader), self.epoch,
                 CODES[self.status], ctx.deadline(self.deadline, self.status == PENDING), self.seq, self.attempts,

@@ -45,7 +45,7 @@ class RemoteReplica:
         """Its state (see ``state_key``), led by the follower's index: LEO, caught-up time and
         the last fetch (the leader's LEO then, and its time)."""
         lag = ctx.lag
-        if ctx.last_fetch_read(self):
+        if ctx.last_fetch_read(self.last_fetch_ms, self.last_caught_up_ms):
             return (follower, self.leo, ctx.age(self.last_caught_up_ms, lag), self.last_fetch_leader_leo,
                     ctx.age(self.last_fetch_ms, lag))
         return (follower, self.leo, ctx.age(self.last_caught_up_ms, lag), -1, -1)
@@ -118,7 +118,7 @@ class InFlight:
         """Its state (see ``state_key``): kind, the broker it went to, what it asked and, once
         answered, the answer (records, HW, error, the leader's LEO and log start, an epoch answer)."""
         values = ctx.values
-        return (CODES[self.kind], ctx.index[self.leader.id], self.fetch_offset, ctx.asked_epoch(self),
+        return (CODES[self.kind], ctx.index[self.leader.id], self.fetch_offset, ctx.asked_epoch(self.asked_epoch),
                 int(self.parked), ctx.deadline(self.deadline, self.parked), tuple([values[v] for v in self.values]),
                 tuple(self.epochs), tuple(self.seqs), self.hw, CODES[self.error], self.leader_leo, self.leader_start,
                 answer_key(self.answer))
@@ -211,19 +211,22 @@ class Replica:
         followers, its request in flight, its purgatory, its AlterIsr in flight, its partition
         epoch."""
         log = self.log.key(ctx)
-        crashed = ctx.crash_clock(self)
-        if ctx.forgets_offline(self):
-            return (0, self.hw_checkpoint, log, ctx.unclean_flag(self), crashed)
+        crashed = ctx.crash_clock(self.crashed_at_ms, self.id)
+        unclean = ctx.unclean_flag(self.unclean_shutdown)
+        if ctx.forgets_offline(self.online):
+            return (0, self.hw_checkpoint, log, unclean, crashed)
         index = ctx.index
         remotes = tuple(sorted([m.key(ctx, index[f]) for f, m in self.remotes.items()]))
         request = self.in_flight
         alter_isr = self.alter_isr
         return (int(self.online), CODES[self.role], ctx.rid(self.leader_id), self.leader_epoch,
-                CODES[self.fetch_state], self.hw, self.hw_checkpoint, log, ctx.ids(self.isr), ctx.cut_off(self),
-                int(self.awaiting_leader), ctx.unclean_flag(self), ctx.join_floor(self.leader_epoch_start), crashed,
+                CODES[self.fetch_state], self.hw, self.hw_checkpoint, log, ctx.ids(self.isr),
+                ctx.cut_off(self.isolated, self.index),
+                int(self.awaiting_leader), unclean, ctx.join_floor(self.leader_epoch_start), crashed,
                 remotes, () if request is None else request.key(ctx),
                 tuple([index[q.follower.id] for q in self.purgatory]),
-                () if alter_isr is None else ctx.alter_isr(alter_isr), ctx.own_partition_epoch(self))
+                () if alter_isr is None else ctx.alter_isr(alter_isr),
+                ctx.own_partition_epoch(self.partition_epoch, self.id, self.index))
 
     @property
     def leo(self) -> int:

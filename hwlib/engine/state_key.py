@@ -25,7 +25,6 @@ that what it leaves out never changes what comes next.
 from __future__ import annotations
 
 import zlib
-from typing import TYPE_CHECKING
 
 from .kafka_errors import (
     DIVERGING,
@@ -39,13 +38,6 @@ from .kafka_errors import (
     REQUEST_TIMED_OUT,
     UNKNOWN_LEADER_EPOCH,
 )
-
-if TYPE_CHECKING:
-    from .cluster import Cluster
-    from .controller import Controller
-    from .metadata import ClientMetadata
-    from .produce_request import ProduceRequest
-    from .replica import InFlight, RemoteReplica, Replica
 
 #: every name a state holds, as a small integer (an unknown name is a bug: KeyError) - roles,
 #: fetch states, request kinds, acks, produce statuses, error codes
@@ -73,29 +65,30 @@ def answer_key(answer: object) -> tuple[int, ...]:
 
 class KeyContext:
     """What a part's ``key`` reads besides the part: replicas by index (``index``), record values
-    by number (``values``), the time (``now``, set by ``prepare`` for each state) and the caps
-    the rules compare ages with - and one method per question whose answer a reduction may
-    shorten, each answered here with the whole state."""
+    by number (``values``), the time (``now``, set by ``at`` for each state) and the caps the
+    rules compare ages with - and one method per question whose answer a reduction may shorten,
+    each answered here with the whole state. A question is asked with the values it reads, not
+    the part that holds them: this module knows no part of the engine (each part knows it)."""
 
     def __init__(self, replicas: tuple[str, ...] | list[str], values: dict[str, int]) -> None:
         #: each replica's index by its name
         self.index: dict[str, int] = {rid: i for i, rid in enumerate(replicas)}
         #: each record value's number
         self.values = values
-        #: the state's logical time (``prepare``)
+        #: the state's logical time (``at``)
         self.now = 0
-        #: replica.lag.time.max.ms, the session timeout, auto.commit.interval.ms (``prepare``)
+        #: replica.lag.time.max.ms, the session timeout, auto.commit.interval.ms (``at``)
         self.lag = 0
         self.session = 0
         self.auto_commit = 0
 
-    def prepare(self, cluster: Cluster) -> None:
-        """Before ``cluster``'s parts give their keys (``Cluster.key`` calls it)."""
-        config = cluster.config
-        self.now = cluster.time.now
-        self.lag = config.replica_lag_time_max_ms
-        self.session = config.session_timeout_ms
-        self.auto_commit = config.auto_commit_interval_ms
+    def at(self, now: int, lag: int, session: int, auto_commit: int) -> None:
+        """Before a state's parts give their keys (``Cluster.key`` calls it): its logical time,
+        and the caps its configuration compares ages with."""
+        self.now = now
+        self.lag = lag
+        self.session = session
+        self.auto_commit = auto_commit
 
     def rid(self, replica_id: str | None) -> int:
         """A replica by its index (-1: none)."""
@@ -115,34 +108,33 @@ class KeyContext:
         """How long until ``deadline``; ``waiting``: someone waits on it now."""
         return deadline - self.now
 
-    def crash_clock(self, replica: Replica) -> int:
-        """How long ago the replica's broker crashed (-1: it is running)."""
-        crashed = replica.crashed_at_ms
-        return -1 if crashed is None else self.now - crashed
+    def crash_clock(self, crashed_at_ms: int | None, replica_id: str) -> int:
+        """How long ago broker ``replica_id`` crashed (-1: it is running)."""
+        return -1 if crashed_at_ms is None else self.now - crashed_at_ms
 
-    def forgets_offline(self, replica: Replica) -> bool:
-        """Whether the replica's key is only what survives a restart."""
+    def forgets_offline(self, online: bool) -> bool:
+        """Whether a replica's key is only what survives a restart."""
         return False
 
-    def unclean_flag(self, replica: Replica) -> int:
+    def unclean_flag(self, unclean_shutdown: bool) -> int:
         """Whether the broker stopped with a power loss (cleared when it restarts)."""
-        return int(replica.unclean_shutdown)
+        return int(unclean_shutdown)
 
     def join_floor(self, leader_epoch_start: int) -> int:
         """The start offset of the leader's epoch."""
         return leader_epoch_start
 
-    def cut_off(self, replica: Replica) -> int:
-        """Whether the controller cannot reach the broker."""
-        return int(replica.isolated)
+    def cut_off(self, isolated: bool, index: int) -> int:
+        """Whether the controller cannot reach broker ``index``."""
+        return int(isolated)
 
-    def last_fetch_read(self, remote: RemoteReplica) -> bool:
+    def last_fetch_read(self, last_fetch_ms: int, last_caught_up_ms: int) -> bool:
         """Whether the leader's view of a follower keeps its last fetch (time and leader LEO)."""
         return True
 
-    def asked_epoch(self, request: InFlight) -> int:
+    def asked_epoch(self, asked_epoch: int) -> int:
         """The leader epoch an OffsetsForLeaderEpoch request asked about."""
-        return request.asked_epoch
+        return asked_epoch
 
     def alter_isr(self, request: tuple) -> tuple:
         """A leader's ISR write in flight - (new ISR, leader epoch, partition epoch, each
@@ -150,27 +142,27 @@ class KeyContext:
         new_isr, epoch, partition_epoch, member_epochs, reason = request
         return (self.ids(new_isr), epoch, partition_epoch, tuple(member_epochs), text_code(reason))
 
-    def broker_epochs(self, controller: Controller) -> tuple[int, ...]:
+    def broker_epochs(self, epochs: dict[str, int], assignment: tuple[str, ...]) -> tuple[int, ...]:
         """Each broker's registration (broker epoch), in assignment order."""
-        epochs = controller.broker_epochs
-        return tuple([epochs[r] for r in controller.assignment])
+        return tuple([epochs[r] for r in assignment])
 
     def partition_epoch(self, value: int) -> int:
         """A partition epoch (the controller's, or a queued change's)."""
         return value
 
-    def own_partition_epoch(self, replica: Replica) -> int:
-        """The partition epoch of the last change the replica applied."""
-        return replica.partition_epoch
+    def own_partition_epoch(self, partition_epoch: int, replica_id: str, index: int) -> int:
+        """The partition epoch of the last change replica ``replica_id`` (at ``index``) applied."""
+        return partition_epoch
 
-    def queue_read(self, replica: Replica) -> bool:
-        """Whether the changes waiting for the broker are kept."""
+    def queue_read(self, online: bool, index: int) -> bool:
+        """Whether the changes waiting for broker ``index`` are kept."""
         return True
 
-    def finished(self, request: ProduceRequest) -> bool:
-        """Whether a produce request's key is its value alone."""
+    def finished(self, status: str) -> bool:
+        """Whether a produce request in ``status`` keeps only its value in its key."""
         return False
 
-    def known_leaders_read(self, metadata: ClientMetadata) -> bool:
-        """Whether the leader and epoch each client last learned are kept."""
+    def known_leaders_read(self, stale: bool) -> bool:
+        """Whether the leader and epoch each client last learned are kept (``stale``: the
+        clients keep what they learned, client_metadata: stale)."""
         return True

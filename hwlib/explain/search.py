@@ -267,7 +267,7 @@ class ExplainSearch:
         checker = node.checker
         memory = checker.verdict_key(self.values) if checker is not None else ()
         assert node.cluster is not None
-        return (hash(node.cluster.key(self.context)), memory, node.maps, node.ticks)
+        return (hash(self.context.key_of(node.cluster)), memory, node.maps, node.ticks)
 
     def run(self, progress: Callable[[int, int, int], None] | None = None, greedy: bool = False) -> Outcome:
         """Breadth first (the first explanation is a shortest one), or - ``greedy`` - the node

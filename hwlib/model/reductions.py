@@ -24,11 +24,8 @@ from ..engine.state_key import KeyContext, text_code
 
 if TYPE_CHECKING:
     from ..engine.cluster import Cluster
-    from ..engine.controller import Controller
-    from ..engine.metadata import ClientMetadata
-    from ..engine.produce_request import ProduceRequest
     from ..engine.protocols import Protocol
-    from ..engine.replica import InFlight, RemoteReplica, Replica
+    from ..engine.replica import Replica
     from ..engine.steps import Step
 
 #: the produce statuses in which the producer still acts on a request
@@ -36,7 +33,7 @@ LIVE_STATUSES = frozenset((PENDING, "retrying", "queued"))
 
 
 # ------------------------------------------------------------------------------ the predicates
-def finished_request(request: ProduceRequest) -> bool:
+def finished_request(status: str) -> bool:
     """**1. A finished produce request keeps only its value.** Once a request is neither
     pending (waiting in a leader's purgatory), retrying nor queued, the producer never reads its
     offset, leader, epoch, status, deadline or attempts again (``Producer``: a retry takes
@@ -44,10 +41,10 @@ def finished_request(request: ProduceRequest) -> bool:
     says which, ``tests/check/test_reductions.py`` holds the two to each other); the checks read
     the values in send order (duplicates, order) and the acknowledged list (kept), and its offset
     only for the text of a lost-write's detail."""
-    return request.status not in LIVE_STATUSES
+    return status not in LIVE_STATUSES
 
 
-def offline(replica: Replica) -> bool:
+def offline(online: bool) -> bool:
     """**2. An offline replica keeps only what survives a restart.** ``Cluster.restart``
     overwrites its role, leader, leader epoch, fetch state, cached ISR, isolation, "awaiting a
     leader" flag and partition epoch, drops its queued changes, and sets the HW from the
@@ -56,7 +53,7 @@ def offline(replica: Replica) -> bool:
     offline broker skips, and the checks compare only online replicas' roles and HWs). Kept: its
     log, flushed offset, HW checkpoint, epoch cache, the unnoticed-crash clock and the
     unclean-shutdown flag. (Its HW equals min(checkpoint, LEO) from the crash on.)"""
-    return not replica.online
+    return not online
 
 
 def unclean_flag_read(elr: bool) -> bool:
@@ -73,7 +70,7 @@ def join_floor(generation: Protocol, leader_epoch_start: int) -> int:
     return generation.isr_join_floor(leader_epoch_start)
 
 
-def asked_epoch_unread(request: InFlight) -> bool:
+def asked_epoch_unread() -> bool:
     """**4. The epoch a request in flight asked about** is written only into events: the
     leader's answer is computed when the request arrives (``ReplicaManager.fetch_messages``)."""
     return True
@@ -89,7 +86,7 @@ def member_epochs_read(generation: Protocol) -> bool:
     return generation.alter_isr_checks_broker_epochs
 
 
-def last_fetch_unread(remote: RemoteReplica) -> bool:
+def last_fetch_unread(last_fetch_ms: int, last_caught_up_ms: int) -> bool:
     """**6. A follower's last fetch, once it caught up then.** The leader's view of a follower
     keeps, besides its LEO and caught-up time, the leader's LEO and the time of the follower's
     last fetch; Kafka's ``Replica.updateFetchState`` (2.x-3.x) reads the two only to move the
@@ -97,7 +94,7 @@ def last_fetch_unread(remote: RemoteReplica) -> bool:
     reads them, and every write of the caught-up time - the next fetch, a ``make_leader`` -
     writes both anew. So once the caught-up time is at or after the last fetch they can never
     act, and are left out."""
-    return remote.last_fetch_ms <= remote.last_caught_up_ms
+    return last_fetch_ms <= last_caught_up_ms
 
 
 def isolation_settled(cluster: Cluster, r: Replica) -> bool:
@@ -222,12 +219,12 @@ def deadline_unwaited(waiting: bool) -> bool:
     return not waiting
 
 
-def crash_noticed(replica: Replica, dead: set[str]) -> bool:
+def crash_noticed(replica_id: str, dead: set[str]) -> bool:
     """**11. The crash clock of a crash the controller noticed.** The time of a crash is read
     only to end the session of a crash the controller has not noticed (``Clock``: a session
     that lapses); once the broker is counted dead, or running again (the restart clears it),
     it is never read."""
-    return replica.id in dead
+    return replica_id in dead
 
 
 def partition_epoch_ranks(cluster: Cluster, merged: list[bool]) -> dict[int, int]:
@@ -256,11 +253,11 @@ def partition_epoch_ranks(cluster: Cluster, merged: list[bool]) -> dict[int, int
     return {value: i for i, value in enumerate(sorted(present))}
 
 
-def metadata_unread(metadata: ClientMetadata) -> bool:
+def metadata_unread(stale: bool) -> bool:
     """**13. What the clients learned, where they always ask the controller.** With
     ``client_metadata: current`` every request takes the controller's current leader and epoch
     (``ClientMetadata.view``) and nothing updates what each client learned."""
-    return not metadata.stale
+    return not stale
 
 
 # ------------------------------------------------------------------- the reduced key contexts
@@ -269,7 +266,34 @@ def counter_ranks(values: set[int]) -> dict[int, int]:
     return {value: i for i, value in enumerate(sorted(values))}
 
 
-class Renamings(KeyContext):
+class ModelKeys(KeyContext):
+    """A search's key context: it reads the whole state of each state it keys (``prepare``), so a
+    state is keyed through ``key_of``, never by ``Cluster.key`` alone (``at`` refuses that)."""
+
+    def __init__(self, replicas: tuple[str, ...] | list[str], values: dict[str, int]) -> None:
+        super().__init__(replicas, values)
+        #: the state being keyed (``key_of``), None between states
+        self.cluster: Cluster | None = None
+
+    def key_of(self, cluster: Cluster) -> tuple:
+        """``cluster``'s key as this context takes it."""
+        self.prepare(cluster)
+        self.cluster = cluster
+        try:
+            return cluster.key(self)
+        finally:
+            self.cluster = None
+
+    def prepare(self, cluster: Cluster) -> None:
+        """Before ``cluster``'s parts give their keys: what the answers read of the whole state."""
+
+    def at(self, now: int, lag: int, session: int, auto_commit: int) -> None:
+        if self.cluster is None:
+            raise AssertionError("a search's key context keys a state through key_of(cluster)")
+        KeyContext.at(self, now, lag, session, auto_commit)
+
+
+class Renamings(ModelKeys):
     """The whole state up to an order-preserving renaming of the two counters that only grow -
     each broker's registration (broker epoch) and the partition epoch: the rules compare them
     only with one another (a registration with the one an AlterIsr carries, a partition epoch
@@ -286,7 +310,6 @@ class Renamings(KeyContext):
         self.ranks: dict[int, int] = {}
 
     def prepare(self, cluster: Cluster) -> None:
-        KeyContext.prepare(self, cluster)
         ctl = cluster.controller
         registrations = set(ctl.broker_epochs.values())
         epochs = {ctl.partition_epoch}
@@ -305,18 +328,18 @@ class Renamings(KeyContext):
         return (self.ids(new_isr), epoch, self.ranks[partition_epoch], tuple([ranks[e] for e in member_epochs]),
                 text_code(reason))
 
-    def broker_epochs(self, controller: Controller) -> tuple[int, ...]:
-        epochs, ranks = controller.broker_epochs, self.registrations
-        return tuple([ranks[epochs[r]] for r in controller.assignment])
+    def broker_epochs(self, epochs: dict[str, int], assignment: tuple[str, ...]) -> tuple[int, ...]:
+        ranks = self.registrations
+        return tuple([ranks[epochs[r]] for r in assignment])
 
     def partition_epoch(self, value: int) -> int:
         return self.ranks[value]
 
-    def own_partition_epoch(self, replica: Replica) -> int:
-        return self.ranks[replica.partition_epoch]
+    def own_partition_epoch(self, partition_epoch: int, replica_id: str, index: int) -> int:
+        return self.ranks[partition_epoch]
 
 
-class Reductions(KeyContext):
+class Reductions(ModelKeys):
     """The state key with every reduction: each question a part asks (``KeyContext``)
     answered through the predicate that names its reduction. ``settled``: the search's
     ``space.settled_epoch`` (None: reduction 7 is off)."""
@@ -324,25 +347,31 @@ class Reductions(KeyContext):
                  settled: int | None = None) -> None:
         super().__init__(replicas, values)
         self.settled = settled
-        #: per state (``prepare``): the rules, the controller, the brokers it counts dead, the
-        #: brokers merged with their reconnected twins (reduction 7), partition epochs' ranks
+        #: per state (``prepare``): the rules, the controller's ISR-change check, the brokers it
+        #: counts dead, the brokers merged with their reconnected twins (reduction 7), partition
+        #: epochs' ranks, the controller's registrations and partition epoch, the queues
         self.elr = False
         self.member_epochs = False
         self.kraft = False
         self.dead: set[str] = set()
         self.merged: list[bool] = []
         self.ranks: dict[int, int] = {}
-        self.cluster: Cluster | None = None
+        self.registered: dict[str, int] = {}
+        self.controller_epoch = 0
+        self.queues: dict[str, list] = {}
+        self.protocol: Protocol | None = None
 
     def prepare(self, cluster: Cluster) -> None:
-        KeyContext.prepare(self, cluster)
         protocol = cluster.protocol
         ctl = cluster.controller
-        self.cluster = cluster
+        self.protocol = protocol
         self.elr = unclean_flag_read(ctl.elr_enabled)
         self.member_epochs = member_epochs_read(protocol)
         self.kraft = protocol.kraft
         self.dead = ctl.dead
+        self.registered = ctl.broker_epochs
+        self.controller_epoch = ctl.partition_epoch
+        self.queues = cluster.channel.queues
         settled = self.settled
         frozen = settled is not None and ctl.leader_epoch >= settled
         self.merged = [frozen and r.online and r.isolated and isolation_settled(cluster, r) for r in cluster.replicas]
@@ -354,68 +383,62 @@ class Reductions(KeyContext):
     def deadline(self, deadline: int, waiting: bool) -> int:
         return 0 if deadline_unwaited(waiting) else deadline - self.now
 
-    def crash_clock(self, replica: Replica) -> int:
-        crashed = replica.crashed_at_ms
-        if crashed is None or crash_noticed(replica, self.dead):
+    def crash_clock(self, crashed_at_ms: int | None, replica_id: str) -> int:
+        if crashed_at_ms is None or crash_noticed(replica_id, self.dead):
             return -1
-        return age_past_cap(self.now - crashed, self.session)
+        return age_past_cap(self.now - crashed_at_ms, self.session)
 
-    def forgets_offline(self, replica: Replica) -> bool:
-        return offline(replica)
+    def forgets_offline(self, online: bool) -> bool:
+        return offline(online)
 
-    def unclean_flag(self, replica: Replica) -> int:
-        return int(replica.unclean_shutdown and self.elr)
+    def unclean_flag(self, unclean_shutdown: bool) -> int:
+        return int(unclean_shutdown and self.elr)
 
     def join_floor(self, leader_epoch_start: int) -> int:
-        cluster = self.cluster
-        assert cluster is not None
-        return join_floor(cluster.protocol, leader_epoch_start)
+        protocol = self.protocol
+        assert protocol is not None
+        return join_floor(protocol, leader_epoch_start)
 
-    def cut_off(self, replica: Replica) -> int:
-        return int(replica.isolated and not self.merged[replica.index])
+    def cut_off(self, isolated: bool, index: int) -> int:
+        return int(isolated and not self.merged[index])
 
-    def last_fetch_read(self, remote: RemoteReplica) -> bool:
-        return not last_fetch_unread(remote)
+    def last_fetch_read(self, last_fetch_ms: int, last_caught_up_ms: int) -> bool:
+        return not last_fetch_unread(last_fetch_ms, last_caught_up_ms)
 
-    def asked_epoch(self, request: InFlight) -> int:
-        return 0 if asked_epoch_unread(request) else request.asked_epoch
+    def asked_epoch(self, asked_epoch: int) -> int:
+        return 0 if asked_epoch_unread() else asked_epoch
 
     def alter_isr(self, request: tuple) -> tuple:
         """(new ISR, leader epoch, whether every member's broker epoch is current - where the
         controller compares them, else -1 -, whether its partition epoch is the controller's -
         KRaft, else -1): all the controller reads of it (reduction 5)."""
         new_isr, epoch, request_partition_epoch, member_epochs, _reason = request
-        cluster = self.cluster
-        assert cluster is not None
-        ctl = cluster.controller
         current = -1
         if self.member_epochs:
-            epochs = ctl.broker_epochs
+            epochs = self.registered
             current = int(all(epochs[r] == e for r, e in zip(new_isr, member_epochs, strict=True)))
-        same = int(request_partition_epoch == ctl.partition_epoch) if self.kraft else -1
+        same = int(request_partition_epoch == self.controller_epoch) if self.kraft else -1
         return (self.ids(new_isr), epoch, current, same)
 
-    def broker_epochs(self, controller: Controller) -> tuple[int, ...]:
+    def broker_epochs(self, epochs: dict[str, int], assignment: tuple[str, ...]) -> tuple[int, ...]:
         return ()
 
     def partition_epoch(self, value: int) -> int:
         return self.ranks[value] if self.kraft else 0
 
-    def own_partition_epoch(self, replica: Replica) -> int:
+    def own_partition_epoch(self, partition_epoch: int, replica_id: str, index: int) -> int:
         if not self.kraft:
             return 0
-        cluster = self.cluster
-        assert cluster is not None
-        waiting = cluster.channel.queues[replica.id]
-        if self.merged[replica.index] and waiting:
+        waiting = self.queues[replica_id]
+        if self.merged[index] and waiting:
             return self.ranks[waiting[-1].partition_epoch]
-        return self.ranks[replica.partition_epoch]
+        return self.ranks[partition_epoch]
 
-    def queue_read(self, replica: Replica) -> bool:
-        return not offline(replica) and not self.merged[replica.index]
+    def queue_read(self, online: bool, index: int) -> bool:
+        return not offline(online) and not self.merged[index]
 
-    def finished(self, request: ProduceRequest) -> bool:
-        return finished_request(request)
+    def finished(self, status: str) -> bool:
+        return finished_request(status)
 
-    def known_leaders_read(self, metadata: ClientMetadata) -> bool:
-        return not metadata_unread(metadata)
+    def known_leaders_read(self, stale: bool) -> bool:
+        return not metadata_unread(stale)

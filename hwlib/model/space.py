@@ -20,9 +20,8 @@ from typing import TYPE_CHECKING
 from ..engine.config import ClusterConfig, replica_names
 from ..engine.protocols import Protocol
 from ..engine.releases import rules_named
-from ..engine.state_key import KeyContext
 from ..engine.steps import Step
-from .reductions import Reductions, Renamings
+from .reductions import ModelKeys, Reductions, Renamings
 from .vocabulary import DEFAULT_MAX_EPOCH, DEFAULT_MAX_RECORDS, DEFAULT_REPLICAS, CheckError
 
 if TYPE_CHECKING:
@@ -31,7 +30,7 @@ if TYPE_CHECKING:
 
 
 def key_context(replicas: tuple[str, ...] | list[str], values: dict[str, int], reduced: bool = True,
-                settled: int | None = None) -> KeyContext:
+                settled: int | None = None) -> ModelKeys:
     """How a search takes its states' keys: with every reduction (``reductions.Reductions``;
     ``settled``: the search's ``settled_epoch``, None: reduction 7 off), or - ``reduced`` False -
     the whole state the engine's parts declare up to a renaming of the counters that only grow
@@ -45,7 +44,7 @@ def state_key(cluster: Cluster, values: dict[str, int], reduced: bool = True, se
     (``reductions``) or, ``reduced`` False, whole up to the counters' renaming (see
     ``key_context``); ``values`` numbers the record values;
     ``settled``: the search's ``settled_epoch`` (None: reduction 7 is off)."""
-    return cluster.key(key_context(cluster.config.replicas, values, reduced, settled))
+    return key_context(cluster.config.replicas, values, reduced, settled).key_of(cluster)
 
 
 @dataclass(frozen=True)
@@ -278,7 +277,7 @@ def numbered(produce: Step, records: int) -> Step:
     return Step("produce", value=f"m{records}", replica=produce.replica, lose_ack=produce.lose_ack)
 
 
-def fingerprint(cluster: Cluster, checker: AnomalyChecker, ctx: KeyContext, ticks: int) -> int:
+def fingerprint(cluster: Cluster, checker: AnomalyChecker, ctx: ModelKeys, ticks: int) -> int:
     """Python's hash of integers only (the state as ``ctx`` takes it, the checks' memory, the
     ticks passed): the same in every process and either engine."""
-    return hash((cluster.key(ctx), checker.verdict_key(ctx.values), ticks))
+    return hash((ctx.key_of(cluster), checker.verdict_key(ctx.values), ticks))

@@ -139,7 +139,7 @@ def scramble_finished_requests(cluster: Cluster, rng: random.Random) -> int:
     attempts, acks, sequence number, lost-ack flag, first broker and finished status."""
     changed = 0
     for p in cluster.producer.produces:
-        if finished_request(p):
+        if finished_request(p.status):
             p.offset, p.leader, p.epoch = rng.randrange(-1, 9), rng.choice(["A", "B", "C", None]), rng.randrange(9)
             p.deadline, p.attempts, p.acks = rng.randrange(99_999), rng.randrange(1, 5), rng.choice(["0", "1", "all"])
             p.seq, p.lose_ack, p.to = rng.randrange(-1, 9), rng.random() < 0.5, rng.choice(["A", "B", None])
@@ -155,7 +155,7 @@ def scramble_offline(cluster: Cluster, rng: random.Random) -> int:
     AlterIsr and view of followers are gone since it stopped)."""
     changed = 0
     for r in cluster.replicas:
-        if offline(r):
+        if offline(r.online):
             r.role, r.leader_id = rng.choice(["leader", "follower", "offline"]), rng.choice(["A", "B", "C", None])
             r.leader_epoch, r.fetch_state = rng.randrange(-1, 9), rng.choice(["fetching", "truncating"])
             r.hw, r.isr = rng.randrange(0, r.leo + 1), tuple(rng.sample(["A", "B", "C"], rng.randrange(4)))
@@ -185,7 +185,7 @@ def scramble_asked_epoch(cluster: Cluster, rng: random.Random) -> int:
     """Reduction 4: a request in flight asked about another epoch."""
     changed = 0
     for r in cluster.replicas:
-        if r.in_flight is not None and asked_epoch_unread(r.in_flight):
+        if r.in_flight is not None and asked_epoch_unread():
             r.in_flight.asked_epoch = rng.randrange(-1, 9)
             changed += 1
     return changed
@@ -233,7 +233,7 @@ def scramble_noticed_crash(cluster: Cluster, rng: random.Random) -> int:
     """Reduction 11: a crash the controller noticed happened at another time."""
     changed = 0
     for r in cluster.replicas:
-        if r.crashed_at_ms is not None and crash_noticed(r, cluster.controller.dead):
+        if r.crashed_at_ms is not None and crash_noticed(r.id, cluster.controller.dead):
             r.crashed_at_ms = cluster.now - rng.randrange(0, 99_999)
             changed += 1
     return changed
@@ -267,7 +267,7 @@ def rename_counters(cluster: Cluster, rng: random.Random) -> int:
 def scramble_current_metadata(cluster: Cluster, rng: random.Random) -> int:
     """Reduction 13: with current client metadata, what each client learned is set at random."""
     metadata = cluster.metadata
-    if not metadata_unread(metadata):
+    if not metadata_unread(metadata.stale):
         return 0
     metadata.known = {client: (rng.choice(["A", "B", "C", None]), rng.randrange(9)) for client in metadata.known}
     return 1

@@ -21,23 +21,13 @@ import pytest
 from hwlib import PROTOCOLS, Cluster, ClusterConfig, Step
 from hwlib.engine.state_key import CODES, KeyContext
 
-from ..helpers.steps import every_step, numbered_produces
+from ..helpers.random_states import states, states_after
 
-FAULTS = ("elect", "isolate", "isolate_unseen", "deliver", "crash", "quick_restart", "power_loss", "flush", "tick",
-          "controller_failover", "consume", "consumer_crash", "lost_ack", "stale_produce", "controlled_shutdown",
-          "replace_disk")
 VALUES = {f"m{i}": i for i in range(1, 60)}
 #: never state: the lists and notes the copy-on-write containers share (``util.shared``)
 BOOKKEEPING = ("_owned", "memo", "__dict__", "__weakref__")
 
-#: the configurations the states are met in: every client setting that gives a field a value
-SETTINGS = ({"acks": "all", "retries": 1, "client_metadata": "stale"},
-            {"acks": "all", "retries": 2, "enable_idempotence": True, "max_in_flight_requests_per_connection": 1},
-            {"acks": "1", "unclean_leader_election": True, "min_insync_replicas": 2})
-
 Path = tuple
-#: where a random schedule's produces go: mostly where the producer's metadata says, sometimes B
-BROKERS = (None, None, "B")
 
 
 def engine_object(value: object) -> bool:
@@ -153,25 +143,6 @@ def drop_notes(cluster: Cluster) -> None:
 
 def whole_key(cluster: Cluster) -> tuple:
     return cluster.key(KeyContext(cluster.config.replicas, VALUES))
-
-
-#: a state random schedules seldom meet: a leader cut off from the controller with its AlterIsr
-#: waiting (kip595+), a follower's fetch parked in its purgatory
-DIRECTED = (Step("fetch_request", replica="C"), Step("isolate", replica="A", detected=False),
-            Step("produce", value="m1"), Step("tick", ms=45001), Step("fetch_request", replica="B"))
-
-
-def states(protocol: str, seeds: range, n: int = 36) -> Iterator[tuple[ClusterConfig, list[Step]]]:
-    """(configuration, schedule) of states met along random schedules at 3 replicas, with every
-    fault and client setting, cut at random points - and ``DIRECTED``'s."""
-    yield ClusterConfig(replicas=("A", "B", "C"), protocol=protocol, acks="all"), list(DIRECTED)
-    alphabet = every_step(("A", "B", "C"), FAULTS, 7000) + [Step("tick", ms=45001)]
-    for seed in seeds:
-        rng = random.Random(seed)
-        config = ClusterConfig(replicas=("A", "B", "C"), protocol=protocol, **SETTINGS[seed % len(SETTINGS)])
-        steps = numbered_produces((rng.choice(alphabet) for _ in range(n)), lambda r=rng: r.choice(BROKERS))
-        for cut in sorted(rng.sample(range(4, n + 1), 3)):
-            yield config, steps[:cut]
 
 
 def replay(config: ClusterConfig, steps: list[Step]) -> Cluster:
@@ -308,7 +279,7 @@ def test_what_only_observes_never_acts(protocol):
     for config, steps in states(protocol, range(8), n=50):
         rng = random.Random(len(steps))
         cluster = replay(config, steps)
-        later = states_after(config, steps, rng)
+        later = states_after(steps, rng)
         copy = replay(config, steps)
         for path, cls, name, value, _ in list(fields(copy)):
             why = unkeyed(cls).get(name, "")
@@ -325,19 +296,6 @@ def test_what_only_observes_never_acts(protocol):
             assert [e for e in copy.events] == [e for e in cluster.events], (protocol, step)
             del copy.events[:], cluster.events[:]
     assert scrambled > 50
-
-
-def states_after(config: ClusterConfig, steps: list[Step], rng: random.Random) -> list[Step]:
-    alphabet = every_step(("A", "B", "C"), FAULTS, 7000) + [Step("tick", ms=45001)]
-    records = sum(1 for s in steps if s.kind == "produce")
-    out = []
-    for _ in range(25):
-        step = rng.choice(alphabet)
-        if step.kind == "produce":
-            records += 1
-            step = Step("produce", value=f"m{records}", replica=step.replica, lose_ack=step.lose_ack)
-        out.append(step)
-    return out
 
 
 def scramble(value: object, rng: random.Random) -> object:
