@@ -1,6 +1,9 @@
-"""The package's layers, from its source: imports point down (errors/util < engine < anomalies < run, trace, ...
-< model < check, sweep, explain < report, views < commands < cli, facade), no import cycle (typing-only
-imports included), every facade's ``__all__`` is what it offers, no engine part but the cluster and the clock holds the cluster."""
+"""The package's layers, from its source: imports point down, no import cycle, every facade offers its ``__all__``.
+
+The order: errors/util < engine < anomalies < run, trace, ... < model < check, sweep, explain <
+report, views < commands < cli, facade. No import cycle, typing-only imports included; no engine
+part but the cluster and the clock holds the cluster.
+"""
 
 from __future__ import annotations
 

@@ -33,7 +33,7 @@ from ..engine.cluster import Cluster
 from ..engine.config import ClusterConfig
 from ..engine.steps import Step, parse_steps
 from ..model.reductions import refused, settles_at_once
-from ..model.space import Bounds, fingerprint, key_context, numbered, settled_epoch
+from ..model.space import Bounds, fingerprint, key_context, settled_epoch
 from ..model.transition import KafkaModel
 from ..model.vocabulary import CheckError
 from ..util.resident import resident_bytes
@@ -242,12 +242,9 @@ class Search:
         self.remote: tuple[array, array] | None = None
 
     def initial(self) -> tuple[Cluster, AnomalyChecker]:
-        """The initial cluster and its checker, having observed it (every search and walk starts here)."""
-        root = Cluster(self.config)
-        checker = AnomalyChecker(root)
-        checker.observe(0)
-        del checker.anomalies[:]
-        return root, checker
+        """The initial cluster and its checker, having observed it (every search and walk starts
+        here: ``KafkaModel.initial``)."""
+        return self.model.initial()
 
     def state_bytes(self) -> float:
         """The memory a live state (cluster and checker) takes, in bytes as the allocator
@@ -533,17 +530,8 @@ class Search:
         return self.steps_of(self.indices(state))
 
     def steps_of(self, indices: Sequence[int], before: list[Step] | None = None) -> list[Step]:
-        """The steps of ``indices`` following the schedule ``before``: each produce gives the
-        next value, m1, m2, ..."""
-        records = sum(1 for step in before or () if step.kind == "produce")
-        out = []
-        for index in indices:
-            step = self.steps[index]
-            if step.kind == "produce":
-                records += 1
-                step = numbered(step, records)
-            out.append(step)
-        return out
+        """The steps of ``indices`` following the schedule ``before`` (``KafkaModel.schedule``)."""
+        return self.model.schedule(indices, before or ())
 
     def frontier_ids(self) -> list[tuple[int, int]]:
         """The frontier's states as (number, fingerprint)."""

@@ -424,11 +424,7 @@ class ExplainSearch:
 
     def _root(self) -> Node:
         root_cluster = Cluster(self.config)
-        checker = None
-        if self.forbid is not None:
-            checker = AnomalyChecker(root_cluster)
-            checker.observe(0)
-            del checker.anomalies[:]
+        checker = self.model.watch(root_cluster) if self.forbid is not None else None
         return Node(root_cluster, checker, tuple(0 for _ in self.target.chains), Maps(), 0, 0, 0)
 
     def _admit_created(self, seen: dict[tuple, list[tuple[int, ...]]], outcome: Outcome) -> list[Node]:
@@ -468,11 +464,7 @@ class ExplainSearch:
                    for other in ways):
                 continue                    # another way matches these lines and more: it stands for this
             state = cluster.clone()
-            checker = None
-            if self.forbid is not None:
-                checker = AnomalyChecker(state)
-                checker.observe(0)
-                del checker.anomalies[:]
+            checker = self.model.watch(state) if self.forbid is not None else None
             out.append(Node(state, checker, cursors, maps, 0, 0, 0, matched=seen_here,
                             gap=self.gap(state, cursors, 0)))
         cluster.release()
@@ -490,10 +482,7 @@ class ExplainSearch:
             steps = [numbered(Step("produce", value="m"), n) for n in range(1, records + 1)]
             steps += [Step("fetch", replica=f) for _ in range(3) for f in followers]
             cluster = Cluster(self.config)
-            checker = AnomalyChecker(cluster) if self.forbid is not None else None
-            if checker is not None:
-                checker.observe(0)
-                del checker.anomalies[:]
+            checker = self.model.watch(cluster) if self.forbid is not None else None
             usable = True
             for depth, step in enumerate(steps, 1):
                 if step.kind != "produce" and cluster.skip_reason(step) is not None:

@@ -1,21 +1,23 @@
 """The transition relation both searches walk: which step of the alphabet acts from a state, and the state it makes.
 
 ``hwlib check`` (breadth first, with reductions) and ``hwlib explain`` (guided by the lines'
-observations) are two strategies over one ``KafkaModel``: the same alphabet, the same guard
-(the bounds' counters, then the engine's own ``Cluster.skip_reason``) and the same step taken on
-a clone watched by a clone of its checker. What each strategy leaves out beyond that - the
-checker's foreseen cuts, explain's observations - is its own.
+observations) are two strategies over one ``KafkaModel``: the same initial state and its watch,
+the same alphabet and numbering of schedules, the same guard (the bounds' counters, then the
+engine's own ``Cluster.skip_reason``) and the same step taken on a clone watched by a clone of
+its checker. What each strategy leaves out beyond that - the checker's foreseen cuts, explain's
+observations - is its own.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from ..anomalies import AnomalyChecker
+from ..engine.cluster import Cluster
 from .space import Bounds, alphabet, numbered
 
 if TYPE_CHECKING:
-    from ..engine.cluster import Cluster
     from ..engine.config import ClusterConfig
     from ..engine.steps import Step
 
@@ -34,6 +36,32 @@ class KafkaModel:
         self.bounds = bounds
         self.faults = faults
         self.steps = alphabet(tuple(config.replicas), faults, tick_ms, bounds.max_records)
+
+    def initial(self) -> tuple[Cluster, AnomalyChecker]:
+        """The initial state - a new cluster of the configuration - and its watch (``watch``)."""
+        cluster = Cluster(self.config)
+        return cluster, self.watch(cluster)
+
+    def watch(self, cluster: Cluster) -> AnomalyChecker:
+        """A checker that watches ``cluster`` from here on, as a search's first state: it has
+        observed the state, and what it found there is no step's report."""
+        checker = AnomalyChecker(cluster)
+        checker.observe(0)
+        del checker.anomalies[:]
+        return checker
+
+    def schedule(self, indices: Sequence[int], before: Sequence[Step] = ()) -> list[Step]:
+        """The steps of the alphabet at ``indices``, following the schedule ``before``: each
+        produce gives the next value, m1, m2, ..."""
+        records = sum(1 for step in before if step.kind == "produce")
+        out = []
+        for index in indices:
+            step = self.steps[index]
+            if step.kind == "produce":
+                records += 1
+                step = numbered(step, records)
+            out.append(step)
+        return out
 
     def guard(self, parent: Cluster, index: int, records: int, ticks: int) -> tuple[Step, int, int] | None:
         """Step ``index`` from ``parent`` with ``records`` produced and ``ticks`` passed so far:
