@@ -11,11 +11,12 @@ STAMP  := $(VENV)/.installed-$(EXTRAS)
 # present; otherwise one line says the interpreted engine will run. A no-op when up to date.
 setup: $(STAMP)
 	@$(PY) -m hwlib.build_engine
-	@# JupyterLab from this venv saves hwlib's notebooks without outputs (hwlib/views/save_hook.py)
+	@# JupyterLab from this venv opens hwlib's notebooks unmodified and saves them without outputs
+	@# (hwlib/views/notebook_files.py)
 	@mkdir -p $(VENV)/etc/jupyter
-	@printf '%s\n' "# written by hwlib's make setup: see hwlib/views/save_hook.py" \
-	    "from hwlib.views.save_hook import strip_before_save" \
-	    "c.ContentsManager.pre_save_hook = strip_before_save" > $(VENV)/etc/jupyter/jupyter_server_config.py
+	@printf '%s\n' "# written by hwlib's make setup: see hwlib/views/notebook_files.py" \
+	    "c.ServerApp.contents_manager_class = 'hwlib.views.notebook_files.NotebookFiles'" \
+	    > $(VENV)/etc/jupyter/jupyter_server_config.py
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; assert sys.version_info >= (3, 11), "hwlib needs Python >= 3.11, found " + sys.version.split()[0]'

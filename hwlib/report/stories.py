@@ -208,16 +208,28 @@ def story_html(story: Story, explanations: dict | None = None) -> str:
                       for p in variant.protocols if (story.profile, p) in explanations)
         markers = "".join(f'<span id="{anchor(i["cell"])}"></span>' for i in variant.items[1:])
         filename = f"{first['cell']}-{story.kind}.yaml"
+        titles = [f"{name(result.config.rules_name)}: {story.kind} at step {at}"]
+        titles += [f"{name(variant.fixer)}: the same steps"] if variant.fixer else []
         body = (f'{markers}<p style="margin:.3em 0">{who}: {html.escape(story.kind)} at step {at} ({cells}, shrunk '
                 f'from {first["before"]} to {first["after"]} steps).{beside}</p>{why}'
                 f'<details style="margin:.2em 0 .4em"><summary style="cursor:pointer">The run in words</summary>'
                 f'<p style="max-width:62em">{html.escape(explain(result, first))}</p></details>'
-                f'{stepper_html(runs, start=at, sequence_open=False)}'
+                f'{stepper_html(runs, titles, start=at, sequence_open=False, link_name=first["scenario"].name)}'
                 f'{scenario_file_html(variant.scenario, filename, variant.fixer)}')
         variants.append((anchor(first["cell"]), f"{join([name(p) for p in variant.protocols])} · "
                                                 f"{len(variant.scenario.steps)} steps",
                          body))
-    count = sum(len(v.items) for v in story.variants)
     heading = (f'<h3 style="margin:1.2em 0 .3em">{html.escape(story.kind)} under {html.escape(story.profile)} '
                f'({html.escape(story.setting)})</h3>')
-    return picker_html(story.anchor, heading, f"{count} cells show it; pick one (shortest first):", variants)
+    return picker_html(story.anchor, heading, picker_prompt(story), variants)
+
+
+def picker_prompt(story: Story) -> str:
+    """What the selector over a story's reproducers says: how many cells showed the story and,
+    where some share their steps (one option each), in how many different schedules."""
+    cells = sum(len(v.items) for v in story.variants)
+    schedules = len(story.variants)
+    shown = f"{cells} cell{'s' if cells != 1 else ''} show{'' if cells != 1 else 's'} it"
+    if schedules == cells:
+        return f"{shown}; pick one (shortest first):"
+    return f"{shown}, with {schedules} different schedules; pick one (shortest first):"

@@ -135,7 +135,7 @@ class Explorer:
     def rebuild(self, position: int | None = None, key: bool = False) -> None:
         """Run the current schedule under the chosen protocols and show it at ``position``
         (None: where it is now) - or, ``key``, at its key step, as the offline steppers open:
-        the first anomaly, else where the two runs part, else the last step."""
+        the first anomaly, else where the two runs part, else the first step."""
         config = self.scenario.config
         self.results = [run_steps(config.with_rules(p), self.steps, self.scenario.name) for p in self.protocols]
         if key:

@@ -89,10 +89,10 @@ def key_steps(results: list[RunResult]) -> dict[str, int | None]:
 
 def key_step(results: list[RunResult]) -> int:
     """Where a stepper opens: the first anomaly, else where two runs start to differ, else the
-    last step."""
+    start - a run with nothing to point at is read from its first step (the gallery's HW
+    stories), not from its end."""
     keys = key_steps(results)
-    last = min(len(r.steps) for r in results)
-    return next((k for k in (keys["anomaly"], keys["difference"]) if k is not None), last)
+    return next((k for k in (keys["anomaly"], keys["difference"]) if k is not None), 0)
 
 
 def hw_lag_by_step(result: RunResult, run_frames: list[dict] | None = None) -> dict[str, list[int | None]]:

@@ -259,18 +259,19 @@ def _ticks(results: list[RunResult], keys: dict[str, int | None], n: int) -> str
 
 def stepper_html(results: list[RunResult] | RunResult, titles: list[str] | None = None, start: int | None = None,
                  per_run: list[list[str]] | None = None, captions: list[dict[int, str]] | None = None,
-                 sequence_open: bool = True) -> str:
+                 sequence_open: bool = True, link_name: str | None = None) -> str:
     """A self-contained stepper over one run or several runs of the same schedule (side by
     side, one slider): no external script, no kernel; the browser only switches frames.
     ``start``: the step it opens at (default: the first anomaly, or where two runs start to
-    differ, or the last step). The slider has a tick at each of those steps and buttons jump
+    differ, or the first step). The slider has a tick at each of those steps and buttons jump
     to them; ``#<id>/step=N`` in the page's URL opens it at step N, and "link to this step"
     puts that URL in the address bar (and the clipboard). ``per_run``: the runs'
     ``rendered_frames`` if already at hand (then ``titles`` are theirs); ``captions``: per run,
     step number -> caption. ``sequence_open``: the whole run's sequence diagram starts unfolded
-    (a long page, a report, folds it)."""
+    (a long page, a report, folds it). ``link_name``: what its id - the name in a link to a
+    step - is made of (default: the titles)."""
     element_id, markup = stepper_markup(results, titles, start, per_run, captions, packed=True,
-                                        sequence_open=sequence_open)
+                                        sequence_open=sequence_open, link_name=link_name)
     script = STEPPER_JS + (f"var root = document.getElementById({json.dumps(element_id)});"
                            "hwlFrames(root).then(function(data){ hwlStepper(root, {hash: true}, data); });")
     return f"{markup}<script>(function(){{{script}}})();</script>"    # after the stepper: it finds it by id
@@ -279,7 +280,8 @@ def stepper_html(results: list[RunResult] | RunResult, titles: list[str] | None 
 def stepper_markup(results: list[RunResult] | RunResult, titles: list[str] | None = None,
                    start: int | None = None, per_run: list[list[str]] | None = None,
                    captions: list[dict[int, str]] | None = None, linkable: bool = True,
-                   packed: bool = False, sequence_open: bool = True) -> tuple[str, str]:
+                   packed: bool = False, sequence_open: bool = True, link_name: str | None = None
+                   ) -> tuple[str, str]:
     """``(element id, the stepper's HTML)`` without its script: the controls, the panels at
     the start step, each run's sequence diagram, and the frames as JSON for ``hwlStepper``
     (``STEPPER_JS``). ``linkable``: offer "link to this step" (a page's URL; not in a live
@@ -298,7 +300,7 @@ def stepper_markup(results: list[RunResult] | RunResult, titles: list[str] | Non
     keys = key_steps(results)
     if start is None:
         start = key_step(results)
-    element_id = unique_id(titles)
+    element_id = unique_id([link_name] if link_name else titles)
     start = max(0, min(start, n - 1))
     data = {"n": n, "start": start, "keys": keys, "frames": [f[:n] for f in per_run]}
     if packed:

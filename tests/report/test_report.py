@@ -154,6 +154,27 @@ def test_the_first_screen_says_what_was_simulated_and_answers_before_the_figure(
         assert path not in html, path
 
 
+def test_counterexample_steppers_name_their_releases_and_selectors_count_what_they_offer(rendered):
+    """A story's stepper panels are titled by the release as Kafka names it and what it shows
+    (not the sweep cell's id); its selector says how many cells showed the story and, where
+    several share their steps, in how many schedules - the number of options it offers."""
+    from hwlib.report.stories import Story, Variant, picker_prompt
+
+    _, paths = rendered
+    page = paths["html"].read_text()
+    stories = re.findall(r'<div class="hwl-pick-group" id="cxg-.*?</div><script>', page, re.S)
+    assert stories
+    heads = [re.sub(r"<[^>]+>", "", head) for story in stories
+             for head in re.findall(r'<div class="fhead">(.*?)</div>', story)]
+    assert heads and all(re.match(r"(Kafka \S|kip\d|hw\b)", head) for head in heads), heads
+    assert not any("-c0" in head or "default-" in head for head in heads), heads
+    cells = [{"cell": f"c{i}"} for i in range(8)]
+    assert picker_prompt(Story("p", "lost-write", "s", [Variant(cells[:1], None), Variant(cells[1:2], None)])) \
+        == "2 cells show it; pick one (shortest first):"
+    assert picker_prompt(Story("p", "lost-write", "s", [Variant(cells[:5], None), Variant(cells[5:], None)])) \
+        == "8 cells show it, with 2 different schedules; pick one (shortest first):"
+
+
 def test_each_counterexample_embeds_a_scenario_that_replays_beside_the_first_fix(rendered, tmp_path):
     """Every scenario file in the page, extracted as a recipient would (the YAML text), replays
     with ``hwlib run`` to the anomaly it is shown for; the generation beside it is the first

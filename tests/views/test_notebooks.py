@@ -41,7 +41,7 @@ def exported(tmp_path_factory):
 def test_notebooks_in_the_repo_are_clean_and_parameterised():
     """Committed without outputs, with the metadata JupyterLab writes (so opening one changes
     nothing) and the marker that has the save hook strip them; as JupyterLab writes a file."""
-    from hwlib.views.save_hook import strip_before_save
+    from hwlib.views.notebook_files import strip_before_save
 
     for path in sorted((REPO / "notebooks").glob("*.ipynb")):
         nb = nbformat.read(path, as_version=4)
@@ -353,16 +353,22 @@ def test_live_explorer_in_jupyterlab_is_styled_steps_and_forks(tmp_path, browser
 
 
 def test_jupyter_lab_starts_with_the_widgets_extension(tmp_path):
+    """The venv's JupyterLab has the widgets extension and serves the notebooks through hwlib's
+    contents manager (the config ``make setup`` wrote): each opens with the language info the
+    kernel will report, and the server warns of nothing about its hooks."""
+    from ipykernel.ipkernel import IPythonKernel
+
     listing = subprocess.run([sys.executable, "-m", "jupyter", "labextension", "list"],
                              capture_output=True, text=True, timeout=120)
     assert "@jupyter-widgets/jupyterlab-manager" in listing.stdout + listing.stderr
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
+    log = tmp_path / "lab.log"
     lab = subprocess.Popen([sys.executable, "-m", "jupyter", "lab", "--no-browser", "--ServerApp.token=",
                             "--ServerApp.password=", "--allow-root", "--ip", "127.0.0.1", "--port", str(port),
                             f"--ServerApp.root_dir={REPO}"],
-                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=tmp_path)
+                           stdout=subprocess.DEVNULL, stderr=log.open("w"), cwd=tmp_path)
     try:
         deadline = time.monotonic() + 90
         while True:
@@ -379,13 +385,64 @@ def test_jupyter_lab_starts_with_the_widgets_extension(tmp_path):
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/contents/notebooks", timeout=10) as r:
             names = {item["name"] for item in json.load(r)["content"]}
         assert {f"{n}.ipynb" for n in NOTEBOOKS} <= names
+        for name in sorted(names):
+            if name.endswith(".ipynb"):
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/contents/notebooks/{name}", timeout=10) as r:
+                    metadata = json.load(r)["content"]["metadata"]
+                assert metadata["language_info"] == IPythonKernel.language_info, name
     finally:
         lab.terminate()
         lab.wait(timeout=30)
+    text = log.read_text()
+    assert "Jupyter Server" in text, text[-2000:]
+    # the deprecated pre_save_hook setting warned "Overriding existing pre_save_hook" at every start
+    assert "pre_save_hook" not in text and "Warning" not in text, text[-2000:]
+
+
+def test_the_contents_manager_opens_the_notebooks_as_the_kernel_reports_and_saves_them_as_committed(tmp_path):
+    """Jupyter's own file manager under hwlib's: a notebook of ``notebooks/`` loads with the
+    kernel's language info (JupyterLab then has nothing to write into it on opening) and, run
+    and saved, is written back byte for byte as committed; a user's notebook loads as it is."""
+    import asyncio
+    import concurrent.futures
+    import shutil
+    import warnings
+
+    from ipykernel.ipkernel import IPythonKernel
+
+    from hwlib.views.notebook_files import NotebookFiles
+
+    for name in ("01_explore_rounds", "04_incident_replay"):
+        shutil.copy(REPO / "notebooks" / f"{name}.ipynb", tmp_path / f"{name}.ipynb")
+    mine = nbformat.v4.new_notebook(metadata={"language_info": {"name": "python"}})
+    nbformat.write(mine, tmp_path / "mine.ipynb")
+
+    async def session() -> None:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            manager = NotebookFiles(root_dir=str(tmp_path))
+        for name in ("01_explore_rounds", "04_incident_replay"):
+            model = await manager.get(f"{name}.ipynb")
+            assert model["content"]["metadata"]["language_info"] == IPythonKernel.language_info, name
+            for cell in model["content"]["cells"]:              # as a run leaves it
+                if cell["cell_type"] == "code":
+                    cell["outputs"] = [nbformat.v4.new_output("stream", text="x")]
+                    cell["execution_count"] = 7
+            await manager.save({"type": "notebook", "format": "json", "content": model["content"]}, f"{name}.ipynb")
+            saved = (tmp_path / f"{name}.ipynb").read_text(encoding="utf-8")
+            assert saved == (REPO / "notebooks" / f"{name}.ipynb").read_text(encoding="utf-8"), name
+        theirs = await manager.get("mine.ipynb")
+        assert theirs["content"]["metadata"]["language_info"] == {"name": "python"}
+        listing = await manager.get("", content=True)
+        assert {item["name"] for item in listing["content"]} >= {"mine.ipynb", "01_explore_rounds.ipynb"}
+
+    # a thread of its own: the browser tests' driver may hold this thread's event loop
+    with concurrent.futures.ThreadPoolExecutor(1) as pool:
+        pool.submit(asyncio.run, session()).result()
 
 
 def test_the_save_hook_strips_only_notebooks_that_ask_for_it():
-    from hwlib.views.save_hook import strip_before_save
+    from hwlib.views.notebook_files import strip_before_save
 
     def model(metadata):
         return {"type": "notebook", "content": {
@@ -406,6 +463,41 @@ def test_the_save_hook_strips_only_notebooks_that_ask_for_it():
     assert text == {"type": "file", "content": "x"}
 
 
+def test_jupyterlab_opens_every_notebook_unmodified(tmp_path, browser):
+    """Opened in JupyterLab (the venv's, with the config ``make setup`` wrote) and connected to
+    its kernel, no notebook is marked modified: JupyterLab writes the kernel's language info into
+    the notebook's metadata, which the contents manager already gave it."""
+    import shutil
+
+    shutil.copytree(REPO / "notebooks", tmp_path / "notebooks", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
+    lab, port = _start_lab(tmp_path)
+    page = browser.new_page(viewport={"width": 1400, "height": 900})
+    marked = {}
+    try:
+        for path in sorted((tmp_path / "notebooks").glob("*.ipynb")):
+            page.goto(f"http://127.0.0.1:{port}/lab/tree/notebooks/{path.name}?reset")
+            page.locator(".lm-TabBar-tab.lm-mod-current", has_text=path.name).first.wait_for(timeout=90000)
+            page.locator(".jp-Notebook:visible .jp-Cell").first.wait_for(timeout=90000)
+            page.get_by_text("Python 3 (ipykernel) | Idle").first.wait_for(timeout=90000)
+            page.wait_for_timeout(1500)             # the kernel's info is applied once it connects
+            if path.stem == "01_explore_rounds":
+                page.screenshot(path=str(ARTIFACTS / "jupyterlab-opened-01.png"))
+            marked[path.name] = page.evaluate("""() => [document.title.startsWith('●'),
+                !!document.querySelector('.lm-TabBar-tab.lm-mod-current.jp-mod-dirty')]""")
+            page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
+            page.locator(".lm-Menu-itemLabel", has_text="Close and Shut Down Notebook").first.click()
+            page.wait_for_timeout(300)
+            for answer in ("Discard", "Ok"):         # a modified one asks to save first: not here
+                dialog = page.locator(".jp-Dialog button", has_text=answer)
+                if dialog.count():
+                    dialog.first.click()
+            page.locator(".jp-NotebookPanel").first.wait_for(state="detached", timeout=60000)
+    finally:
+        page.close()
+        _stop_lab(lab)
+    assert len(marked) == 5 and marked == {name: [False, False] for name in marked}, marked
+
+
 @pytest.mark.slow
 def test_running_the_notebooks_in_jupyterlab_leaves_git_status_clean(tmp_path, browser):
     """A copy of the checkout's notebooks in a git repository, JupyterLab from the venv (whose
@@ -414,7 +506,7 @@ def test_running_the_notebooks_in_jupyterlab_leaves_git_status_clean(tmp_path, b
     import shutil
 
     config = Path(sys.prefix) / "etc" / "jupyter" / "jupyter_server_config.py"
-    assert "strip_before_save" in config.read_text(), "make setup writes the venv's Jupyter server config"
+    assert "notebook_files.NotebookFiles" in config.read_text(), "make setup writes the venv's Jupyter server config"
     root = tmp_path / "checkout"
     shutil.copytree(REPO / "notebooks", root / "notebooks", ignore=shutil.ignore_patterns(".ipynb_checkpoints"))
     shutil.copy(REPO / ".gitignore", root / ".gitignore")

@@ -124,7 +124,7 @@ def test_explorer_compares_releases_and_forks_a_controlled_shutdown():
 def test_explorer_shows_the_step_the_user_expects_and_what_is_loaded(tmp_path, monkeypatch):
     """Fork at the last step: the new step; two forks from 0: the last of two; another scenario
     or a file loaded: where the offline steppers open (its first anomaly, else where the runs
-    part, else its last step); a file loaded: the dropdown names the file (it joins the menu), and
+    part, else its first step); a file loaded: the dropdown names the file (it joins the menu), and
     picking a name - or the file - again loads it; the live status line says where the runs differ."""
     explorer = Explorer("data-loss", ["hw", "kip101"], start=15)
     explorer.fork(15, "crash", "A")
@@ -137,7 +137,7 @@ def test_explorer_shows_the_step_the_user_expects_and_what_is_loaded(tmp_path, m
     explorer._fork()                                        # the button: at the stepper's step
     assert explorer.position == 2 and len(explorer.steps) == 2 and explorer.steps[1].kind == "restart"
     explorer.pick.value = "hw-update-one-record"                      # no anomaly, the runs never part
-    assert explorer.position == 3 and '"n": 4' in explorer.stepper.markup
+    assert explorer.position == 0 and '"n": 4' in explorer.stepper.markup     # read from its start
     assert explorer.scenario.name == "hw-update-one-record" and explorer.fork_message.value == ""
     explorer.path.value = "data/scenarios/divergence.yaml"            # relative to the project root
     explorer._load_file()
