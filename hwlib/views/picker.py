@@ -3,7 +3,12 @@
 A report shows, per story, the counterexamples of every generation that has it; drawn one under
 the other they would fill screens with the same story. A picker keeps one visible and puts the
 rest behind a selector (the first is shown). ``#<variant id>`` - or the id of any element inside
-a variant - selects that variant and scrolls to it, so a finding can link to one.
+a variant - selects that variant and scrolls to its selector, so a finding can link to one. A
+stepper's "link to this step" (``#<stepper id>/step=N``) is the stepper's to follow: it asks the
+picker to show it (a bubbling ``hwl-show`` event, which any element inside a variant may send)
+and scrolls itself into view (``static/stepper.js``, ``reveal``); where the picker's script comes
+second, it shows the variant and asks the stepper to do that again (``hwl-reveal``). Only the
+stepper scrolls to a stepper.
 """
 
 from __future__ import annotations
@@ -24,23 +29,25 @@ _SCRIPT = """<script>
       pick(e.target.closest('.hwl-pick-group'), e.target.value);
     }
   });
-  function fromHash() {
-    // #<id>, or a stepper's #<id>/step=N ("link to this step"): the stepper shows the step, the
-    // picker the variant that holds it - then the element, now visible, is scrolled to
-    var id = decodeURIComponent(location.hash.slice(1)).replace(/\\/step=\\d+$/, '');
-    var el = document.getElementById(id);
+  function holding(el) {
     var variant = el && el.closest ? el.closest('.hwl-pick-variant') : null;
+    if (variant) { pick(variant.closest('.hwl-pick-group'), variant.id); }
+    return variant;
+  }
+  // an element inside a variant asks to be shown (a stepper following its "link to this step")
+  document.addEventListener('hwl-show', function (e) { holding(e.target); });
+  function fromHash() {
+    // #<id>: the variant that holds the element, shown, its selector scrolled to (clear of a
+    // page's fixed bar, the report's contents); a stepper's #<id>/step=N: its variant shown, and
+    // the stepper asked to bring itself into view (it may have tried while hidden)
+    var hash = decodeURIComponent(location.hash.slice(1));
+    var step = hash.match(/^(.+)\\/step=\\d+$/);
+    var el = document.getElementById(step ? step[1] : hash);
+    var variant = holding(el);
     if (!variant) { return; }
-    var group = variant.closest('.hwl-pick-group');
-    pick(group, variant.id);
-    // the selector in view too (which story is shown), unless the stepper would then be low
-    var label = group.querySelector('.hwl-pick-label');
-    if (el === variant) { group.scrollIntoView(); }
-    else if (label) {
-      label.scrollIntoView();
-      if (el.getBoundingClientRect().top > window.innerHeight * 0.6) { el.scrollIntoView(); }
-    } else { el.scrollIntoView(); }
-    window.scrollBy(0, -40);      // clear of a page's fixed bar (the report's contents)
+    if (step) { el.dispatchEvent(new CustomEvent('hwl-reveal')); return; }
+    variant.closest('.hwl-pick-group').scrollIntoView();
+    window.scrollBy(0, -40);
   }
   window.addEventListener('hashchange', fromHash);
   if (document.readyState === 'loading') { document.addEventListener('DOMContentLoaded', fromHash); }

@@ -75,9 +75,10 @@ function hwlStepper(root, options, data){
   });
   slider.oninput = function(){ stop(); show(+slider.value); };
   function reveal(){
-    // into view, clear of a page's fixed bar (the report's contents); behind a story selector
-    // with the selector too, as the picker shows it (which story this is), unless that would
-    // leave the stepper low on the screen
+    // shown (behind a story selector, the picker shows the option that holds it: hwl-show), then
+    // into view, clear of a page's fixed bar (the report's contents) - with the selector too
+    // (which story this is), unless that would leave the stepper low on the screen
+    root.dispatchEvent(new CustomEvent('hwl-show', {bubbles: true}));
     var group = root.closest ? root.closest('.hwl-pick-group') : null;
     var label = group ? group.querySelector('.hwl-pick-label') : null;
     if (label) {
@@ -91,7 +92,10 @@ function hwlStepper(root, options, data){
     if (m && m[1] === root.id) { stop(); show(+m[2]); reveal(); return true; }
     return false;
   }
-  if (options.hash) { window.addEventListener('hashchange', fromHash); }
+  if (options.hash) {
+    window.addEventListener('hashchange', fromHash);
+    root.addEventListener('hwl-reveal', reveal);    // a picker that showed it late asks again
+  }
   if (!(options.hash && fromHash())) { show(options.start === undefined ? data.start : options.start); }
   return {show: function(i){ stop(); show(i); }, stop: stop, position: function(){ return +slider.value; }};
 }
