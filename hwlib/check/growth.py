@@ -5,7 +5,7 @@ states of the last levels ``Growth`` tells the rate per level and the states per
 where the growth has been steady for a few levels - how many states and how long the rest will
 take: to the ``--depth`` bound where one is set, to completion where the new states per level
 shrink. It is an estimate and says so; a search that keeps growing without a depth bound gets
-no time, only the advice to bound it.
+no total, only - once its next few levels alone would take minutes - the advice to bound it.
 """
 
 from __future__ import annotations
@@ -80,8 +80,10 @@ class Growth:
         return ", ".join(said)
 
     def warning(self, after: float = 180.0) -> str | None:
-        """One line when the rest looks longer than ``after`` seconds, or the search keeps growing
-        without a bound: the estimate and how to bound it. None otherwise."""
+        """One line when the rest looks longer than ``after`` seconds - or, growing without a
+        depth bound, when its next ``WINDOW`` levels alone would at this rate (a small search that
+        grows for a while and then ends is not warned) -: the estimate and how to bound it. None
+        otherwise."""
         rate = self.rate()
         if rate is None:
             return None
@@ -90,11 +92,15 @@ class Growth:
             return None
         depth = self.levels[-1][0]
         if ahead is None:
-            return (f"the search still grows x{rate:.2f} per level at depth {depth} with no depth bound: it may run "
-                    f"for a long time and hold about 1 KB per state - bound it with --depth N or --max-states N "
-                    f"(and fewer faults or smaller --max-records / --max-epoch)")
-        return (f"at x{rate:.2f} per level the search needs ~{ahead[0]:,} more states, ~{_duration(ahead[1])}, "
-                f"about 1 KB each - a smaller --depth or --max-states, or smaller bounds, answer sooner")
+            last, speed = self.new()[-1], self.per_second()
+            soon = sum(last * rate ** k for k in range(1, WINDOW + 1)) / speed if speed > 0 else float("inf")
+            if soon < after:
+                return None
+            return (f"the search still grows x{rate:.2f} per level at depth {depth} with no depth bound: its next "
+                    f"{WINDOW} levels alone take ~{_duration(soon)} at this rate - bound it with --depth N or "
+                    f"--max-states N (and fewer faults or smaller --max-records / --max-epoch)")
+        return (f"at x{rate:.2f} per level the search needs ~{ahead[0]:,} more states, ~{_duration(ahead[1])} - "
+                f"a smaller --depth or --max-states, or smaller bounds, answer sooner")
 
 
 def _duration(seconds: float) -> str:

@@ -28,8 +28,17 @@ def test_a_shrinking_search_is_estimated_to_completion_and_a_growing_unbounded_o
     more, _ = shrinking.ahead()
     assert abs(shrinking.rate() - 0.5) < 1e-9 and more == 1000
     assert shrinking.warning() is None
-    growing = _levels(Growth(), [1, 100, 2000, 3000, 4500, 6750])
+    growing = _levels(Growth(), [1, 100, 2000, 3000, 4500, 6750], per_second=100.0)
     assert growing.ahead() is None and "--depth N or --max-states N" in growing.warning()
+    assert "its next 3 levels alone take ~" in growing.warning()
+
+
+def test_a_small_search_that_grows_for_a_while_is_not_warned():
+    """``hwlib check --release 0.11.0 --profile kip101-data-loss`` grows x1.42 a level at depth 9
+    and is done in a second: its next levels would take a second, not minutes - no warning."""
+    growing = _levels(Growth(), [1, 100, 1200, 1700, 2400, 3400], per_second=23_000.0)
+    assert growing.ahead() is None and growing.rate() > 1.3
+    assert growing.warning() is None
 
 
 def test_small_levels_say_nothing_yet():
