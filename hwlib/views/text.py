@@ -97,7 +97,7 @@ def check_text(results: list[CheckResult], kinds: tuple[str, ...], shown: Mappin
             measured = result.coverage
             lines.append(f"  coverage: {measured.text() if measured is not None else NOT_MEASURED[result.complete]}")
         for kind, found in result.violations.items():
-            lines.append(f"  shortest {kind} ({found.depth} steps): {found.detail}")
+            lines += wrapped(f"  shortest {kind} ({found.depth} steps):", found.detail, 4)
             lines.extend(f"    {i:>2}. {step.describe()}" for i, step in enumerate(found.steps, 1))
             path = files.get(f"{result.protocol}-{kind}")
             if path is not None:
@@ -109,6 +109,13 @@ def check_text(results: list[CheckResult], kinds: tuple[str, ...], shown: Mappin
                                 "still violate it. Larger bounds (--max-records, --max-epoch, --max-ticks) search "
                                 "further; --sweep DIR reconciles each verdict with a finished sweep's runs, as the "
                                 "report does.", 0)
+    config = results[0].config
+    if config.acks != "all":
+        lines += [""] + wrapped("", f"These searches ran with acks={config.acks} (the release's default unless "
+                                "--acks was given), where a leader may acknowledge what no follower has: a lost write "
+                                "is what that setting allows. The report asks its question with --acks all (at 2 "
+                                "replicas and min.insync.replicas=1 a write goes on with one replica out of the ISR, "
+                                "as at 3 replicas with min.insync.replicas=2).", 0)
     if matrix:
         lines += ["", matrix_markdown(results, kinds)]
     return "\n".join(lines)
