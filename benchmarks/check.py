@@ -13,6 +13,7 @@ the spec at equal bounds. Printed, not asserted.
                                [--master local[2]] [--no-complete] [--every-generation]
     python benchmarks/check.py --baseline-ref REF [--repeat 2] [--three-replicas]
     python benchmarks/check.py --baseline-ref REF --memory-row
+    python benchmarks/check.py --memory-marginal
 
 At 3 replicas, kip320's search runs to completion on ``--workers`` (default: every core) beside
 TLC's complete run of Kip320 - the yardstick: time to complete, distinct and generated states,
@@ -32,6 +33,9 @@ With ``--three-replicas``, kip320's complete 3-replica search too (row ``kip320x
 ``--workers``): the 3-replica speed-up measured in one run. With ``--memory-row``, instead: the peak resident
 bytes per distinct state of 4.1's search under the power-loss profile's faults at 3 replicas and
 min.insync.replicas=2, on one process with a small ``--memory`` cap, on both trees.
+``--memory-marginal``: that row on this tree to 1 and to 2 million states, each in a fresh process:
+what each further state costs (the difference over the difference), apart from what the search
+holds whatever its size (the live states under the cap, the interpreter, the engine).
 """
 
 from __future__ import annotations
@@ -109,10 +113,10 @@ def child(three_workers: int = 0) -> None:
 MEMORY_STATES, MEMORY_CAP = 1_000_000, 0.06
 
 
-def memory_child() -> None:
-    """The memory row in this process (whichever tree it imported): one JSON line with the
-    search's counts, time and peak resident bytes over the process's before it (``ru_maxrss``:
-    this process runs nothing else first)."""
+def memory_child(states: int = MEMORY_STATES) -> None:
+    """The memory row in this process (whichever tree it imported), to ``states`` states: one
+    JSON line with the search's counts, time and peak resident bytes over the process's before
+    it (``ru_maxrss``: this process runs nothing else first)."""
     import resource
 
     from hwlib.check import profile_faults
@@ -121,7 +125,7 @@ def memory_child() -> None:
     faults = profile_faults(load_profile("power-loss"))[0]
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     config = ClusterConfig(replicas=("A", "B", "C"), release="4.1", acks="all", min_insync_replicas=2)
-    result = explore(config, Bounds(replicas=3, max_ticks=1, max_states=MEMORY_STATES), faults, ("lost-write",),
+    result = explore(config, Bounds(replicas=3, max_ticks=1, max_states=states), faults, ("lost-write",),
                      exhaustive=True, memory=MEMORY_CAP)
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(json.dumps({"protocol": "4.1x3", "seconds": result.seconds, "distinct": result.distinct,
@@ -145,6 +149,23 @@ def memory_against(ref: str) -> None:
           f"states/s {new['generated'] / new['seconds'] / (old['generated'] / old['seconds']):.2f}x"
           + ("" if (old["distinct"], old["generated"]) == (new["distinct"], new["generated"])
              else "; the searches differ in size"))
+
+
+def memory_marginal() -> None:
+    """The memory row on this tree to 1 and 2 million states (fresh processes): bytes per
+    distinct state at each, and the marginal bytes of a state - (peak 2 - peak 1) / (states 2 -
+    states 1) - which is what a long search pays per state."""
+    rows = [json.loads(in_tree(__file__, REPO, "--child", "--memory-row", "--memory-states", str(n)).splitlines()[-1])
+            for n in (MEMORY_STATES, 2 * MEMORY_STATES)]
+    print(f"3 replicas, min.insync.replicas=2, 4.1 under power-loss's faults, one process, --memory {MEMORY_CAP} "
+          f"(live states): peak resident bytes")
+    for row in rows:
+        print(f"  {row['distinct']:>11,} distinct {row['bytes'] / 2 ** 20:>8,.1f} MiB "
+              f"{row['bytes'] / row['distinct']:>6,.0f} B/state {row['generated'] / row['seconds']:>9,.0f} states/s")
+    one, two = rows
+    marginal = (two["bytes"] - one["bytes"]) / (two["distinct"] - one["distinct"])
+    print(f"  each further state: {marginal:,.1f} B; held whatever the size: "
+          f"{(one['bytes'] - marginal * one['distinct']) / 2 ** 20:,.1f} MiB")
 
 
 def against(ref: str, repeat: int, three_workers: int = 0) -> None:
@@ -206,13 +227,19 @@ def main() -> None:
                         help="with --baseline-ref: kip320's complete 3-replica search on both trees too (minutes)")
     parser.add_argument("--memory-row", action="store_true",
                         help="with --baseline-ref: instead, bytes per state of a bounded 3-replica search")
+    parser.add_argument("--memory-marginal", action="store_true",
+                        help="the memory row on this tree to 1 and 2 million states: the bytes of each further state")
+    parser.add_argument("--memory-states", type=int, default=MEMORY_STATES, help=argparse.SUPPRESS)
     parser.add_argument("--spec-dir", help="a checkout of hachikuji/kafka-specification (default: clone it)")
     parser.add_argument("--no-tlc", action="store_true", help="leave TLC out")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     three_workers = args.workers if args.three_replicas else 0
     if args.child:
-        memory_child() if args.memory_row else child(three_workers)
+        memory_child(args.memory_states) if args.memory_row else child(three_workers)
+        return
+    if args.memory_marginal:
+        memory_marginal()
         return
     if args.baseline_ref:
         if args.memory_row:
