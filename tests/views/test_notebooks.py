@@ -237,6 +237,30 @@ def _stop_lab(lab: subprocess.Popen) -> None:
         lab.kill()
 
 
+def _open_notebook(page, port: int, path: str) -> None:
+    """``path`` (under the server's root) opened in JupyterLab, its kernel idle. ``?reset``
+    starts from an empty workspace: a page load restores the workspace the server last saved,
+    which under load can still hold a notebook closed a moment ago."""
+    name = path.rsplit("/", 1)[-1]
+    page.goto(f"http://127.0.0.1:{port}/lab/tree/{path}?reset")
+    page.locator(".lm-TabBar-tab.lm-mod-current", has_text=name).first.wait_for(timeout=90000)
+    page.locator(".jp-Notebook:visible .jp-Cell").first.wait_for(timeout=90000)
+    page.get_by_text("Python 3 (ipykernel) | Idle").first.wait_for(timeout=90000)
+
+
+def _close_notebook(page) -> None:
+    """File > Close and Shut Down Notebook, its dialogs answered (a modified notebook asks to
+    save first: discarded), until the panel is gone."""
+    page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
+    page.locator(".lm-Menu-itemLabel", has_text="Close and Shut Down Notebook").first.click()
+    page.wait_for_timeout(300)
+    for answer in ("Discard", "Ok"):
+        dialog = page.locator(".jp-Dialog button", has_text=answer)
+        if dialog.count():
+            dialog.first.click()
+    page.locator(".jp-NotebookPanel").first.wait_for(state="detached", timeout=60000)
+
+
 _VISIBLE_FRAMES = """() => Array.from(document.querySelectorAll('.hwl-stepper .panel .frame'))
     .filter(f => f.offsetParent !== null)
     .map(f => {
@@ -475,23 +499,13 @@ def test_jupyterlab_opens_every_notebook_unmodified(tmp_path, browser):
     marked = {}
     try:
         for path in sorted((tmp_path / "notebooks").glob("*.ipynb")):
-            page.goto(f"http://127.0.0.1:{port}/lab/tree/notebooks/{path.name}?reset")
-            page.locator(".lm-TabBar-tab.lm-mod-current", has_text=path.name).first.wait_for(timeout=90000)
-            page.locator(".jp-Notebook:visible .jp-Cell").first.wait_for(timeout=90000)
-            page.get_by_text("Python 3 (ipykernel) | Idle").first.wait_for(timeout=90000)
+            _open_notebook(page, port, f"notebooks/{path.name}")
             page.wait_for_timeout(1500)             # the kernel's info is applied once it connects
             if path.stem == "01_explore_rounds":
                 page.screenshot(path=str(ARTIFACTS / "jupyterlab-opened-01.png"))
             marked[path.name] = page.evaluate("""() => [document.title.startsWith('●'),
                 !!document.querySelector('.lm-TabBar-tab.lm-mod-current.jp-mod-dirty')]""")
-            page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
-            page.locator(".lm-Menu-itemLabel", has_text="Close and Shut Down Notebook").first.click()
-            page.wait_for_timeout(300)
-            for answer in ("Discard", "Ok"):         # a modified one asks to save first: not here
-                dialog = page.locator(".jp-Dialog button", has_text=answer)
-                if dialog.count():
-                    dialog.first.click()
-            page.locator(".jp-NotebookPanel").first.wait_for(state="detached", timeout=60000)
+            _close_notebook(page)
     finally:
         page.close()
         _stop_lab(lab)
@@ -527,13 +541,9 @@ def test_running_the_notebooks_in_jupyterlab_leaves_git_status_clean(tmp_path, b
     try:
         for name, run in (("01_explore_rounds", True), ("02_anomaly_gallery", True), ("03_model_check", True),
                           ("10_fault_sweep_report", False)):
-            # ?reset starts from an empty workspace: a page load restores the workspace the server last
-            # saved, which under load can still hold the notebook closed a moment ago - it then opens
-            # beside this one and may be the one File > Save saves
-            page.goto(f"http://127.0.0.1:{port}/lab/tree/notebooks/{name}.ipynb?reset")
-            page.locator(".lm-TabBar-tab.lm-mod-current", has_text=f"{name}.ipynb").first.wait_for(timeout=90000)
-            page.locator(".jp-Notebook:visible .jp-Cell").first.wait_for(timeout=90000)
-            page.get_by_text("Python 3 (ipykernel) | Idle").first.wait_for(timeout=90000)
+            # from an empty workspace: else the notebook closed a moment ago may open beside this
+            # one and be the one File > Save saves
+            _open_notebook(page, port, f"notebooks/{name}.ipynb")
             if run:
                 page.locator(".jp-Notebook:visible .jp-Cell").first.click()
                 page.locator(".lm-MenuBar-itemLabel", has_text="Run").first.click()
@@ -562,12 +572,7 @@ def test_running_the_notebooks_in_jupyterlab_leaves_git_status_clean(tmp_path, b
             assert answer.value.ok, (name, answer.value.status)
             page.wait_for_function("() => !document.title.startsWith('●')", timeout=30000)
             saved.append((root / "notebooks" / f"{name}.ipynb").stat().st_mtime_ns > before)
-            page.locator(".lm-MenuBar-itemLabel", has_text="File").first.click()
-            page.locator(".lm-Menu-itemLabel", has_text="Close and Shut Down Notebook").first.click()
-            dialog = page.locator(".jp-Dialog button", has_text="Ok")
-            if dialog.count():
-                dialog.first.click()
-            page.locator(".jp-NotebookPanel").first.wait_for(state="detached", timeout=60000)
+            _close_notebook(page)
     finally:
         page.close()
         _stop_lab(lab)
