@@ -167,16 +167,28 @@ def _mean(values: pd.Series) -> float:
     return float(values.mean()) if len(values) else math.nan
 
 
+#: one marker per rules row of the trade-off plot, so rows whose cells fall on one another stay
+#: told apart (hollow, each its own shape and colour)
+MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*", "<", ">", "h", "p")
+
+
 def plot_tradeoff(summary: pd.DataFrame):
-    """Durability vs availability: each cell's loss rate against its unavailability."""
+    """Durability vs availability: each cell's loss rate against its unavailability - each
+    release a hollow marker of its own shape and colour, so cells that coincide (several
+    releases often lose nothing at the same unavailability) show every release there; the
+    legend beside the axes."""
     import matplotlib.pyplot as plt
 
-    fig, ax = plt.subplots(figsize=(6.5, 3.4))
-    for protocol in rules_order(summary["protocol"]):
+    fig, ax = plt.subplots(figsize=(7.6, 3.4))
+    colours = [plt.get_cmap("tab10")(k) for k in range(10)]
+    for i, protocol in enumerate(rules_order(summary["protocol"])):
         rows = summary[summary["protocol"] == protocol]
-        ax.scatter(rows["unavailability"], rows["lost_rate"], label=tick(protocol).replace("\n", " · "), alpha=0.75)
+        ax.scatter(rows["unavailability"], rows["lost_rate"], label=tick(protocol).replace("\n", " · "),
+                   marker=MARKERS[i % len(MARKERS)], facecolors="none", edgecolors=colours[i % len(colours)],
+                   s=36 + 10 * (i % 3), linewidths=1.2)
     ax.set_xlabel("unavailability (share of steps without an online leader)")
     ax.set_ylabel("runs losing acked data")
-    ax.legend(fontsize=8)
+    ax.legend(fontsize=8, loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
     ax.grid(alpha=0.3)
+    fig.tight_layout()
     return fig
