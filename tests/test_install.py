@@ -27,7 +27,7 @@ VENVS = {"core": (), "spark": ("spark",), "report": ("report",), "lab": ("lab",)
 #: modules (and packages, with everything in them) that import only with an extra installed;
 #: every other module imports with the core alone (the report's modules too: they import an
 #: extra where they use it, so ``hwlib check --sweep`` reconciles on the core)
-NEEDS = {"hwlib.views.explorer": "lab", "hwlib.views.stepper_widget": "lab"}
+NEEDS = {"hwlib.views.explorer": "lab", "hwlib.views.stepper_widget": "lab", "hwlib.views.notebook_files": "lab"}
 
 #: run inside a venv: import every module of the installed package, print those that failed
 #: and the module each missed (hwlib.__main__ is the command itself)

@@ -16,7 +16,7 @@ from ..errors import HwlibError
 EXTRAS = {
     "spark": ("pyspark", "pyspark.sql"),
     "report": ("papermill", "nbclient", "nbconvert", "nbformat", "mistune", "ipykernel", "matplotlib", "statsmodels"),
-    "lab": ("jupyterlab", "ipykernel", "ipywidgets", "traitlets", "anywidget", "matplotlib"),
+    "lab": ("jupyterlab", "jupyter_server", "ipykernel", "ipywidgets", "traitlets", "anywidget", "matplotlib"),
 }
 
 
