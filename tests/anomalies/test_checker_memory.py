@@ -20,6 +20,7 @@ from hwlib import Cluster, ClusterConfig, Step
 from hwlib.anomalies import AnomalyChecker
 from hwlib.scenario import builtin_scenarios, load_scenario
 
+from ..helpers.fields import field_names, unkeyed
 from ..helpers.random_states import states, states_after
 
 
@@ -33,8 +34,6 @@ class Numbering(dict):
 
 
 VALUES = Numbering()
-#: never memory: the copy-on-write bookkeeping (``util.shared``)
-BOOKKEEPING = ("_owned", "memo", "__dict__", "__weakref__")
 PROTOCOLS = ("hw", "kip101", "kip320", "kip595", "kip966")
 REASONS = ("wiring", "constant", "cache", "annotates", "synced", "observes")
 #: a value of each standing violation's field, which random states seldom hold (a reported
@@ -63,28 +62,16 @@ def parts(checker: AnomalyChecker) -> dict[str, object]:
     return {"AnomalyChecker": checker, "ReplicationChecks": checker.replication, "ClientChecks": checker.clients}
 
 
-def field_names(obj: object) -> list[str]:
-    names = getattr(type(obj), "__mypyc_attrs__", None)
-    if names is None:      # interpreted: slots and the instance's dict
-        names = [n for cls in type(obj).__mro__ for n in getattr(cls, "__slots__", ())]
-        names += list(getattr(obj, "__dict__", ()))
-    return [n for n in names if n not in BOOKKEEPING and not n.startswith("__") and hasattr(obj, n)
-            and n not in ("replication", "clients")]
-
-
 def fields(checker: AnomalyChecker) -> Iterator[tuple[str, str, object]]:
     """(class name, field name, value) of every field the checker and its checks hold."""
     for cls, obj in parts(checker).items():
         for name in field_names(obj):
-            yield cls, name, getattr(obj, name)
-
-
-def unkeyed(obj: object) -> dict[str, str]:
-    return getattr(type(obj), "UNKEYED", {})
+            if name not in ("replication", "clients"):      # the families, walked as parts of their own
+                yield cls, name, getattr(obj, name)
 
 
 def why(checker: AnomalyChecker, cls: str, name: str) -> str:
-    return unkeyed(parts(checker)[cls]).get(name, "")
+    return unkeyed(type(parts(checker)[cls])).get(name, "")
 
 
 def others(value: object, known: object, replicas: tuple[str, ...] = ("A", "B", "C")) -> list[object]:
@@ -200,7 +187,7 @@ def test_a_field_forgotten_in_the_verdict_key_is_found():
 
 def test_every_reason_given_is_one_of_six():
     _, checker = watched(*met(("kip320",), range(1))[-1])
-    given = {reason.split(":")[0] for obj in parts(checker).values() for reason in unkeyed(obj).values()}
+    given = {reason.split(":")[0] for obj in parts(checker).values() for reason in unkeyed(type(obj)).values()}
     assert given == set(REASONS)
     synced = {f"{cls}.{name}" for cls, name, _ in fields(checker) if why(checker, cls, name).startswith("synced")}
     assert synced == set(SYNCED)

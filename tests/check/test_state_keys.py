@@ -21,12 +21,10 @@ import pytest
 from hwlib import PROTOCOLS, Cluster, ClusterConfig, Step
 from hwlib.engine.state_key import CODES, KeyContext
 
+from ..helpers.fields import field_names, unkeyed
 from ..helpers.random_states import states, states_after
 
 VALUES = {f"m{i}": i for i in range(1, 60)}
-#: never state: the lists and notes the copy-on-write containers share (``util.shared``)
-BOOKKEEPING = ("_owned", "memo", "__dict__", "__weakref__")
-
 Path = tuple
 
 
@@ -46,17 +44,6 @@ def shared(value: object) -> bool:
 def leaf(value: object) -> bool:
     """A field's value that is neither a part (walked into), a shared constant nor a method."""
     return not (engine_object(value) or shared(value) or callable(value))
-
-
-def field_names(obj: object) -> list[str]:
-    names = getattr(type(obj), "__mypyc_attrs__", None)
-    if names is None:
-        names = [n for cls in type(obj).__mro__ for n in getattr(cls, "__slots__", ())] or list(vars(obj))
-    return [n for n in names if n not in BOOKKEEPING and not n.startswith("__") and hasattr(obj, n)]
-
-
-def unkeyed(cls: type) -> dict[str, str]:
-    return getattr(cls, "UNKEYED", {})
 
 
 def fields(cluster: Cluster) -> Iterator[tuple[Path, type, str, object, bool]]:
