@@ -36,7 +36,7 @@ import time
 
 from hwlib import PROTOCOLS, ClusterConfig
 from hwlib.check import Bounds, Search
-from hwlib.check.search import _Node as State  # the search's own state record, to step it as the search does
+from hwlib.check.search import Node as State  # the search's own state record, to step it as the search does
 from hwlib.errors import HwlibError
 from hwlib.model.vocabulary import TLA_FAULTS, parse_faults
 

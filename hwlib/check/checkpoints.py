@@ -7,8 +7,8 @@ Layout, every file written atomically:
   any other non-empty directory is refused.
 - ``checkpoint-<protocol>.npz``: the search of a generation that is running, as of the end
   of a level (``Search.snapshot``: fingerprints seen, each state's parent and step, the
-  frontier's states by number as int64 arrays; the rest - depth, counts, violations found,
-  the engine's source key - as one JSON text). Read with ``allow_pickle=False``: a
+  fingerprints of the frontier's live states as int64 arrays; the rest - depth, the frontier's
+  size, counts, violations found, the engine's source key - as one JSON text). Read with ``allow_pickle=False``: a
   checkpoint is data, and a file that would need code to load (a pickle, an object array)
   is refused in one line without running anything. ``checkpoint-<protocol>.pickle``, the
   form of hwlib before 0.2, is refused too.
@@ -39,11 +39,12 @@ from .coverage import Coverage
 from .search import CheckResult, Search, Violation
 
 MARKER = "check.json"
-#: the checkpoint's format (3: numpy arrays and JSON, one parents entry a state; 2 had two; 1 was a
-#: pickle, no longer read)
-CHECKPOINT_FORMAT = 3
+#: the checkpoint's format (4: numpy arrays and JSON, the frontier as the last states numbered and
+#: the fingerprints of its live ones; 3 had every frontier state's number and fingerprint; 2 had two
+#: parents entries a state; 1 was a pickle, no longer read)
+CHECKPOINT_FORMAT = 4
 #: the snapshot's int64 arrays (``Search.snapshot``)
-ARRAYS = ("seen", "parents", "frontier", "frontier_keys")
+ARRAYS = ("seen", "parents", "frontier_keys")
 
 
 class CheckDir:
@@ -181,10 +182,10 @@ class CheckDir:
             snapshot = search.snapshot()
             header = {"format": CHECKPOINT_FORMAT, "engine": self.key,
                       "search": {k: v for k, v in snapshot.items() if k not in ARRAYS}}
-            seen, parents, frontier, keys = (np.frombuffer(snapshot[name], dtype=np.int64) for name in ARRAYS)
+            seen, parents, keys = (np.frombuffer(snapshot[name], dtype=np.int64) for name in ARRAYS)
             with atomic_path(self._checkpoint(protocol)) as tmp:
                 with tmp.open("wb") as handle:      # a file object: savez adds no suffix of its own
-                    np.savez(handle, header=np.array(json.dumps(header)), seen=seen, parents=parents, frontier=frontier,
+                    np.savez(handle, header=np.array(json.dumps(header)), seen=seen, parents=parents,
                              frontier_keys=keys)
             last[0] = time.monotonic()
 

@@ -47,7 +47,7 @@ RESIDENT_EVERY = 512
 Candidates = tuple[array, array, array]
 
 
-def candidates_of(children: Sequence[_Node]) -> Candidates:
+def candidates_of(children: Sequence[Node]) -> Candidates:
     """The candidates of ``children`` (expanded in (parent, step) order), as arrays: 24 bytes
     each, pickled as three blocks of memory - where a list of tuples takes ~200 and is
     pickled item by item."""
@@ -121,16 +121,17 @@ class CheckResult:
         return out
 
 
-class _Node:
+class Node:
     """A frontier state: its cluster and checker, the records produced and ticks passed on the
-    way, its number (-1 until it is kept), fingerprint, parent, the step index from it and its
-    schedule (``path``: the step indices from the initial state, one byte each). A *cold* node
+    way, its number (-1 until it is kept), fingerprint (None: a cold state's, not kept), parent,
+    the step index from it and its schedule (``path``: the step indices from the initial state,
+    one byte each). A *cold* node
     holds no cluster (None): it is rebuilt from its schedule when it is expanded
     (``Search.rebuild``)."""
     __slots__ = ("cluster", "checker", "records", "ticks", "index", "key", "parent", "step", "path")
 
     def __init__(self, cluster: Cluster | None, checker: AnomalyChecker | None, records: int, ticks: int,
-                 index: int, key: int, parent: int = -1, step: int = -1, path: bytes = b"") -> None:
+                 index: int, key: int | None, parent: int = -1, step: int = -1, path: bytes = b"") -> None:
         self.cluster = cluster
         self.checker = checker
         self.records = records
@@ -163,13 +164,15 @@ class Search:
     What it keeps besides the frontier is small and plain: the fingerprints seen (11 - 21
     bytes a state) and, per state, its parent and the step that led to it (``parents``, one
     int64: parent * 256 + step) - enough to write a checkpoint and to rebuild any state by
-    replaying its schedule (``restore``, a cold state).
+    replaying its schedule (``restore``, a cold state). The frontier is always the states the
+    last level numbered, so its numbers are a ``range``: the last ones of ``parents``.
 
     The frontier is what takes memory (a live cluster and checker, ~9 KB at 3 replicas): with
     ``hot_limit`` set, each expansion keeps at most that many new states live and the rest
-    *cold* - their number and fingerprint only, 16 bytes (``cold``) -, rebuilt by replaying
-    the schedule ``parents`` gives when they are expanded in turn (as Spark tasks rebuild every
-    state). The same states, numbered alike, whatever the limit: it trades time (a replay costs
+    *cold* - nothing but their number, in a ``range`` (``cold``) -, rebuilt by replaying the
+    schedule ``parents`` gives when they are expanded in turn (as Spark tasks rebuild every
+    state); the fingerprint a rebuilt state has must be in the visited set, where it was put
+    when the state was made. The same states, numbered alike, whatever the limit: it trades time (a replay costs
     about a third of an expansion) for memory.
 
     ``hot_limit`` is an estimate (a state's size measured on the initial one); with
@@ -224,10 +227,10 @@ class Search:
         self.parents = array("q")
         #: the frontier's live states (see the class docstring), in number order; the states
         #: after them are ``cold``
-        self.frontier: list[_Node] = []
-        #: the frontier's cold states - after the live ones, in number order - as their numbers
-        #: and fingerprints, 16 bytes a state: rebuilt from ``parents`` when expanded
-        self.cold: tuple[array, array] = (array("q"), array("q"))
+        self.frontier: list[Node] = []
+        #: the frontier's cold states - after the live ones, in number order - by number, no
+        #: bytes a state: rebuilt from ``parents`` when expanded
+        self.cold = range(0)
         #: whether a state made here keeps its schedule on its node (``path``): only where
         #: ``parents`` is not at hand to give it (a worker process's part of the frontier)
         self.keeps_paths = False
@@ -238,8 +241,8 @@ class Search:
         #: the kinds found at earlier levels
         self.known: set[str] = set()
         #: when another runner holds the frontier (worker processes, Spark): its numbers and
-        #: fingerprints, two ``array('q')`` in number order
-        self.remote: tuple[array, array] | None = None
+        #: fingerprints (a ``range`` and an ``array('q')``), in number order
+        self.remote: tuple[range, array] | None = None
 
     def initial(self) -> tuple[Cluster, AnomalyChecker]:
         """The initial cluster and its checker, having observed it (every search and walk starts
@@ -276,8 +279,8 @@ class Search:
         key = self.key(root, checker, 0)
         self.seen = Fingerprints((key,))
         self.parents = array("q", (-1,))
-        self.frontier = [_Node(root, checker, 0, 0, 0, key)]
-        self.cold = (array("q"), array("q"))
+        self.frontier = [Node(root, checker, 0, 0, 0, key)]
+        self.cold = range(0)
 
     def more(self) -> bool:
         """Whether another level is to be expanded (and, if so, the depth moves on)."""
@@ -294,9 +297,9 @@ class Search:
         return True
 
     def frontier_size(self) -> int:
-        return len(self.frontier) + len(self.cold[0]) if self.remote is None else len(self.remote[0])
+        return len(self.frontier) + len(self.cold) if self.remote is None else len(self.remote[0])
 
-    def successors(self, node: _Node, depth: int, seen: Fingerprints, level: Fingerprints) -> list[_Node]:
+    def successors(self, node: Node, depth: int, seen: Fingerprints, level: Fingerprints) -> list[Node]:
         """Every state one enabled step of the alphabet leads to from ``node`` within the
         bounds whose fingerprint is neither in ``seen`` nor in ``level`` (each is added to
         ``level``; the others are released at once), not yet numbered (index -1). Every
@@ -314,7 +317,7 @@ class Search:
         So the verdicts, depths and schedules are the same; the work is skipped for the
         three transitions in four that lead to a state met before."""
         found = self.level_found
-        out: list[_Node] = []
+        out: list[Node] = []
         for index in range(len(self.steps)):
             made = self.transition(node, index, depth)
             if made is None:
@@ -331,10 +334,10 @@ class Search:
                 _drop(cluster, watch)
                 continue
             level.add(key)
-            out.append(_Node(cluster, watch, records, ticks, -1, key, node.index, index))
+            out.append(Node(cluster, watch, records, ticks, -1, key, node.index, index))
         return out
 
-    def transition(self, node: _Node, index: int, depth: int) -> tuple[Cluster, AnomalyChecker, int, int] | None:
+    def transition(self, node: Node, index: int, depth: int) -> tuple[Cluster, AnomalyChecker, int, int] | None:
         """Step ``index`` of the alphabet from ``node`` at ``depth``, on a clone, observed by a
         clone of its checker (what it reported is in the checker's ``anomalies``): (cluster,
         checker, records, ticks), or None if the step cannot act, leaves the bounds, makes the
@@ -368,8 +371,8 @@ class Search:
         watch.observe(depth)
         return cluster, watch, records, ticks
 
-    def expand(self, nodes: Iterable[_Node], depth: int, seen: Fingerprints,
-               level: Fingerprints | None = None) -> Iterator[_Node]:
+    def expand(self, nodes: Iterable[Node], depth: int, seen: Fingerprints,
+               level: Fingerprints | None = None) -> Iterator[Node]:
         """The one expansion loop (every runner uses it): each node's successors in
         (node, step) order, except those whose fingerprint is in ``seen`` or met before in this
         call (in ``level``, to which each new one is added: by default a set of this call's own;
@@ -400,7 +403,7 @@ class Search:
                 yield child
             release_node(node)
 
-    def merge_level(self, replies: list[tuple[Candidates, dict, int]]) -> tuple[list[array], tuple[array, array]]:
+    def merge_level(self, replies: list[tuple[Candidates, dict, int]]) -> tuple[list[array], tuple[range, array]]:
         """The one level merge (every runner uses it). ``replies``: per part of the frontier
         (each frontier state in one part), its ``Candidates``, its first transition per kind
         not found before, and the transitions it made beyond those this search counted. The
@@ -436,7 +439,7 @@ class Search:
                 if kind not in found or first[:3] < found[kind][:3]:
                     found[kind] = first
         self.record_violations(found)
-        return out, (array("q", range(next_number, next_number + len(kept))), kept)
+        return out, (range(next_number, next_number + len(kept)), kept)
 
     def number_new(self, order: array, parents: array, steps: array, keys: array, numbers: array,
                    kept: array) -> None:
@@ -458,34 +461,34 @@ class Search:
         """Expands the frontier by one level in this process; False when the search is over.
         Its new states are numbered as they are made (the order one level merge of them would
         give), their fingerprints go straight into the visited set, and only the live ones
-        stay nodes: a cold one leaves its parent entry and joins ``cold``."""
+        stay nodes: a cold one leaves its parent entry only, and the level's last numbers are
+        ``cold``."""
         if not self.more():
             return False
         nodes = self.frontier_nodes()
-        self.frontier, self.cold = [], (array("q"), array("q"))
+        self.frontier, self.cold = [], range(0)
         parents, seen = self.parents, self.seen
         number: int = len(parents)
-        live: list[_Node] = []
-        numbers, keys = array("q"), array("q")
+        live: list[Node] = []
+        first_cold: int = -1
         for child in self.expand(nodes, self.depth, seen, seen):     # every child is new, and now seen
             parents.append(child.parent * 256 + child.step)
             if child.cluster is not None:
+                # once past ``hot_limit`` every later state is made cold: the live ones come first
+                assert first_cold < 0, "next_level: a live state after a cold one"
                 child.index = number
                 live.append(child)
-            else:
-                numbers.append(number)
-                keys.append(child.key)
+            elif first_cold < 0:
+                first_cold = number
             number += 1
-        # once past ``hot_limit`` every later state is made cold: the live ones come first
-        assert not live or not numbers or live[-1].index < numbers[0], "next_level: a live state after a cold one"
         self.record_violations(self.level_found)
-        self.frontier, self.cold = live, (numbers, keys)
+        self.frontier, self.cold = live, range(number if first_cold < 0 else first_cold, number)
         return True
 
-    def frontier_nodes(self) -> Iterator[_Node]:
+    def frontier_nodes(self) -> Iterator[Node]:
         """The frontier in number order, as it is now: its live nodes, then each cold state as
         a node to rebuild."""
-        return _nodes(self.frontier, *self.cold)
+        return _nodes(self.frontier, self.cold)
 
     def record_violations(self, found: dict[str, tuple[int, int, int, str]]) -> None:
         """Records the level's first transition per kind (``found``: kind -> parent state,
@@ -508,7 +511,7 @@ class Search:
     def drop_frontier(self) -> None:
         for node in self.frontier:
             release_node(node)
-        self.frontier, self.cold = [], (array("q"), array("q"))
+        self.frontier, self.cold = [], range(0)
 
     def finish(self) -> None:
         self.result.complete = not self.frontier_size()
@@ -533,24 +536,29 @@ class Search:
         """The steps of ``indices`` following the schedule ``before`` (``KafkaModel.schedule``)."""
         return self.model.schedule(indices, before or ())
 
-    def frontier_ids(self) -> list[tuple[int, int]]:
-        """The frontier's states as (number, fingerprint)."""
-        return list(zip(*self.frontier_arrays(), strict=True))
+    def frontier_ids(self) -> list[tuple[int, int | None]]:
+        """The frontier's states as (number, fingerprint), the fingerprint None where it is
+        not kept (a cold state)."""
+        numbers, keys = self.frontier_arrays()
+        return [(number, keys[i] if i < len(keys) else None) for i, number in enumerate(numbers)]
 
-    def frontier_arrays(self) -> tuple[array, array]:
-        """The frontier's numbers and fingerprints, two ``array('q')`` (as ``remote`` holds them)."""
+    def frontier_arrays(self) -> tuple[range, array]:
+        """The frontier's numbers (a ``range``: the last ones numbered) and the fingerprints
+        of its first states - the live ones, or all where another runner holds it (as
+        ``remote`` does)."""
         if self.remote is not None:
             return self.remote
-        numbers, keys = self.cold
-        return (array("q", [n.index for n in self.frontier]) + numbers,
-                array("q", [n.key for n in self.frontier]) + keys)
+        numbers = range(len(self.parents) - self.frontier_size(), len(self.parents))
+        return numbers, array("q", [node.key for node in self.frontier])
 
     def snapshot(self) -> dict:
-        """Everything but the frontier's clusters, in plain values (a checkpoint's content)."""
+        """Everything but the frontier's clusters, in plain values (a checkpoint's content):
+        the frontier is the last ``frontier`` states numbered, ``frontier_keys`` the
+        fingerprints of its first ones (``frontier_arrays``)."""
         numbers, keys = self.frontier_arrays()
         return {"depth": self.depth, "generated": self.result.generated, "seconds": self.result.seconds,
-                "seen": array("q", self.seen), "parents": array("q", self.parents),
-                "frontier": array("q", numbers), "frontier_keys": array("q", keys),
+                "frontier": len(numbers), "seen": array("q", self.seen), "parents": array("q", self.parents),
+                "frontier_keys": array("q", keys),
                 "violations": {k: v.to_dict() for k, v in self.result.violations.items()}}
 
     def restore(self, snapshot: dict) -> None:
@@ -558,6 +566,10 @@ class Search:
         from the initial state, exactly as the search made it, and must have the fingerprint
         it had (else the checkpoint belongs to another engine: CheckError); past ``hot_limit``
         states they are left cold, to be rebuilt (and checked) when expanded."""
+        size, keys = snapshot["frontier"], array("q", snapshot["frontier_keys"])
+        if not isinstance(size, int) or not 0 <= size <= len(snapshot["parents"]) or len(keys) > size:
+            raise CheckError(f"resume: the checkpoint's frontier ({size!r} states, {len(keys)} fingerprints) "
+                             f"does not fit its {len(snapshot['parents'])} states")
         self.depth = snapshot["depth"]
         self.result.generated = snapshot["generated"]
         self.result.seconds = snapshot["seconds"]
@@ -566,30 +578,32 @@ class Search:
         self.parents = array("q", snapshot["parents"])
         self.result.violations = {k: Violation.from_dict(k, v) for k, v in snapshot["violations"].items()}
         self.known = set(self.result.violations)
-        numbers, keys = array("q", snapshot["frontier"]), array("q", snapshot["frontier_keys"])
-        live = len(numbers) if self.hot_limit is None else min(self.hot_limit, len(numbers))
-        self.frontier = [self.replay(index, self.indices(index), key)
-                         for index, key in zip(numbers[:live], keys[:live], strict=True)]
-        self.cold = (numbers[live:], keys[live:])
+        numbers = range(len(self.parents) - size, len(self.parents))
+        live = size if self.hot_limit is None else min(self.hot_limit, size)
+        self.frontier = [self.replay(number, self.indices(number), keys[i] if i < len(keys) else None)
+                         for i, number in enumerate(numbers[:live])]
+        self.cold = numbers[live:]
 
-    def adopt(self, items: list[tuple[int, int, list[int]]]) -> list[_Node]:
+    def adopt(self, items: list[tuple[int, int | None, list[int]]]) -> list[Node]:
         """Frontier states given as (number, fingerprint, schedule): the first ``hot_limit``
         rebuilt now (``replay``), the rest cold."""
         limit = self.hot_limit
         return [self.replay(index, indices, key) if limit is None or i < limit
-                else _Node(None, None, 0, 0, index, key, path=bytes(indices))
+                else Node(None, None, 0, 0, index, key, path=bytes(indices))
                 for i, (index, key, indices) in enumerate(items)]
 
-    def rebuild(self, node: _Node) -> _Node:
+    def rebuild(self, node: Node) -> Node:
         """A cold node made live again by replaying its schedule (``replay``): its own, or
         where it keeps none, the one ``parents`` gives."""
         live = self.replay(node.index, node.path if node.path else self.indices(node.index), node.key)
         live.parent, live.step = node.parent, node.step
         return live
 
-    def replay(self, index: int, indices: Sequence[int], key: int) -> _Node:
+    def replay(self, index: int, indices: Sequence[int], key: int | None, check: bool = True) -> Node:
         """State ``index`` rebuilt by running its schedule (step ``indices``) from the initial
-        state as the search did; it must have fingerprint ``key`` (else CheckError)."""
+        state as the search did; it must have fingerprint ``key``, or where that is not kept
+        (None) one in the visited set (else CheckError) - unless ``check`` is False (a Spark
+        task, which holds no visited set: the driver checks what it returns)."""
         cluster, checker = self.initial()
         records = ticks = 0
         for depth, step in enumerate(self.steps_of(indices), 1):
@@ -600,16 +614,22 @@ class Search:
             cluster.apply(step)
             checker.observe(depth)
             _anomalies_here(checker, depth)
-        if self.key(cluster, checker, ticks) != key:
-            raise CheckError(f"resume: the checkpoint's state {index} does not replay to the same state; "
-                             f"it was written by another version of hwlib's engine")
-        return _Node(cluster, checker, records, ticks, index, key, path=bytes(indices) if self.keeps_paths else b"")
+        made = self.key(cluster, checker, ticks)
+        if check and (made != key if key is not None else made not in self.seen):
+            raise replay_error(index)
+        return Node(cluster, checker, records, ticks, index, made, path=bytes(indices) if self.keeps_paths else b"")
 
 
-def _nodes(live: list[_Node], numbers: array, keys: array) -> Iterator[_Node]:
+def replay_error(index: int) -> CheckError:
+    """A frontier state that does not replay to the fingerprint it was made with."""
+    return CheckError(f"resume: the checkpoint's state {index} does not replay to the same state; "
+                      f"it was written by another version of hwlib's engine")
+
+
+def _nodes(live: list[Node], cold: range) -> Iterator[Node]:
     yield from live
-    for number, key in zip(numbers, keys, strict=True):
-        yield _Node(None, None, 0, 0, number, key)
+    for number in cold:
+        yield Node(None, None, 0, 0, number, None)
 
 
 def _drop(cluster: Cluster, checker: AnomalyChecker) -> None:
@@ -617,7 +637,7 @@ def _drop(cluster: Cluster, checker: AnomalyChecker) -> None:
     cluster.release()
 
 
-def release_node(node: _Node) -> None:
+def release_node(node: Node) -> None:
     """Frees a state at once (see ``Search``) and leaves the node cold - its schedule and
     numbers only; a cold one holds nothing to free."""
     if node.cluster is not None and node.checker is not None:

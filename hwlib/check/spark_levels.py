@@ -3,11 +3,13 @@
 Per level:
 
 1. the frontier - each state as (number, fingerprint, schedule) - is split into partitions by
-   fingerprint; one Spark task per partition rebuilds its states by replaying their schedules
+   number; one Spark task per partition rebuilds its states by replaying their schedules
    (``Search.replay``, fingerprint-verified, so an executor running another engine fails
    loudly instead of searching another model), expands them with ``Search.expand`` (the loop
    one process runs) and returns the successors it has not already returned, as (parent
-   state, step index, fingerprint) in that order, with the first violation per kind it met;
+   state, step index, fingerprint) in that order, with the first violation per kind it met.
+   A state handed over cold has no fingerprint kept (``Search.cold``): the task returns the
+   one its replay made, and the driver checks it is in the visited set;
 2. the driver merges them with ``Search.merge_level`` (the merge one process runs): the
    fingerprints it has seen dropped, the kept states numbered as one process would.
 
@@ -21,26 +23,37 @@ each level.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 from .fingerprints import Fingerprints
-from .search import Search, candidates_of, release_node
+from .search import Node, Search, candidates_of, release_node, replay_error
 from .spec import CheckSpec
 
 #: states per task, at least (fewer, larger tasks amortise Spark's ~0.1 s per task)
 MIN_STATES_PER_TASK = 500
 
 
-def _expand(setup: tuple, depth: int, known: list[str], items: list[tuple[int, int, list[int]]]) -> tuple:
-    """One task: rebuild ``items`` (number, fingerprint, schedule), expand them in number order;
-    the successors new to this task, the first violation per kind, the transitions made."""
+def _expand(setup: tuple, depth: int, known: list[str], items: list[tuple[int, int | None, list[int]]]) -> tuple:
+    """One task: rebuild ``items`` (number, fingerprint or None, schedule), expand them in
+    number order; the successors new to this task, the first violation per kind, the
+    transitions made, and (number, fingerprint) of each state rebuilt without one to check."""
     spec, reduced = setup
     search = CheckSpec.from_dict(spec).search(reduced)
     search.known = set(known)
-    nodes = (search.replay(index, indices, key) for index, key, indices in sorted(items))
+    unchecked: list[tuple[int, int | None]] = []
+
+    def rebuilt() -> Iterator[Node]:
+        for index, key, indices in sorted(items):
+            node = search.replay(index, indices, key, check=key is not None)
+            if key is None:
+                unchecked.append((index, node.key))
+            yield node
+
     children = []
-    for child in search.expand(nodes, depth, Fingerprints()):
+    for child in search.expand(rebuilt(), depth, Fingerprints()):
         release_node(child)                 # only its numbers are sent
         children.append(child)
-    return candidates_of(children), search.level_found, search.result.generated
+    return (candidates_of(children), search.level_found, search.result.generated), unchecked
 
 
 class SparkLevels:
@@ -60,14 +73,18 @@ class SparkLevels:
             return False
         frontier = search.frontier_ids()
         count = max(1, min(self.partitions, len(frontier) // MIN_STATES_PER_TASK))
-        parts: list[list[tuple[int, int, list[int]]]] = [[] for _ in range(count)]
+        parts: list[list[tuple[int, int | None, list[int]]]] = [[] for _ in range(count)]
         for index, key in frontier:
-            parts[key % count].append((index, key, search.indices(index)))
+            parts[index % count].append((index, key, search.indices(index)))
         parts = [p for p in parts if p]
         setup, depth, known = self.setup, search.depth, list(search.result.violations)
         replies = self.context.parallelize(parts, len(parts)).map(
             lambda items: _expand(setup, depth, known, items)).collect()
-        _, search.remote = search.merge_level(replies)
+        for _, unchecked in replies:
+            for index, key in unchecked:
+                if key not in search.seen:
+                    raise replay_error(index)
+        _, search.remote = search.merge_level([reply for reply, _ in replies])
         return True
 
     def close(self) -> None:

@@ -92,11 +92,11 @@ class Coordinator:
                 theirs.close()
                 self.pipes.append(mine)
                 self.processes.append(process)
-            numbers, keys = search.frontier_arrays()
+            frontier = search.frontier_ids()
             seen = list(search.seen)
             for w, pipe in enumerate(self.pipes):
-                pipe.send(("adopt", [(number, key, search.indices(number))
-                                     for number, key in zip(numbers[w::workers], keys[w::workers], strict=True)], seen))
+                pipe.send(("adopt", [(number, key, search.indices(number)) for number, key in frontier[w::workers]],
+                           seen))
             for pipe in self.pipes:
                 self._answer(pipe)
         except BaseException:

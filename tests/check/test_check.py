@@ -364,7 +364,7 @@ def test_the_run_end_checks_judge_a_state_alone(protocol, faults, depth, setting
     shows it."""
     import gc
 
-    from hwlib.check.search import Search, _Node, release_node
+    from hwlib.check.search import Node, Search, release_node
     from hwlib.model.space import fingerprint
 
     cfg = config(protocol, retries=1, **settings)
@@ -395,7 +395,7 @@ def test_the_run_end_checks_judge_a_state_alone(protocol, faults, depth, setting
                         first.setdefault(anomaly.kind, level)
                     del watch.anomalies[:]
                     assert run_end.setdefault(key, kinds) == kinds, (level, search.steps[index])
-                    child = _Node(cluster, watch, records, ticks, -1, key)
+                    child = Node(cluster, watch, records, ticks, -1, key)
                     if key in search.seen:
                         release_node(child)
                     else:
@@ -543,7 +543,7 @@ def test_a_frontier_kept_cold_past_the_memory_limit_finds_exactly_what_a_live_on
     cold, snapshots = [], {}
 
     def level_done(search):
-        cold.append(len(search.cold[0]) + sum(node.cluster is None for node in search.frontier))
+        cold.append(len(search.cold) + sum(node.cluster is None for node in search.frontier))
         snapshots.setdefault(search.depth, search.snapshot())
 
     live = explored(config("kip101"), Bounds(replicas=2), NO_CRASHES, exhaustive=True)
@@ -558,6 +558,51 @@ def test_a_frontier_kept_cold_past_the_memory_limit_finds_exactly_what_a_live_on
     assert _counts_and_verdicts(alone) == _counts_and_verdicts(shared) == _counts_and_verdicts(resumed) == expected
     with pytest.raises(CheckError, match=r"^memory: must be a finite number of GiB > 0, got 0$"):
         explored(config("kip101"), Bounds(replicas=2), NO_CRASHES, memory=0)
+
+
+def test_a_frontier_state_that_replays_to_another_fingerprint_is_refused():
+    """The frontier is the last level's states, numbered last: a checkpoint keeps its size and
+    the fingerprints of its live states only. Resuming replays each state's schedule: a live
+    one must come back with the fingerprint the checkpoint gives, a cold one (none kept) with
+    one in the visited set - else the checkpoint is another engine's: one CheckError, where
+    the state is rebuilt (on resuming for a live one, when it is expanded for a cold one)."""
+    from hwlib.check.search import Search
+
+    def fresh(hot_limit=None):
+        return Search(config("kip101"), Bounds(replicas=2), NO_CRASHES, ("strong-isr",), True, hot_limit=hot_limit)
+
+    search = fresh()
+    search.start()
+    for _ in range(5):
+        search.next_level()
+    snapshot = search.snapshot()
+    size, keys = snapshot["frontier"], snapshot["frontier_keys"]
+    assert size > 20 and len(keys) == size
+    whole, part_cold = fresh(), fresh(hot_limit=3)
+    whole.restore(snapshot)
+    part_cold.restore({**snapshot, "frontier_keys": keys[:3]})
+    assert (len(whole.frontier), len(whole.cold)) == (size, 0)
+    assert (len(part_cold.frontier), len(part_cold.cold)) == (3, size - 3)
+    assert whole.frontier_arrays() == (range(len(snapshot["parents"]) - size, len(snapshot["parents"])), keys)
+    for search in (whole, part_cold):
+        while search.next_level():
+            pass
+    assert _counts_and_verdicts(whole.result) == _counts_and_verdicts(part_cold.result)
+
+    wrong = array("q", keys)
+    wrong[1] ^= 1
+    with pytest.raises(CheckError, match=rf"^resume: the checkpoint's state {len(snapshot['parents']) - size + 1} "
+                                         r"does not replay to the same state"):
+        fresh().restore({**snapshot, "frontier_keys": wrong})
+    unseen = fresh(hot_limit=3)         # the last frontier state's fingerprint is not in the visited set
+    unseen.restore({**snapshot, "frontier_keys": keys[:3], "seen": array("q", [k for k in snapshot["seen"]
+                                                                              if k != keys[-1]])})
+    with pytest.raises(CheckError, match=rf"state {len(snapshot['parents']) - 1} does not replay"):
+        unseen.next_level()
+    for bad in ({"frontier": len(snapshot["parents"]) + 1}, {"frontier": 2, "frontier_keys": keys[:3]},
+                {"frontier": "all"}):
+        with pytest.raises(CheckError, match=r"^resume: the checkpoint's frontier .* does not fit its \d+ states$"):
+            fresh().restore({**snapshot, **bad})
 
 
 @pytest.mark.skipif(resident_bytes() is None, reason="this platform has no /proc/self/statm to read RSS from")
@@ -579,7 +624,7 @@ def test_an_expansion_whose_resident_memory_grows_past_the_limit_keeps_the_rest_
         limits, cold = [], []
         while search.next_level():
             limits.append(search.hot_limit)
-            cold.append(len(search.cold[0]) + sum(node.cluster is None for node in search.frontier))
+            cold.append(len(search.cold) + sum(node.cluster is None for node in search.frontier))
         search.finish()
         return search.result, limits, cold
 

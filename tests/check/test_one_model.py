@@ -13,7 +13,8 @@ import random
 import pytest
 
 from hwlib.anomalies import AnomalyChecker
-from hwlib.check.search import Search, _Node
+from hwlib.check.search import Node as CheckNode
+from hwlib.check.search import Search
 from hwlib.engine.cluster import Cluster
 from hwlib.engine.config import ClusterConfig
 from hwlib.explain.observations import Maps
@@ -74,7 +75,7 @@ def test_both_searches_take_the_models_successors(release, replicas):
     states = 0
     for cluster, checker, records, ticks in _reachable(model, random.Random(release), walks=40, length=14):
         expected = _successors(model, values, cluster, checker, records, ticks)
-        node = _Node(cluster, checker, records, ticks, 0, 0)
+        node = CheckNode(cluster, checker, records, ticks, 0, 0)
         by_check = {}
         for index in range(len(check.steps)):
             made = check.transition(node, index, 1)
