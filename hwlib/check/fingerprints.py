@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Iterator
+from typing import Any, Protocol
 
 from mypy_extensions import i64
 
@@ -22,16 +23,46 @@ from mypy_extensions import i64
 _FREE = 0
 
 
+class Tables(Protocol):
+    """Where a ``Fingerprints`` keeps its table, when not in its own ``array('q')``: ``new``
+    gives a zeroed table of ``slots`` int64 (indexable, ``len``), ``drop`` is told once one is
+    replaced (``shared_visited.SharedTables``: in shared memory)."""
+
+    def new(self, slots: int) -> Any: ...
+
+    def drop(self, table: Any) -> None: ...
+
+
 class Fingerprints:
     """A set of signed 64-bit integers (Python's ``hash`` values): ``add`` (``added``: and
-    whether it was new), ``in``, ``len``, iteration (in no particular order), ``update``."""
+    whether it was new), ``in``, ``len``, iteration (in no particular order), ``update``.
+    With ``tables``, its table is made there (shared memory, which other processes read in
+    place: ``shape`` and ``viewing``)."""
 
-    def __init__(self, keys: Iterable[int] = ()) -> None:
-        self._table = array("q", bytes(8 * 1024))
+    def __init__(self, keys: Iterable[int] = (), tables: Tables | None = None) -> None:
+        self._tables = tables
+        self._table: Any = self._new(1024)
         self._mask: i64 = 1023
         self._size = 0
         self._zero = False
         self.update(keys)
+
+    def _new(self, slots: int) -> Any:
+        tables = self._tables
+        return array("q", bytes(8 * slots)) if tables is None else tables.new(slots)
+
+    def shape(self) -> tuple[int, int, bool]:
+        """What a reader of the same table needs beside it: its slots, the size, and whether 0
+        is in."""
+        return len(self._table), self._size, self._zero
+
+    def viewing(self, table: Any, size: int, zero: bool) -> None:
+        """Reads ``table`` from now on, a table another ``Fingerprints`` fills (its ``shape``
+        given): for lookups only - this one adds nothing to it."""
+        self._table = table
+        self._mask = len(table) - 1
+        self._size = size
+        self._zero = zero
 
     def __len__(self) -> int:
         return self._size
@@ -86,9 +117,11 @@ class Fingerprints:
     def _grow(self) -> None:
         """Twice the slots, every fingerprint placed anew."""
         old = self._table
-        self._table = array("q", bytes(16 * len(old)))
+        self._table = self._new(2 * len(old))
         self._mask = 2 * len(old) - 1
         self._size = int(self._zero)
         for key in old:
             if key != _FREE:
                 self.add(key)
+        if self._tables is not None:
+            self._tables.drop(old)

@@ -5,8 +5,9 @@ the workers, each rebuilding its states by replaying their schedules (``Search.r
 fingerprint-verified). Then, per level:
 
 1. every worker expands its states with ``Search.expand`` (the loop one process runs),
-   dropping what it has seen - a copy of the visited set as of the last level, plus its own
-   new states of this level - and sends the rest as (parent state, step index, fingerprint),
+   dropping what it has seen - the visited set as of the last level, this process's own table
+   read in shared memory (``shared_visited``), plus its own new states of this level - and
+   sends the rest as (parent state, step index, fingerprint),
    in that order (``search.Candidates``: three arrays). Each may hold resident an equal share
    of what the search's memory limit leaves beside this process's own resident memory
    (``Search.resident_limit``);
@@ -38,8 +39,8 @@ from collections.abc import Iterator
 import numpy as np
 
 from ..model.vocabulary import CheckError
-from .fingerprints import Fingerprints
 from .search import Search, candidates_of, release_node
+from .shared_visited import SharedView, handle, shared_copy
 from .spec import CheckSpec
 
 #: the frontier size from which a search is shared with workers (below it, one process is faster)
@@ -84,6 +85,7 @@ class Coordinator:
         setup = (spec.to_dict(), search.reduced, search.hot_limit)
         self.pipes = []
         self.processes = []
+        search.seen, self.tables = shared_copy(search.seen)      # what the workers read in place
         try:
             for _ in range(workers):
                 mine, theirs = context.Pipe()
@@ -93,7 +95,7 @@ class Coordinator:
                 self.pipes.append(mine)
                 self.processes.append(process)
             frontier = search.frontier_ids()
-            seen = list(search.seen)
+            seen = handle(search.seen, self.tables)
             for w, pipe in enumerate(self.pipes):
                 pipe.send(("adopt", [(number, key, search.indices(number)) for number, key in frontier[w::workers]],
                            seen))
@@ -103,7 +105,6 @@ class Coordinator:
             self.close()
             raise
         search.hand_over()
-        self.new_keys = array("q")
 
     def _answer(self, pipe):
         try:
@@ -120,8 +121,9 @@ class Coordinator:
             return False
         known = list(search.result.violations)
         share = self.share()
+        seen = handle(search.seen, self.tables)
         for pipe in self.pipes:
-            pipe.send(("expand", self.new_keys, search.depth, known, share))
+            pipe.send(("expand", seen, search.depth, known, share))
         replies = [self._answer(pipe) for pipe in self.pipes]
         numbers, search.remote = search.merge_level(replies)
         keys = [every_key for (_, _, every_key), _, _ in replies]
@@ -131,7 +133,6 @@ class Coordinator:
             pipe.send(("keep", mine, theirs))
         for pipe in self.pipes:
             self._answer(pipe)
-        self.new_keys = search.remote[1]
         return True
 
     def share(self) -> int | None:
@@ -155,6 +156,7 @@ class Coordinator:
                 process.join()
         for pipe in self.pipes:
             pipe.close()
+        self.tables.close()         # the workers are gone: no one maps the segment by name again
 
 
 def balance(numbers: list[array], keys: list[array]) -> list[list[tuple[int, int]]]:
@@ -192,6 +194,15 @@ def _work(pipe, spec: dict, reduced: bool, hot_limit: int | None) -> None:
     except (CheckError, ValueError) as exc:
         pipe.send(("error", str(exc)))
         return
+    view = SharedView()
+    try:
+        _serve(pipe, search, view)
+    finally:
+        view.close()
+
+
+def _serve(pipe, search: Search, view: SharedView) -> None:
+    """The worker's commands, until "stop" or until the coordinator's end of the pipe closes."""
     pending: list = []
     while True:
         try:
@@ -204,12 +215,12 @@ def _work(pipe, spec: dict, reduced: bool, hot_limit: int | None) -> None:
                 return
             if command == "adopt":
                 items, seen = args
-                search.seen = Fingerprints(seen)
+                search.seen = view.follow(seen)
                 search.frontier = search.adopt(items)
                 pipe.send(("ok", len(search.frontier)))
             elif command == "expand":
-                new_keys, depth, known, search.resident_limit = args
-                search.seen.update(new_keys)
+                seen, depth, known, search.resident_limit = args
+                search.seen = view.follow(seen)
                 search.depth = depth
                 search.known = set(known)
                 search.result.generated = 0

@@ -1,0 +1,118 @@
+"""The visited set in shared memory: the coordinator's table, read in place by its worker processes.
+
+A search shared with workers used to hold the visited set three times on two cores - the
+coordinator's and a copy in each worker, updated with every level's new fingerprints -, 16 - 32
+bytes a state each. Now the coordinator's ``Fingerprints`` keeps its table in POSIX shared
+memory (``SharedTables``, one segment per table: a growing table gets a new segment and the old
+one is unlinked) and each worker maps the current one and looks fingerprints up in it
+(``SharedView``). The two never race: the coordinator adds fingerprints only while it merges
+a level, when every worker waits for its next command, and each command to expand names the
+table as it is then (``handle``).
+
+A segment is unlinked as soon as a bigger table replaces it and when the search ends
+(``SharedTables.close``), so none outlives the search; were the coordinator killed, the
+resource tracker that ``multiprocessing`` starts beside it (its workers share it) unlinks what
+is left.
+"""
+
+from __future__ import annotations
+
+from multiprocessing.shared_memory import SharedMemory
+from typing import Any
+
+from .fingerprints import Fingerprints
+
+
+class _Mapped:
+    """One segment, mapped, and the int64 view of its first ``slots`` * 8 bytes (a segment may
+    be rounded up to a page): the views are released before the segment is closed, as
+    ``SharedMemory.close`` requires."""
+
+    def __init__(self, segment: SharedMemory, slots: int) -> None:
+        self.segment = segment
+        mapped = segment.buf
+        assert mapped is not None, "a segment just opened is mapped"
+        self._bytes = mapped[:8 * slots]
+        self.table = self._bytes.cast("q")
+
+    def close(self) -> None:
+        self.table.release()
+        self._bytes.release()
+        self.segment.close()
+
+
+class SharedTables:
+    """The coordinator's ``Fingerprints`` tables (``fingerprints.Tables``), each in a segment
+    of its own; the current one's name is ``handle``'s."""
+
+    def __init__(self) -> None:
+        self._mapped: dict[int, _Mapped] = {}        # by id() of the table given out
+        self._current: _Mapped | None = None
+
+    def new(self, slots: int) -> Any:
+        mapped = _Mapped(SharedMemory(create=True, size=8 * slots), slots)   # zeroed: every slot free
+        self._mapped[id(mapped.table)] = mapped
+        self._current = mapped
+        return mapped.table
+
+    def drop(self, table: Any) -> None:
+        mapped = self._mapped.pop(id(table))
+        mapped.close()
+        mapped.segment.unlink()
+
+    def name(self) -> str:
+        assert self._current is not None, "SharedTables: no table yet"
+        return self._current.segment.name
+
+    def close(self) -> None:
+        """The search is over: the current segment is unlinked (its memory stays mapped here
+        for what still reads the set, and is freed with it)."""
+        if self._current is not None:
+            try:
+                self._current.segment.unlink()
+            except FileNotFoundError:
+                pass
+
+    def __del__(self) -> None:
+        for mapped in self._mapped.values():
+            mapped.close()
+        self._mapped.clear()
+
+
+def shared_copy(seen: Fingerprints) -> tuple[Fingerprints, SharedTables]:
+    """``seen``'s fingerprints in a new set whose table is in shared memory."""
+    tables = SharedTables()
+    return Fingerprints(seen, tables), tables
+
+
+def handle(seen: Fingerprints, tables: SharedTables) -> tuple[str, int, int, bool]:
+    """What a worker needs to read ``seen`` as it is now: its segment's name, its slots, size
+    and whether it holds 0."""
+    return (tables.name(), *seen.shape())
+
+
+class SharedView:
+    """A worker's reading of the coordinator's visited set: ``follow`` maps the table a command
+    names (again only when it changed) and points ``seen`` at it."""
+
+    def __init__(self) -> None:
+        self.seen = Fingerprints()
+        self._mapped: _Mapped | None = None
+        self._name = ""
+
+    def follow(self, shared: tuple[str, int, int, bool]) -> Fingerprints:
+        name, slots, size, zero = shared
+        if name != self._name:
+            self.close()
+            self._mapped = _Mapped(SharedMemory(name=name), slots)
+            self._name = name
+        assert self._mapped is not None
+        self.seen.viewing(self._mapped.table, size, zero)
+        return self.seen
+
+    def close(self) -> None:
+        """Unmaps the table (the set ``follow`` gave can no longer be read)."""
+        if self._mapped is not None:
+            self._mapped.close()
+            self._mapped, self._name = None, ""
+            self.seen = Fingerprints()

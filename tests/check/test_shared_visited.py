@@ -1,0 +1,74 @@
+"""The visited set in shared memory: what the coordinator adds its workers read in place, and no segment outlives a search."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from hwlib.check.fingerprints import Fingerprints
+from hwlib.check.shared_visited import SharedView, handle, shared_copy
+
+SHM = Path("/dev/shm")
+needs_shm = pytest.mark.skipif(not SHM.is_dir(), reason="POSIX shared memory is not a /dev/shm directory here")
+
+
+def _segments() -> set[str]:
+    return {p.name for p in SHM.iterdir() if p.name.startswith("psm_")}
+
+
+@needs_shm
+def test_a_reader_sees_every_fingerprint_the_writer_added_through_every_growth():
+    """The writer's table doubles as it fills (each time a new segment, the old one unlinked);
+    a reader that follows the handle it is given before each lookup answers exactly as the
+    writer's own set and a private ``Fingerprints`` do - 0 included, which lives beside the
+    table - and once the search is over no segment is left by name, while the writer's set
+    can still be read."""
+    rng = random.Random(7)
+    keys = [rng.getrandbits(64) - 2 ** 63 for _ in range(6000)] + [0, 1, -1]
+    absent = [rng.getrandbits(64) - 2 ** 63 for _ in range(2000)]
+    before = _segments()
+    seen, tables = shared_copy(Fingerprints(keys[:10]))
+    private = Fingerprints(keys[:10])
+    view = SharedView()
+    names = [tables.name()]
+    try:
+        for start in range(10, len(keys), 500):
+            for key in keys[start:start + 500]:
+                assert seen.added(key) == private.added(key)
+            names.append(tables.name())
+            reader = view.follow(handle(seen, tables))
+            assert len(reader) == len(seen) == len(private)
+            assert all(key in reader for key in keys[:start + 500])
+            assert not any(key in reader for key in absent + keys[start + 500:] if key not in private)
+        assert len(set(names)) >= 4                 # 1,024 slots grew at least three times
+        live = _segments() - before
+        assert live == {tables.name().lstrip("/")}, live      # each replaced table's segment is unlinked
+    finally:
+        view.close()
+        tables.close()
+    assert _segments() == before
+    assert len(seen) == len(set(keys)) and all(key in seen for key in keys) and sorted(seen) == sorted(set(keys))
+
+
+@needs_shm
+def test_a_search_on_two_workers_leaves_no_segment_and_no_warning(tmp_path):
+    """``hwlib check --workers 2`` past the frontier size it shares at: the same verdicts and
+    counts as one process, nothing on stderr about leaked shared memory or ignored exceptions
+    (a worker closes its view before the segment), and /dev/shm as it was."""
+    args = [sys.executable, "-m", "hwlib.cli", "check", "--protocol", "kip320", "--replicas", "3", "--depth", "5",
+            "--exhaustive", "--json", "--quiet"]
+    before = _segments()
+    shared = subprocess.run([*args, "--workers", "2"], capture_output=True, text=True, timeout=600)
+    alone = subprocess.run([*args, "--workers", "1"], capture_output=True, text=True, timeout=600)
+    assert shared.returncode == alone.returncode == 0, shared.stderr + alone.stderr
+    assert shared.stderr == "", shared.stderr
+    one, two = (json.loads(done.stdout.splitlines()[0]) for done in (alone, shared))
+    for result in (one, two):
+        del result["seconds"]
+    assert one == two and one["distinct"] > 20_000        # shared from 2,000 frontier states, the table grew since
+    assert _segments() == before
