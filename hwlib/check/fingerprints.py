@@ -1,12 +1,12 @@
 """The visited set: 64-bit state fingerprints in one flat open-addressing table, 11 - 21 bytes a state.
 
 A Python ``set`` of the search's fingerprints costs about 70 bytes a state (a 16-byte slot at
-most 60% full, plus a 32-byte int object per fingerprint), and a search on worker processes
-holds three of them (the main process's and a copy per worker): at 3 replicas, tens of millions
-of states, that alone outgrows a laptop. ``Fingerprints`` keeps the integers themselves in an
+most 60% full, plus a 32-byte int object per fingerprint): at 3 replicas, tens of millions of
+states, that alone outgrows a laptop. ``Fingerprints`` keeps the integers themselves in an
 ``array('q')`` with linear probing, at most three quarters full: 11 - 21 bytes a state (a search
 looks a fingerprint up once per transition, so the longer probes of a fuller table cost nothing
-the engine's step would notice), the same answers.
+the engine's step would notice), the same answers. Its table can live in shared memory
+(``shared_visited``), where worker processes read it in place.
 (No library in this project's stack offers a compact int64 set: pandas' hash tables are private
 API, and the one PyPI package for it, cykhash, comes as a Cython source distribution only.)
 """
