@@ -125,9 +125,8 @@ class Node:
     """A frontier state: its cluster and checker, the records produced and ticks passed on the
     way, its number (-1 until it is kept), fingerprint (None: a cold state's, not kept), parent,
     the step index from it and its schedule (``path``: the step indices from the initial state,
-    one byte each). A *cold* node
-    holds no cluster (None): it is rebuilt from its schedule when it is expanded
-    (``Search.rebuild``)."""
+    one byte each). A *cold* node holds no cluster (None): it is rebuilt from its schedule when
+    it is expanded (``Search.rebuild``)."""
     __slots__ = ("cluster", "checker", "records", "ticks", "index", "key", "parent", "step", "path")
 
     def __init__(self, cluster: Cluster | None, checker: AnomalyChecker | None, records: int, ticks: int,
@@ -172,8 +171,8 @@ class Search:
     *cold* - nothing but their number, in a ``range`` (``cold``) -, rebuilt by replaying the
     schedule ``parents`` gives when they are expanded in turn (as Spark tasks rebuild every
     state); the fingerprint a rebuilt state has must be in the visited set, where it was put
-    when the state was made. The same states, numbered alike, whatever the limit: it trades time (a replay costs
-    about a third of an expansion) for memory.
+    when the state was made. The same states, numbered alike, whatever the limit: it trades
+    time (a replay costs about a third of an expansion) for memory.
 
     ``hot_limit`` is an estimate (a state's size measured on the initial one); with
     ``resident_limit`` set, the process's resident memory itself is read as an expansion makes
@@ -564,8 +563,9 @@ class Search:
     def restore(self, snapshot: dict) -> None:
         """Goes on from ``snapshot``: each frontier state is rebuilt by replaying its schedule
         from the initial state, exactly as the search made it, and must have the fingerprint
-        it had (else the checkpoint belongs to another engine: CheckError); past ``hot_limit``
-        states they are left cold, to be rebuilt (and checked) when expanded."""
+        the checkpoint gives it - or, where it gives none (a state that was cold), one in the
+        visited set (else the checkpoint belongs to another engine: CheckError); past
+        ``hot_limit`` states they are left cold, to be rebuilt (and checked) when expanded."""
         size, keys = snapshot["frontier"], array("q", snapshot["frontier_keys"])
         if not isinstance(size, int) or not 0 <= size <= len(snapshot["parents"]) or len(keys) > size:
             raise CheckError(f"resume: the checkpoint's frontier ({size!r} states, {len(keys)} fingerprints) "

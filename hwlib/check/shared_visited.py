@@ -12,15 +12,39 @@ table as it is then (``handle``).
 A segment is unlinked as soon as a bigger table replaces it and when the search ends
 (``SharedTables.close``), so none outlives the search; were the coordinator killed, the
 resource tracker that ``multiprocessing`` starts beside it (its workers share it) unlinks what
-is left.
+is left. Linux keeps the segments in ``/dev/shm``, which a container may make small (Docker's
+default is 64 MB): a table that would not fit is refused in one line before it is made
+(``room``), where writing to it would kill the process with a bus error.
 """
 
 from __future__ import annotations
 
+import os
 from multiprocessing.shared_memory import SharedMemory
 from typing import Any
 
+from ..model.vocabulary import CheckError
 from .fingerprints import Fingerprints
+
+#: where Linux keeps POSIX shared memory
+SHM_DIR = "/dev/shm"
+
+
+def room(size: int) -> None:
+    """Refuses (CheckError) a segment of ``size`` bytes that ``SHM_DIR`` has no room for; where
+    there is no such directory (macOS), the system is left to say."""
+    try:
+        stats = os.statvfs(SHM_DIR)
+    except OSError:
+        return
+    free = stats.f_bavail * stats.f_frsize
+    if free < size:
+        raise CheckError(f"workers: the visited set's next table needs {_size(size)} of shared memory and {SHM_DIR} "
+                         f"has {_size(free)} free; give it more (docker run --shm-size) or run with --workers 1")
+
+
+def _size(size: int) -> str:
+    return f"{size / 2 ** 20:,.0f} MiB" if size >= 2 ** 20 else f"{size / 2 ** 10:,.0f} KiB"
 
 
 class _Mapped:
@@ -50,6 +74,7 @@ class SharedTables:
         self._current: _Mapped | None = None
 
     def new(self, slots: int) -> Any:
+        room(8 * slots)
         mapped = _Mapped(SharedMemory(create=True, size=8 * slots), slots)   # zeroed: every slot free
         self._mapped[id(mapped.table)] = mapped
         self._current = mapped

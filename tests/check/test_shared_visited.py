@@ -1,4 +1,4 @@
-"""The visited set in shared memory: what the coordinator adds its workers read in place, and no segment outlives a search."""
+"""The visited set in shared memory: read in place by the workers, refused where it has no room, never left behind."""
 
 from __future__ import annotations
 
@@ -72,3 +72,34 @@ def test_a_search_on_two_workers_leaves_no_segment_and_no_warning(tmp_path):
         del result["seconds"]
     assert one == two and one["distinct"] > 20_000        # shared from 2,000 frontier states, the table grew since
     assert _segments() == before
+
+
+@needs_shm
+def test_a_table_that_shared_memory_has_no_room_for_is_refused_in_one_line(monkeypatch):
+    """A container's /dev/shm may be small (Docker's default: 64 MB), and a segment written past
+    it kills the process with a bus error. The table that would not fit is refused before it
+    is made - one line naming what it needs, what is free and the two ways out -, and the set
+    it would have replaced is still whole."""
+    from types import SimpleNamespace
+
+    from hwlib.check import shared_visited
+    from hwlib.model.vocabulary import CheckError
+
+    real = shared_visited.os.statvfs
+    free_bytes = 12 * 1024          # room for the first table (8 KiB), not for the next (16 KiB)
+    monkeypatch.setattr(shared_visited.os, "statvfs", lambda path: SimpleNamespace(f_bavail=free_bytes // 512,
+                                                                                     f_frsize=512)
+                        if path == shared_visited.SHM_DIR else real(path))
+    before = _segments()
+    seen, tables = shared_copy(Fingerprints(range(1, 700)))
+    try:
+        with pytest.raises(CheckError) as refused:
+            seen.update(range(700, 900))
+        assert str(refused.value) == ("workers: the visited set's next table needs 16 KiB of shared memory and "
+                                      "/dev/shm has 12 KiB free; give it more (docker run --shm-size) or run with "
+                                      "--workers 1")
+        assert len(seen) == 768 and all(key in seen for key in range(1, 769)) and 769 not in seen
+    finally:
+        tables.close()
+    assert _segments() == before
+    assert shared_visited._size(64 * 2 ** 20) == "64 MiB"
