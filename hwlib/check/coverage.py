@@ -92,7 +92,9 @@ def _walk(search: Search, steps: Iterable[Step], met: set[int]) -> tuple[int, in
     cluster, checker = search.initial()
     values: dict[str, int] = {}
     context = key_context(search.config.replicas, values, search.reduced, search.settled)
-    ticks = walked = kept = 0
+    counters = search.model.counters
+    spent: int | None = 0
+    walked = kept = 0
     inside = True
     for depth, step in enumerate(steps, 1):
         walked += 1
@@ -100,17 +102,17 @@ def _walk(search: Search, steps: Iterable[Step], met: set[int]) -> tuple[int, in
             continue
         if step.kind == "produce":
             values.setdefault(str(step.value), len(values) + 1)
-        elif step.kind == "tick":
-            ticks += 1
-            if step.ms != tick_ms:
-                inside = False
+        elif step.kind == "tick" and step.ms != tick_ms:
+            inside = False
+        logged = len(cluster.events)
         cluster.apply(step)
-        if len(values) > bounds.max_records or ticks > bounds.max_ticks or bounds.beyond(cluster):
+        spent = counters.after(spent, step, cluster.events[logged:]) if spent is not None else None
+        if spent is None or len(values) > bounds.max_records or bounds.beyond(cluster):
             inside = False
             continue
         checker.observe(depth)
         _anomalies_here(checker, depth)
-        key = fingerprint(cluster, checker, context, ticks)
+        key = fingerprint(cluster, checker, context, spent)
         if key in seen:
             met.add(key)
         kept += 1

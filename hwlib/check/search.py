@@ -11,9 +11,11 @@ finds the same states, numbered alike.
 
 Bounds: records produced (``max_records``), the controller's leader epoch (``max_epoch``:
 states beyond it are cut), the changes queued for a broker cut off from the controller
-(``max_queued``: likewise), ``tick`` steps (``max_ticks``), the depth and the states known
-(``max_states``). Within them a search that empties its frontier is *complete*: what it did
-not find cannot happen there. No symmetry reduction: assignment order makes the first replica
+(``max_queued``: likewise), ``tick`` steps (``max_ticks``), each budgeted fault
+(``fault_budget``) and the ISR changes leaders send (``max_alter_partitions``) - counters each
+state carries (``model.budget``) -, the depth and the states known (``max_states``). Within
+them a search that empties its frontier is *complete*: what it did not find cannot happen
+there. No symmetry reduction: assignment order makes the first replica
 the initial leader and decides every clean election, so replicas are never interchangeable.
 """
 
@@ -122,19 +124,20 @@ class CheckResult:
 
 
 class Node:
-    """A frontier state: its cluster and checker, the records produced and ticks passed on the
-    way, its number (-1 until it is kept), fingerprint (None: a cold state's, not kept), parent,
-    the step index from it and its schedule (``path``: the step indices from the initial state,
-    one byte each). A *cold* node holds no cluster (None): it is rebuilt from its schedule when
-    it is expanded (``Search.rebuild``)."""
-    __slots__ = ("cluster", "checker", "records", "ticks", "index", "key", "parent", "step", "path")
+    """A frontier state: its cluster and checker, the records produced and the bounds' counters
+    spent on the way (``budget.Counters``: ticks, budgeted faults, AlterPartitions), its number
+    (-1 until it is kept), fingerprint (None: a cold state's, not kept), parent, the step index
+    from it and its schedule (``path``: the step indices from the initial state, one byte each).
+    A *cold* node holds no cluster (None): it is rebuilt from its schedule when it is expanded
+    (``Search.rebuild``)."""
+    __slots__ = ("cluster", "checker", "records", "spent", "index", "key", "parent", "step", "path")
 
-    def __init__(self, cluster: Cluster | None, checker: AnomalyChecker | None, records: int, ticks: int,
+    def __init__(self, cluster: Cluster | None, checker: AnomalyChecker | None, records: int, spent: int,
                  index: int, key: int | None, parent: int = -1, step: int = -1, path: bytes = b"") -> None:
         self.cluster = cluster
         self.checker = checker
         self.records = records
-        self.ticks = ticks
+        self.spent = spent
         self.index = index
         self.key = key
         self.parent = parent
@@ -268,10 +271,10 @@ class Search:
         _drop(root, checker)
         return max(size, 1.0)
 
-    def key(self, cluster: Cluster, checker: AnomalyChecker, ticks: int) -> int:
+    def key(self, cluster: Cluster, checker: AnomalyChecker, spent: int) -> int:
         """A state's fingerprint as this search takes it (``model.fingerprint``, with its
-        reductions)."""
-        return fingerprint(cluster, checker, self.context, ticks)
+        reductions and the counters ``spent``)."""
+        return fingerprint(cluster, checker, self.context, spent)
 
     def start(self) -> None:
         root, checker = self.initial()
@@ -321,8 +324,8 @@ class Search:
             made = self.transition(node, index, depth)
             if made is None:
                 continue
-            cluster, watch, records, ticks = made
-            key = self.key(cluster, watch, ticks)
+            cluster, watch, records, spent = made
+            key = self.key(cluster, watch, spent)
             new = key not in seen and key not in level
             anomalies = _anomalies_here(watch, depth) if new else watch.anomalies
             for order, anomaly in enumerate(anomalies):
@@ -333,13 +336,13 @@ class Search:
                 _drop(cluster, watch)
                 continue
             level.add(key)
-            out.append(Node(cluster, watch, records, ticks, -1, key, node.index, index))
+            out.append(Node(cluster, watch, records, spent, -1, key, node.index, index))
         return out
 
     def transition(self, node: Node, index: int, depth: int) -> tuple[Cluster, AnomalyChecker, int, int] | None:
         """Step ``index`` of the alphabet from ``node`` at ``depth``, on a clone, observed by a
         clone of its checker (what it reported is in the checker's ``anomalies``): (cluster,
-        checker, records, ticks), or None if the step cannot act, leaves the bounds, makes the
+        checker, records, counters), or None if the step cannot act, leaves the bounds, makes the
         state it leaves, or makes one the search need not keep (a refused fetch request:
         ``refusals_answered``) - the last three, where known without taking it (``foresee``:
         the bounds left, a settled isolation, a whole fetch refused), are counted as generated
@@ -347,10 +350,11 @@ class Search:
         bounds = self.bounds
         parent, checker = node.cluster, node.checker
         assert parent is not None and checker is not None         # expanded nodes are live
-        taken = self.model.guard(parent, index, node.records, node.ticks)
+        model = self.model
+        taken = model.guard(parent, index, node.records, node.spent)
         if taken is None:
             return None
-        step, records, ticks = taken
+        step, records, spent = taken
         kind = step.kind
         if kind != "produce" and kind != "tick":
             if self.foresee and (bounds.cuts(parent, step) or settles_at_once(parent, step, self.settled)
@@ -361,14 +365,15 @@ class Search:
             if self.refusals_answered and kind == "fetch_request" and refused(parent, step):
                 self.result.generated += 1
                 return None
-        cluster, watch = self.model.make(parent, step, checker)
+        cluster, watch = model.make(parent, step, checker)
         assert watch is not None                                  # made with a checker
         self.result.generated += 1
-        if bounds.beyond(cluster):
+        admitted = model.admits(step, cluster, spent)
+        if admitted is None:
             _drop(cluster, watch)
             return None
         watch.observe(depth)
-        return cluster, watch, records, ticks
+        return cluster, watch, records, admitted
 
     def expand(self, nodes: Iterable[Node], depth: int, seen: Fingerprints,
                level: Fingerprints | None = None) -> Iterator[Node]:
@@ -605,19 +610,23 @@ class Search:
         (None) one in the visited set (else CheckError) - unless ``check`` is False (a Spark
         task, which holds no visited set: the driver checks what it returns)."""
         cluster, checker = self.initial()
-        records = ticks = 0
+        records = spent = 0
+        counters = self.model.counters
         for depth, step in enumerate(self.steps_of(indices), 1):
             if step.kind == "produce":
                 records += 1
-            elif step.kind == "tick":
-                ticks += 1
+            logged = len(cluster.events)
             cluster.apply(step)
+            charged = counters.after(spent, step, cluster.events[logged:])
+            if charged is None:
+                raise replay_error(index)
+            spent = charged
             checker.observe(depth)
             _anomalies_here(checker, depth)
-        made = self.key(cluster, checker, ticks)
+        made = self.key(cluster, checker, spent)
         if check and (made != key if key is not None else made not in self.seen):
             raise replay_error(index)
-        return Node(cluster, checker, records, ticks, index, made, path=bytes(indices) if self.keeps_paths else b"")
+        return Node(cluster, checker, records, spent, index, made, path=bytes(indices) if self.keeps_paths else b"")
 
 
 def replay_error(index: int) -> CheckError:

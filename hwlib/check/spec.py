@@ -91,6 +91,10 @@ class CheckSpec:
             bounds = dataclasses.replace(bounds, max_ticks=1)
         elif "tick" not in self.faults and bounds.max_ticks:
             raise CheckError("max-ticks: give --faults ... ,tick as well (ticks are a fault here)")
+        unused = [name for name, _ in bounds.fault_budget if name not in self.faults]
+        if unused:
+            raise CheckError(f"fault-budget: {', '.join(unused)} is not among the faults searched "
+                             f"({', '.join(self.faults) or 'none'})")
         put(self, "bounds", bounds)
         put(self, "config", self.config.replace(replicas=list(bounds.replica_ids)))
         for name in ("workers", "coverage_runs"):
@@ -158,7 +162,7 @@ class CheckSpec:
         profile = data.get("profile")
         return cls(protocols=tuple(data["protocols"]), config=ClusterConfig.from_dict(data["config"]),
                    unclean_leader_election=data.get("unclean_leader_election"),
-                   bounds=Bounds(**data["bounds"]), faults=tuple(data["faults"]), kinds=tuple(data["kinds"]),
+                   bounds=Bounds.from_dict(data["bounds"]), faults=tuple(data["faults"]), kinds=tuple(data["kinds"]),
                    exhaustive=data["exhaustive"],
                    profile=FaultProfile.from_dict(profile) if profile is not None else None,
                    coverage_runs=data.get("coverage_runs"), coverage_seed=data.get("coverage_seed", 0),

@@ -14,6 +14,7 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..anomalies import is_safety
 from ..model.vocabulary import FAULT_WORDS
@@ -21,6 +22,9 @@ from ..run import run_steps
 from ..scenario import Scenario
 from ..util.files import atomic_path, write_text_atomically
 from .search import CheckResult
+
+if TYPE_CHECKING:
+    from ..model.space import Bounds
 
 
 @dataclass(frozen=True)
@@ -119,11 +123,24 @@ def coverage_text(result: CheckResult, others: Sequence[CheckResult] = ()) -> st
              + (f", log.flush.interval.messages={config.log_flush_interval_messages}"
                 if config.log_flush_interval_messages is not None else "") + gate_words + ")",
              f"<= {b.max_records} records", f"leader epochs <= {b.max_epoch}"]
-    if b.max_queued is not None:
-        parts.append(f"<= {queued_words(b.max_queued)}")
+    parts.extend(budget_words(b))
     if b.depth is not None:
         parts.append(f"<= {b.depth} steps")
     return ", ".join(parts) + "; produces, fetches" + (f" and {join_words(faults)}" if faults else " only")
+
+
+def budget_words(bounds: Bounds) -> list[str]:
+    """The bounds counted along a schedule, in words: the queue bound, each fault's budget
+    (``--fault-budget``) and the AlterPartition bound - ``fault budget isolate=1,power_loss=1``,
+    ``<= 1 ISR change sent by a leader (AlterPartition, AlterIsr, ZooKeeper write)``."""
+    out = [] if bounds.max_queued is None else [f"<= {queued_words(bounds.max_queued)}"]
+    if bounds.fault_budget:
+        out.append("fault budget " + ",".join(f"{fault}={limit}" for fault, limit in bounds.fault_budget))
+    count = bounds.max_alter_partitions
+    if count is not None:
+        out.append(f"<= {count} ISR change{'' if count == 1 else 's'} sent by a leader (AlterPartition, AlterIsr, "
+                   f"ZooKeeper write)")
+    return out
 
 
 def queued_words(count: int) -> str:
@@ -163,10 +180,10 @@ def counterexample(result: CheckResult, kind: str) -> Scenario:
         raise AssertionError(f"the search found {kind} under {config.rules_name} at depth {found.depth}, "
                              f"but a replay of its schedule shows {shows}")
     bounds = result.bounds
-    queued = "" if bounds.max_queued is None else f", <= {queued_words(bounds.max_queued)}"
+    counted = "".join(f", {words}" for words in budget_words(bounds))
     description = (f"Found by hwlib check: the shortest schedule that shows {kind} under {config.rules_name} "
                    f"({bounds.replicas} replicas, <= {bounds.max_records} records, leader epochs <= "
-                   f"{bounds.max_epoch}{queued}, faults {', '.join(result.faults) or 'none'}; depth {found.depth}). "
+                   f"{bounds.max_epoch}{counted}, faults {', '.join(result.faults) or 'none'}; depth {found.depth}). "
                    f"{found.detail}")
     return Scenario(f"check-{config.rules_name}-{kind}", config, tuple(found.steps), description,
                     {config.protocol: tuple(shows)}, summary=f"shortest {kind} under {config.rules_name}")

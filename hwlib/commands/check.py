@@ -30,21 +30,29 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     from ..util.cores import cores
 
+    parser.add_argument("--spec", metavar="NAME|FILE",
+                        help="take the rules, bounds, faults and kinds from this check spec (a built-in name - "
+                             "kip966-elr: KIP-966 at the fault budget of Vanlightly's TLC run - or a YAML file); "
+                             "an option given here wins over the spec's")
     rules = parser.add_mutually_exclusive_group()
-    rules.add_argument("--protocol", default="all", type=lambda v: v if v == "all" else options.protocol(v),
+    rules.add_argument("--protocol", type=lambda v: v if v == "all" else options.protocol(v),
                        help=f"one of {', '.join(PROTOCOLS)}, or all (default)")
     rules.add_argument("--release", type=options.releases,
                        help="Apache Kafka releases instead, comma-separated, e.g. 2.0.1,3.7-kraft "
                             "(hwlib releases)")
-    parser.add_argument("--replicas", type=int, default=DEFAULT_REPLICAS, help="replicas (default %(default)s)")
-    parser.add_argument("--max-records", type=int, default=DEFAULT_MAX_RECORDS,
-                        help="produces at most (default %(default)s)")
-    parser.add_argument("--max-epoch", type=int, default=DEFAULT_MAX_EPOCH,
-                        help="leader epoch at most (default %(default)s)")
+    parser.add_argument("--replicas", type=int, help=f"replicas (default {DEFAULT_REPLICAS})")
+    parser.add_argument("--max-records", type=int, help=f"produces at most (default {DEFAULT_MAX_RECORDS})")
+    parser.add_argument("--max-epoch", type=int, help=f"leader epoch at most (default {DEFAULT_MAX_EPOCH})")
     parser.add_argument("--max-queued", type=int, metavar="N",
                         help="partition changes waiting for a broker cut off from the controller, at most (default: no "
                              "bound; kip966 at 3 replicas needs one, an ISR shrink there keeps the leader epoch)")
-    parser.add_argument("--max-ticks", type=int, default=0,
+    parser.add_argument("--fault-budget", metavar="FAULT=N,...",
+                        help="each of these faults at most N times, e.g. power_loss=1,isolate=1 (a TLA+ "
+                             "specification's fault counters; default: no budget, the other bounds end the search)")
+    parser.add_argument("--max-alter-partitions", type=int, metavar="N",
+                        help="ISR changes the leaders send, at most (AlterPartition; AlterIsr; the ZooKeeper ISR "
+                             "write before 2.7); states past it are cut (default: no bound)")
+    parser.add_argument("--max-ticks", type=int,
                         help="tick steps at most when the faults let time pass (default: 1 then, else 0)")
     parser.add_argument("--tick-ms", type=int,
                         help="time one tick passes (default: replica_lag_time_max_ms + the ISR check's period + 1 - "
@@ -100,7 +108,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def to_spec(args: argparse.Namespace) -> CheckSpec:
-    """``hwlib check``'s options as a ``CheckSpec`` (which validates them: one line each)."""
+    """``hwlib check``'s options as a ``CheckSpec`` (which validates them: one line each), over
+    a ``--spec`` file's where one is given."""
     from ..anomalies import KINDS
     from ..check import (
         DEFAULT_FAULTS,
@@ -113,36 +122,60 @@ def to_spec(args: argparse.Namespace) -> CheckSpec:
     )
     from ..engine.config import ClusterConfig
     from ..errors import ConfigError
+    from ..model.vocabulary import DEFAULT_MAX_EPOCH, DEFAULT_MAX_RECORDS, DEFAULT_REPLICAS, parse_budget
+
+    written: dict[str, Any] = {}
+    if args.spec is not None:
+        from ..check.spec_files import load_check_spec
+
+        written = load_check_spec(args.spec)
+
+    def given(name: str, default: Any = None) -> Any:
+        """The option as given on the command line, else the spec file's, else ``default``."""
+        value = getattr(args, name)
+        return value if value is not None else written.get(name, default)
 
     profile = None
     if args.profile is not None:
         from ..profiles import load_profile
 
         profile = load_profile(args.profile)
-    bounds = Bounds(replicas=args.replicas, max_records=args.max_records, max_epoch=args.max_epoch,
-                    max_ticks=args.max_ticks, depth=args.depth, tick_ms=args.tick_ms, max_states=args.max_states,
-                    max_queued=args.max_queued)
-    kinds = KINDS if args.matrix else parse_kinds(args.kinds) if args.kinds is not None else DEFAULT_KINDS
-    if args.release is not None:
-        protocols = tuple(args.release)
+    bounds = Bounds(replicas=given("replicas", DEFAULT_REPLICAS),
+                    max_records=given("max_records", DEFAULT_MAX_RECORDS),
+                    max_epoch=given("max_epoch", DEFAULT_MAX_EPOCH), max_ticks=given("max_ticks", 0),
+                    depth=given("depth"), tick_ms=args.tick_ms, max_states=args.max_states,
+                    max_queued=given("max_queued"), fault_budget=parse_budget(given("fault_budget", ())),
+                    max_alter_partitions=given("max_alter_partitions"))
+    kinds = KINDS if args.matrix else parse_kinds(given("kinds", DEFAULT_KINDS))
+    if args.release is not None or args.protocol is not None:
+        release, protocol = args.release, args.protocol
     else:
-        protocols = tuple(PROTOCOLS) if args.protocol == "all" or args.matrix else (args.protocol,)
-    settings: dict[str, Any] = options.settings(args.config)
-    for name, option in (("acks", args.acks), ("min_insync_replicas", args.min_insync_replicas)):
-        if option is not None and name in settings:
+        release, protocol = written.get("release"), written.get("protocol", "all")
+    if release is not None:
+        protocols = tuple(options.releases(release) if isinstance(release, str) else release)
+    else:
+        protocols = tuple(PROTOCOLS) if protocol == "all" or args.matrix else (protocol,)
+    # the spec file's settings, then the command line's: a setting written there wins
+    settings: dict[str, Any] = options.settings([f"{k}={v}" for k, v in written.get("config", {}).items()])
+    settings.update({name: written[name] for name in ("acks", "min_insync_replicas") if name in written})
+    typed = options.settings(args.config)
+    for name in ("acks", "min_insync_replicas"):
+        option = getattr(args, name)
+        if option is not None and name in typed:
             raise ConfigError(f"config.{name}: given twice (--{name.replace('_', '-')} and --config); give one")
-    if args.acks is not None:
-        settings["acks"] = args.acks
-    settings.setdefault("min_insync_replicas", DEFAULT_MIN_INSYNC_REPLICAS if args.min_insync_replicas is None
-                        else args.min_insync_replicas)
+        if option is not None:
+            typed[name] = option
+    settings.update(typed)
+    settings.setdefault("min_insync_replicas", DEFAULT_MIN_INSYNC_REPLICAS)
     unclean = settings.pop("unclean_leader_election", None)
     if args.unclean_leader_election:
         unclean = True
     first = {"protocol" if protocols[0] in PROTOCOLS else "release": protocols[0]}   # the settings checked under it
+    faults = given("faults")
     return CheckSpec(protocols=protocols, bounds=bounds,
                      config=ClusterConfig(replicas=bounds.replica_ids, **first, **settings),
                      unclean_leader_election=unclean,
-                     faults=parse_faults(args.faults) if args.faults is not None else DEFAULT_FAULTS,
+                     faults=parse_faults(faults) if faults is not None else DEFAULT_FAULTS,
                      profile=profile, kinds=kinds,
                      exhaustive=args.exhaustive or args.matrix, coverage_runs=args.coverage_runs,
                      workers=args.workers, memory=args.memory, out=args.out, resume=args.resume,

@@ -115,8 +115,9 @@ class Target:
 @dataclass
 class Node:
     """A state of the search: the cluster (with its checker when anomalies are forbidden), the
-    progress per chain, the maps, the silent steps in a row, records and ticks so far, and how
-    it was reached (parent node, step index, the observations matched there)."""
+    progress per chain, the maps, the silent steps in a row, records and the bounds' counters
+    (``model.budget``) so far, and how it was reached (parent node, step index, the
+    observations matched there)."""
 
     #: the state, held only while it is needed: a node admitted drops it (its key is taken) and
     #: makes it again from its parent's when it is expanded; a parent keeps its own until each
@@ -128,7 +129,7 @@ class Node:
     maps: Maps
     silent: int
     records: int
-    ticks: int
+    spent: int
     parent: Node | None = None
     step: int = -1
     matched: tuple[int, ...] = ()
@@ -263,11 +264,11 @@ class ExplainSearch:
 
     def key(self, node: Node) -> tuple:
         """What two nodes must share for one to stand for the other, progress aside: the state's
-        fingerprint (and the checks' memory where an anomaly is forbidden), the maps, the ticks."""
+        fingerprint (and the checks' memory where an anomaly is forbidden), the maps, the bounds' counters."""
         checker = node.checker
         memory = checker.verdict_key(self.values) if checker is not None else ()
         assert node.cluster is not None
-        return (hash(self.context.key_of(node.cluster)), memory, node.maps, node.ticks)
+        return (hash(self.context.key_of(node.cluster)), memory, node.maps, node.spent)
 
     def run(self, progress: Callable[[int, int, int], None] | None = None, greedy: bool = False) -> Outcome:
         """Breadth first (the first explanation is a shortest one), or - ``greedy`` - the node
@@ -584,7 +585,6 @@ class ExplainSearch:
         """Every node one step of the alphabet leads to from ``node`` within the bounds, once
         per way of matching the observations it shows (matching none: a silent step, if
         another may come)."""
-        bounds = self.bounds
         parent, checker = self._state(node)
         node.cluster, node.checker = parent, checker           # held while its children wait
         self._release(node)
@@ -592,14 +592,15 @@ class ExplainSearch:
         out: list[Node] = []
         model = self.model
         for index in range(len(self.steps)):
-            taken = model.guard(parent, index, node.records, node.ticks)
+            taken = model.guard(parent, index, node.records, node.spent)
             if taken is None:
                 continue
-            step, records, ticks = taken
+            step, records, spent = taken
             cluster, watch = model.make(parent, step, checker)
             self._fresh.append((cluster, watch))           # released once its children are admitted
             outcome.transitions += 1
-            if bounds.beyond(cluster):
+            admitted = model.admits(step, cluster, spent)
+            if admitted is None:
                 continue
             if watch is not None:
                 watch.observe(depth)
@@ -617,7 +618,7 @@ class ExplainSearch:
                 if silent <= self.max_silent:
                     if cursors not in gaps:
                         gaps[cursors] = self.gap(cluster, cursors, records)
-                    out.append(Node(cluster, watch, cursors, maps, silent, records, ticks, node, index, seen_here,
+                    out.append(Node(cluster, watch, cursors, maps, silent, records, admitted, node, index, seen_here,
                                     depth, gap=gaps[cursors]))
         return out
 

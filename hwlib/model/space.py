@@ -22,7 +22,7 @@ from ..engine.protocols import Protocol
 from ..engine.releases import rules_named
 from ..engine.steps import Step
 from .reductions import ModelKeys, Reductions, Renamings
-from .vocabulary import DEFAULT_MAX_EPOCH, DEFAULT_MAX_RECORDS, DEFAULT_REPLICAS, CheckError
+from .vocabulary import DEFAULT_MAX_EPOCH, DEFAULT_MAX_RECORDS, DEFAULT_REPLICAS, CheckError, parse_budget
 
 if TYPE_CHECKING:
     from ..anomalies import AnomalyChecker
@@ -67,6 +67,14 @@ class Bounds:
     #: the partition changes waiting for one broker cut off from the controller, at most
     #: (states beyond it are cut; None: no bound) - see ``beyond``
     max_queued: int | None = None
+    #: faults taken at most this many times each, as (fault, limit) pairs, kept in ``FAULTS``
+    #: order (a TLA+ specification's fault counters; ``vocabulary.parse_budget`` reads a dict or
+    #: ``power_loss=1,isolate=1``); counted in each state (``budget.Counters``), a step past its
+    #: limit is not taken
+    fault_budget: tuple[tuple[str, int], ...] = ()
+    #: ISR changes the leaders send (AlterPartition, AlterIsr, the ZooKeeper ISR write), at most
+    #: (None: no bound; counted in each state, states past it are cut) - ``budget.isr_requests``
+    max_alter_partitions: int | None = None
 
     def beyond(self, cluster: Cluster) -> bool:
         """Whether ``cluster`` is past the leader-epoch bound or the queue bound (a search cuts it).
@@ -114,13 +122,28 @@ class Bounds:
         return replica_names(self.replicas)
 
     def as_dict(self) -> dict:
-        return {name: getattr(self, name) for name in ("replicas", "max_records", "max_epoch", "max_ticks",
-                                                       "depth", "tick_ms", "max_states", "max_queued")}
+        """Plain values (JSON); the budgets only where given, so a check written without them
+        keeps its identity (an ``--out`` directory's marker)."""
+        out = {name: getattr(self, name) for name in ("replicas", "max_records", "max_epoch", "max_ticks",
+                                                      "depth", "tick_ms", "max_states", "max_queued")}
+        if self.fault_budget:
+            out["fault_budget"] = dict(self.fault_budget)
+        if self.max_alter_partitions is not None:
+            out["max_alter_partitions"] = self.max_alter_partitions
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict) -> Bounds:
+        """Bounds from ``as_dict``'s plain values (a fault budget as a mapping)."""
+        values = dict(data)
+        if "fault_budget" in values:
+            values["fault_budget"] = parse_budget(values["fault_budget"])
+        return cls(**values)
 
     def __reduce__(self):
         """By the constructor (see ``Step.__reduce__``)."""
         return (Bounds, (self.replicas, self.max_records, self.max_epoch, self.max_ticks, self.depth, self.tick_ms,
-                         self.max_states, self.max_queued))
+                         self.max_states, self.max_queued, self.fault_budget, self.max_alter_partitions))
 
     def __post_init__(self) -> None:
         for name, low in (("replicas", 1), ("max_records", 0), ("max_epoch", 0), ("max_ticks", 0)):
@@ -133,6 +156,10 @@ class Bounds:
             value = getattr(self, name)
             if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
                 raise CheckError(f"{name.replace('_', '-')}: must be an integer >= 1, got {value!r}")
+        value = self.max_alter_partitions
+        if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
+            raise CheckError(f"max-alter-partitions: must be an integer >= 0, got {value!r}")
+        object.__setattr__(self, "fault_budget", parse_budget(self.fault_budget))
 
 
 #: the faults that take a broker out of the ISR by the controller's hand, any number of times:
@@ -182,7 +209,9 @@ def endless(protocol: str, generation: Protocol, bounds: Bounds, faults: tuple[s
     end - one broker lost in a way the controller notices (``NOTICED``) and back, caught up
     again - while another, cut off from the controller within its session
     (``isolate_unseen``), is sent every change: its queue grows by two a round, each length a
-    state of its own (``Bounds.beyond``). Only a queue, depth or state bound ends that search.
+    state of its own (``Bounds.beyond``). Only a queue, depth or state bound ends that search,
+    or a budget that ends the rounds: on every such loss, or on the AlterPartitions (each
+    round's expansion is one).
     Without such a loss nothing shrinks the ISR but a bounded number of ticks, and the search
     ends (kip966, 3 replicas, leader moves, isolation within the session and late delivery:
     complete at depth 24 with min.insync.replicas=2)."""
@@ -191,10 +220,14 @@ def endless(protocol: str, generation: Protocol, bounds: Bounds, faults: tuple[s
         return None
     if bounds.max_queued is not None or bounds.depth is not None or bounds.max_states is not None:
         return None
+    budget = dict(bounds.fault_budget)
+    if bounds.max_alter_partitions is not None or all(fault in budget for fault in NOTICED & set(faults)):
+        return None
     return (f"max-queued: needed for {protocol} at {bounds.replicas} replicas - an ISR shrink keeps the leader "
             f"epoch there (KAFKA-15021), so a broker cut off from the controller can fall behind by any number of "
             f"ISR changes and the search never ends; give --max-queued N (2 keeps two changes replayed in one "
-            f"delta), --depth or --max-states")
+            f"delta), --depth, --max-states, --max-alter-partitions or a --fault-budget on "
+            f"{', '.join(sorted(NOTICED & set(faults)))}")
 
 
 def alphabet(replicas: tuple[str, ...], faults: tuple[str, ...], tick_ms: int, max_records: int = 0) -> list[Step]:

@@ -4,7 +4,8 @@
 observations) are two strategies over one ``KafkaModel``: the same initial state and its watch,
 the same alphabet and numbering of schedules, the same guard (the bounds' counters, then the
 engine's own ``Cluster.skip_reason``) and the same step taken on a clone watched by a clone of
-its checker. What each strategy leaves out beyond that - the checker's foreseen cuts, explain's
+its checker, and the same counters carried with each state (``budget.Counters``: ticks, budgeted
+faults, AlterPartitions sent). What each strategy leaves out beyond that - the checker's foreseen cuts, explain's
 observations - is its own.
 """
 
@@ -15,7 +16,9 @@ from typing import TYPE_CHECKING
 
 from ..anomalies import AnomalyChecker
 from ..engine.cluster import Cluster
+from .budget import ALTER_PARTITION, Counters, isr_requests
 from .space import Bounds, alphabet, numbered
+from .vocabulary import step_fault
 
 if TYPE_CHECKING:
     from ..engine.config import ClusterConfig
@@ -30,12 +33,19 @@ class KafkaModel:
     bounds: Bounds
     faults: tuple[str, ...]
     steps: list[Step]
+    counters: Counters
+    #: whether a fault budget is set (else only ticks are charged before a step)
+    budgeted: bool
+    counts_isr: bool
 
     def __init__(self, config: ClusterConfig, bounds: Bounds, faults: tuple[str, ...], tick_ms: int) -> None:
         self.config = config
         self.bounds = bounds
         self.faults = faults
         self.steps = alphabet(tuple(config.replicas), faults, tick_ms, bounds.max_records)
+        self.counters = Counters(bounds)
+        self.budgeted = bool(bounds.fault_budget)
+        self.counts_isr = ALTER_PARTITION in self.counters.places
 
     def initial(self) -> tuple[Cluster, AnomalyChecker]:
         """The initial state - a new cluster of the configuration - and its watch (``watch``)."""
@@ -63,30 +73,46 @@ class KafkaModel:
             out.append(step)
         return out
 
-    def guard(self, parent: Cluster, index: int, records: int, ticks: int) -> tuple[Step, int, int] | None:
-        """Step ``index`` from ``parent`` with ``records`` produced and ``ticks`` passed so far:
-        the step to take (a produce numbered as the next record) and the counters after it, or
-        None when the bounds or the engine's guard leave it out."""
+    def guard(self, parent: Cluster, index: int, records: int, spent: int) -> tuple[Step, int, int] | None:
+        """Step ``index`` from ``parent`` with ``records`` produced and the counters ``spent``
+        (``budget.Counters``) so far: the step to take (a produce numbered as the next record)
+        and the records and counters after it - a tick or a budgeted fault charged -, or None
+        when the bounds or the engine's guard leave it out."""
         step = self.steps[index]
         if step.kind == "produce":
             if records >= self.bounds.max_records:
                 return None
             records += 1
-            return numbered(step, records), records, ticks
+            return numbered(step, records), records, spent
         if step.kind == "tick":
-            if ticks >= self.bounds.max_ticks:
+            charge: str | None = "tick"
+        else:
+            if parent.skip_reason(step) is not None:
                 return None
-            return step, records, ticks + 1
-        if parent.skip_reason(step) is not None:
-            return None
-        return step, records, ticks
+            charge = step_fault(step) if self.budgeted else None
+        if charge is not None:
+            charged = self.counters.charge(spent, charge)
+            if charged is None:
+                return None
+            spent = charged
+        return step, records, spent
 
     def make(self, parent: Cluster, step: Step,
              checker: AnomalyChecker | None) -> tuple[Cluster, AnomalyChecker | None]:
         """``step`` taken on a clone of ``parent``, watched (when ``checker`` is given) by a
         clone of ``checker`` made before it acts, so it sees what the step changed; the caller
-        asks ``bounds.beyond`` of the result and has the watch observe."""
+        asks ``admits`` of the result and has the watch observe."""
         cluster = parent.clone()
         watch = AnomalyChecker(cluster, checker) if checker is not None else None
         cluster.apply(step)
         return cluster, watch
+
+    def admits(self, step: Step, cluster: Cluster, spent: int) -> int | None:
+        """The counters once ``step`` has made ``cluster`` (with the ISR changes it sent, read
+        from the events it logged: ``budget.isr_requests``), or None when that state is past
+        the bounds (``Bounds.beyond``) or the AlterPartition bound: a search does not keep it."""
+        if self.bounds.beyond(cluster):
+            return None
+        if not self.counts_isr:
+            return spent
+        return self.counters.charge(spent, ALTER_PARTITION, isr_requests(step, cluster.events))

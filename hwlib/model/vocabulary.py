@@ -97,6 +97,38 @@ def parse_faults(text: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
     return tuple(parse_names(text, "faults", FAULTS, "a fault", CheckError, empty=True))
 
 
+def parse_budget(value: str | dict | tuple | list) -> tuple[tuple[str, int], ...]:
+    """A fault budget - ``power_loss=1,isolate=1``, a dict or (fault, limit) pairs - as (fault,
+    limit) pairs in ``FAULTS`` order; each a fault of ``FAULTS`` but ``tick`` (``--max-ticks``
+    bounds it), each limit an integer >= 0, each fault once."""
+    if isinstance(value, str):
+        pairs: list[tuple[object, object]] = []
+        for part in (p.strip() for p in value.split(",")):
+            if not part:
+                continue
+            fault, sep, count = part.partition("=")
+            if not sep or not count.strip().isdigit():
+                raise CheckError(f"fault-budget: {part!r} is not FAULT=COUNT (e.g. power_loss=1,isolate=1)")
+            pairs.append((fault.strip(), int(count)))
+    elif isinstance(value, dict):
+        pairs = list(value.items())
+    else:
+        pairs = [(pair[0], pair[1]) for pair in value]
+    out: dict[str, int] = {}
+    for name, limit in pairs:
+        if name == "tick":
+            raise CheckError("fault-budget: tick is bounded by --max-ticks")
+        if name not in FAULTS:
+            raise CheckError(f"fault-budget: {name!r} is not a fault; any of: "
+                             f"{', '.join(f for f in FAULTS if f != 'tick')}")
+        if isinstance(limit, bool) or not isinstance(limit, int) or limit < 0:
+            raise CheckError(f"fault-budget: {name}'s limit must be an integer >= 0, got {limit!r}")
+        if name in out:
+            raise CheckError(f"fault-budget: {name} is given twice")
+        out[name] = limit
+    return tuple((name, out[name]) for name in FAULTS if name in out)
+
+
 def parse_kinds(text: str | list[str] | tuple[str, ...]) -> tuple[str, ...]:
     """``lost-write,strong-isr`` (or a list) -> the anomaly kinds, each once."""
     return tuple(parse_names(text, "kinds", KINDS, "an anomaly kind", CheckError))

@@ -6,7 +6,7 @@ file in both only if both resolve it against the root: ``$HWLIB_ROOT``, else the
 holds this package (the folder with ``pyproject.toml`` above ``hwlib/``), else the current
 directory.
 
-The built-in scenarios, fault profiles, sweep specs, example incident logs, the inventory of
+The built-in scenarios, fault profiles, sweep and check specs, example incident logs, the inventory of
 Kafka's log messages and notebooks have one source, the checkout's ``data/`` and ``notebooks/``;
 a wheel carries copies of them under ``hwlib/builtin/`` (the build makes them: ``setup.py``),
 read from there when installed.
@@ -19,7 +19,8 @@ from pathlib import Path
 
 #: the built-in files: folder under ``hwlib/builtin/`` in a wheel -> files in the checkout
 BUILTIN = {"scenarios": "data/scenarios/*.yaml", "profiles": "data/profiles/*.yaml", "specs": "data/specs/*.yaml",
-           "notebooks": "notebooks/*.ipynb", "incidents": "data/incidents/*.log", "explain": "data/explain/*.csv"}
+           "notebooks": "notebooks/*.ipynb", "incidents": "data/incidents/*.log", "explain": "data/explain/*.csv",
+           "check-specs": "data/check-specs/*.yaml"}
 
 PACKAGE = Path(__file__).resolve().parents[1]
 

@@ -22,46 +22,53 @@ from hwlib.explain.search import ExplainSearch, Node, Outcome, Target
 from hwlib.model import Bounds, KafkaModel, state_key
 
 FAULTS = ("elect", "isolate", "deliver", "crash", "quick_restart", "retention", "tick")
-CASES = [("2.0.1", 2), ("2.8.0", 3), ("3.7-kraft", 3), ("4.1", 3)]
+CASES = [("2.0.1", 2, {}), ("2.8.0", 3, {}), ("3.7-kraft", 3, {}), ("4.1", 3, {}),
+         ("4.1", 3, {"fault_budget": (("isolate", 1), ("crash", 1)), "max_alter_partitions": 1})]
 
 
 def _successors(model: KafkaModel, values: dict[str, int], cluster: Cluster, checker: AnomalyChecker,
-                records: int, ticks: int) -> dict[int, tuple]:
-    """Step index -> the whole state key of the model's successor (steps that cannot act left out)."""
+                records: int, spent: int) -> dict[int, tuple]:
+    """Step index -> the whole state key of the model's successor and its counters (steps that
+    cannot act, and states past the bounds, left out)."""
     out = {}
     for index in range(len(model.steps)):
-        taken = model.guard(cluster, index, records, ticks)
+        taken = model.guard(cluster, index, records, spent)
         if taken is None:
             continue
-        step, after_records, after_ticks = taken
+        step, after_records, after_spent = taken
         child, _ = model.make(cluster, step, checker)
-        if not model.bounds.beyond(child):
-            out[index] = (state_key(child, values, reduced=False), after_records, after_ticks)
+        admitted = model.admits(step, child, after_spent)
+        if admitted is not None:
+            out[index] = (state_key(child, values, reduced=False), after_records, admitted)
     return out
 
 
 def _reachable(model: KafkaModel, rng: random.Random, walks: int, length: int):
-    """States met on random walks from the initial state: (cluster, checker, records, ticks)."""
+    """States met on random walks from the initial state: (cluster, checker, records, counters)."""
     for _ in range(walks):
         cluster = Cluster(model.config)
         checker = AnomalyChecker(cluster)
-        records = ticks = 0
+        records = 0
+        spent: int | None = 0
         for _ in range(rng.randrange(length)):
-            options = [t for i in range(len(model.steps)) if (t := model.guard(cluster, i, records, ticks))]
+            options = [t for i in range(len(model.steps)) if (t := model.guard(cluster, i, records, spent))]
             if not options:
                 break
-            step, records, ticks = rng.choice(options)
+            step, records, spent = rng.choice(options)
             cluster, checker = model.make(cluster, step, checker)
-            if model.bounds.beyond(cluster):
+            spent = model.admits(step, cluster, spent)
+            if spent is None:
                 break
             checker.observe(1)
         else:
-            yield cluster, checker, records, ticks
+            yield cluster, checker, records, spent
 
 
-@pytest.mark.parametrize(("release", "replicas"), CASES)
-def test_both_searches_take_the_models_successors(release, replicas):
-    bounds = Bounds(replicas=replicas, max_records=2, max_epoch=2, max_ticks=1)
+@pytest.mark.parametrize(("release", "replicas", "budgets"), CASES)
+def test_both_searches_take_the_models_successors(release, replicas, budgets):
+    """The same successors, and the same counters after each (ticks, a fault budget, the
+    AlterPartitions sent), from the checker and from explain."""
+    bounds = Bounds(replicas=replicas, max_records=2, max_epoch=2, max_ticks=1, **budgets)
     config = ClusterConfig(replicas=list(bounds.replica_ids), release=release)
     tick_ms = bounds.tick_length(config)
     model = KafkaModel(config, bounds, FAULTS, tick_ms)
@@ -73,9 +80,9 @@ def test_both_searches_take_the_models_successors(release, replicas):
     assert check.steps == explain.steps == model.steps
 
     states = 0
-    for cluster, checker, records, ticks in _reachable(model, random.Random(release), walks=40, length=14):
-        expected = _successors(model, values, cluster, checker, records, ticks)
-        node = CheckNode(cluster, checker, records, ticks, 0, 0)
+    for cluster, checker, records, spent in _reachable(model, random.Random(release), walks=40, length=14):
+        expected = _successors(model, values, cluster, checker, records, spent)
+        node = CheckNode(cluster, checker, records, spent, 0, 0)
         by_check = {}
         for index in range(len(check.steps)):
             made = check.transition(node, index, 1)
@@ -83,9 +90,9 @@ def test_both_searches_take_the_models_successors(release, replicas):
                 by_check[index] = (state_key(made[0], values, reduced=False), made[2], made[3])
         assert by_check == expected
         outcome = Outcome(goal=None, best=None, complete=False)
-        root = Node(cluster.clone(), None, (), Maps(), 0, records, ticks)
+        root = Node(cluster.clone(), None, (), Maps(), 0, records, spent)
         children = explain.children(root, 1, outcome)
-        by_explain = {child.step: (state_key(child.cluster, values, reduced=False), child.records, child.ticks)
+        by_explain = {child.step: (state_key(child.cluster, values, reduced=False), child.records, child.spent)
                       for child in children}
         assert by_explain == expected
         states += 1
