@@ -171,7 +171,8 @@ def to_spec(args: argparse.Namespace) -> CheckSpec:
     if args.unclean_leader_election:
         unclean = True
     first = {"protocol" if protocols[0] in PROTOCOLS else "release": protocols[0]}   # the settings checked under it
-    faults = given("faults")
+    # a fault profile given here stands for the faults too: it wins over the spec file's
+    faults = args.faults if args.faults is not None or args.profile is not None else written.get("faults")
     return CheckSpec(protocols=protocols, bounds=bounds,
                      config=ClusterConfig(replicas=bounds.replica_ids, **first, **settings),
                      unclean_leader_election=unclean,

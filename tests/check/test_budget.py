@@ -152,6 +152,11 @@ def test_the_kip966_spec_is_vanlightlys_fault_budget_and_the_command_line_wins_o
     assert over.protocols == ("4.0",) and over.config.replicas == ("A", "B")
     assert over.bounds.fault_budget == (("isolate", 2),) and over.config.min_insync_replicas == 1
     assert over.bounds.max_alter_partitions == 1                    # the rest is the spec's
+    profiled = to_spec(build_parser().parse_args(["check", "--spec", "kip966-elr", "--profile", "power-loss",
+                                                  "--fault-budget", "power_loss=1"]))     # a profile wins as faults
+    assert "power_loss_unseen" in profiled.faults and profiled.bounds.fault_budget == (("power_loss", 1),)
+    with pytest.raises(CheckError, match=r"^fault-budget: isolate is not among the faults searched \(crash, "):
+        to_spec(build_parser().parse_args(["check", "--spec", "kip966-elr", "--profile", "power-loss"]))
 
 
 def test_a_bad_check_spec_file_is_one_line_and_exit_2(tmp_path):
