@@ -79,17 +79,21 @@ class KafkaModel:
         and the records and counters after it - a tick or a budgeted fault charged -, or None
         when the bounds or the engine's guard leave it out."""
         step = self.steps[index]
+        charge: str | None = None
         if step.kind == "produce":
             if records >= self.bounds.max_records:
                 return None
             records += 1
-            return numbered(step, records), records, spent
-        if step.kind == "tick":
-            charge: str | None = "tick"
+            step = numbered(step, records)
+            if self.budgeted:
+                charge = step_fault(step)           # a produce whose ack is lost, or sent to a stale leader
+        elif step.kind == "tick":
+            charge = "tick"
         else:
             if parent.skip_reason(step) is not None:
                 return None
-            charge = step_fault(step) if self.budgeted else None
+            if self.budgeted:
+                charge = step_fault(step)
         if charge is not None:
             charged = self.counters.charge(spent, charge)
             if charged is None:

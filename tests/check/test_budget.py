@@ -202,3 +202,21 @@ def test_with_eligible_leader_replicas_every_kind_holds_within_vanlightlys_fault
     result = explored(spec.config_for("4.1"), spec.bounds, spec.faults, spec.kinds, True)
     assert result.complete and not result.violations
     assert result.distinct == 56_012
+
+
+def test_a_budgeted_produce_fault_is_charged_and_a_cold_frontier_replays_to_the_same_counters():
+    """A produce can be a fault (its acknowledgement lost): a budget of 0 leaves it out. A
+    search whose frontier is kept cold - every state rebuilt by replaying its schedule,
+    charging the counters as it goes - finds exactly what the live search finds."""
+    config = _config("kip101")
+    bounds = Bounds(replicas=2, max_records=2, fault_budget=(("isolate", 1), ("lost_ack", 1)))
+    faults = ("isolate", "crash", "lost_ack")
+    none = explored(config, Bounds(replicas=2, max_records=2), ("isolate", "crash"), ("lost-write",), True)
+    zero = explored(config, Bounds(replicas=2, max_records=2, fault_budget=(("lost_ack", 0),)), faults,
+                    ("lost-write",), True)
+    live = explored(config, bounds, faults, ("lost-write", "strong-isr"), True)
+    cold = explored(config, bounds, faults, ("lost-write", "strong-isr"), True, memory=1e-9)
+    live_counts, cold_counts = live.as_dict(), cold.as_dict()
+    del live_counts["seconds"], cold_counts["seconds"]
+    assert live_counts == cold_counts and live.distinct > 1000
+    assert none.distinct == zero.distinct and none.violations.keys() == zero.violations.keys()
