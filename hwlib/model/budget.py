@@ -74,7 +74,7 @@ class Counters:
         return self.charge(out, ALTER_PARTITION, isr_requests(step, events))
 
     def describe(self, spent: int) -> dict[str, int]:
-        """Each counter's count in ``spent``, by name (what a progress line or a test reads)."""
+        """Each counter's count in ``spent``, by name."""
         return {name: self.digit(spent, name) for name in self.places}
 
 
