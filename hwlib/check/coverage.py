@@ -93,8 +93,7 @@ def _walk(search: Search, steps: Iterable[Step], met: set[int]) -> tuple[int, in
     values: dict[str, int] = {}
     context = key_context(search.config.replicas, values, search.reduced, search.settled)
     counters = search.model.counters
-    spent: int | None = 0
-    walked = kept = 0
+    spent = walked = kept = 0
     inside = True
     for depth, step in enumerate(steps, 1):
         walked += 1
@@ -106,10 +105,11 @@ def _walk(search: Search, steps: Iterable[Step], met: set[int]) -> tuple[int, in
             inside = False
         logged = len(cluster.events)
         cluster.apply(step)
-        spent = counters.after(spent, step, cluster.events[logged:]) if spent is not None else None
-        if spent is None or len(values) > bounds.max_records or bounds.beyond(cluster):
+        charged = counters.after(spent, step, cluster.events[logged:])
+        if charged is None or len(values) > bounds.max_records or bounds.beyond(cluster):
             inside = False
             continue
+        spent = charged
         checker.observe(depth)
         _anomalies_here(checker, depth)
         key = fingerprint(cluster, checker, context, spent)

@@ -32,6 +32,8 @@ class Counters:
 
     places: dict[str, int]
     limits: dict[str, int]
+    #: whether a fault budget is set (else a step charges only if it is a tick)
+    budgeted: bool
 
     def __init__(self, bounds: Bounds) -> None:
         # ticks are always counted (a limit of 0: none may pass), each other name where bounded
@@ -46,6 +48,7 @@ class Counters:
             self.places[name] = place
             self.limits[name] = limit
             place *= limit + 1
+        self.budgeted = bool(bounds.fault_budget)
 
     def digit(self, spent: int, name: str) -> int:
         """How many of ``name`` the packed ``spent`` counts (0 for a name not counted)."""
@@ -65,13 +68,26 @@ class Counters:
             return None
         return spent + times * place
 
+    def before(self, spent: int, step: Step) -> int | None:
+        """``spent`` with ``step`` charged before it is taken - a tick as ``tick``, a budgeted
+        fault by its name (``step_fault``; a produce whose ack is lost, or sent to a stale leader,
+        is one) -, or None past a limit."""
+        if step.kind == "tick":
+            return self.charge(spent, "tick")
+        return self.charge(spent, step_fault(step)) if self.budgeted else spent
+
+    def sent(self, spent: int, step: Step, events: Sequence[tuple]) -> int | None:
+        """``spent`` with the ISR changes ``step`` sent, read from the ``events`` it logged
+        (``isr_requests``), or None past the AlterPartition bound."""
+        if ALTER_PARTITION not in self.places:
+            return spent
+        return self.charge(spent, ALTER_PARTITION, isr_requests(step, events))
+
     def after(self, spent: int, step: Step, events: Sequence[tuple]) -> int | None:
-        """``spent`` once ``step`` has been taken, which logged ``events``: its fault charged
-        (``step_fault``; a tick is ``tick``), then the AlterPartitions it sent - None past a limit."""
-        out = self.charge(spent, "tick" if step.kind == "tick" else step_fault(step))
-        if out is None or ALTER_PARTITION not in self.places:
-            return out
-        return self.charge(out, ALTER_PARTITION, isr_requests(step, events))
+        """``spent`` once ``step`` has been taken, which logged ``events``: ``before``, then
+        ``sent`` - None past a limit (what a replay charges, as the search did)."""
+        out = self.before(spent, step)
+        return None if out is None else self.sent(out, step, events)
 
     def describe(self, spent: int) -> dict[str, int]:
         """Each counter's count in ``spent``, by name."""

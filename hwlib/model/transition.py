@@ -4,9 +4,9 @@
 observations) are two strategies over one ``KafkaModel``: the same initial state and its watch,
 the same alphabet and numbering of schedules, the same guard (the bounds' counters, then the
 engine's own ``Cluster.skip_reason``) and the same step taken on a clone watched by a clone of
-its checker, and the same counters carried with each state (``budget.Counters``: ticks, budgeted
-faults, AlterPartitions sent). What each strategy leaves out beyond that - the checker's foreseen cuts, explain's
-observations - is its own.
+its checker, and the same counters carried with each state (``budget.Counters``: ticks,
+budgeted faults, AlterPartitions sent). What each strategy leaves out beyond that - the
+checker's foreseen cuts, explain's observations - is its own.
 """
 
 from __future__ import annotations
@@ -16,9 +16,8 @@ from typing import TYPE_CHECKING
 
 from ..anomalies import AnomalyChecker
 from ..engine.cluster import Cluster
-from .budget import ALTER_PARTITION, Counters, isr_requests
+from .budget import Counters
 from .space import Bounds, alphabet, numbered
-from .vocabulary import step_fault
 
 if TYPE_CHECKING:
     from ..engine.config import ClusterConfig
@@ -34,9 +33,6 @@ class KafkaModel:
     faults: tuple[str, ...]
     steps: list[Step]
     counters: Counters
-    #: whether a fault budget is set (else only ticks are charged before a step)
-    budgeted: bool
-    counts_isr: bool
 
     def __init__(self, config: ClusterConfig, bounds: Bounds, faults: tuple[str, ...], tick_ms: int) -> None:
         self.config = config
@@ -44,8 +40,6 @@ class KafkaModel:
         self.faults = faults
         self.steps = alphabet(tuple(config.replicas), faults, tick_ms, bounds.max_records)
         self.counters = Counters(bounds)
-        self.budgeted = bool(bounds.fault_budget)
-        self.counts_isr = ALTER_PARTITION in self.counters.places
 
     def initial(self) -> tuple[Cluster, AnomalyChecker]:
         """The initial state - a new cluster of the configuration - and its watch (``watch``)."""
@@ -79,27 +73,15 @@ class KafkaModel:
         and the records and counters after it - a tick or a budgeted fault charged -, or None
         when the bounds or the engine's guard leave it out."""
         step = self.steps[index]
-        charge: str | None = None
         if step.kind == "produce":
             if records >= self.bounds.max_records:
                 return None
             records += 1
             step = numbered(step, records)
-            if self.budgeted:
-                charge = step_fault(step)           # a produce whose ack is lost, or sent to a stale leader
-        elif step.kind == "tick":
-            charge = "tick"
-        else:
-            if parent.skip_reason(step) is not None:
-                return None
-            if self.budgeted:
-                charge = step_fault(step)
-        if charge is not None:
-            charged = self.counters.charge(spent, charge)
-            if charged is None:
-                return None
-            spent = charged
-        return step, records, spent
+        elif step.kind != "tick" and parent.skip_reason(step) is not None:
+            return None
+        charged = self.counters.before(spent, step)
+        return None if charged is None else (step, records, charged)
 
     def make(self, parent: Cluster, step: Step,
              checker: AnomalyChecker | None) -> tuple[Cluster, AnomalyChecker | None]:
@@ -117,6 +99,4 @@ class KafkaModel:
         the bounds (``Bounds.beyond``) or the AlterPartition bound: a search does not keep it."""
         if self.bounds.beyond(cluster):
             return None
-        if not self.counts_isr:
-            return spent
-        return self.counters.charge(spent, ALTER_PARTITION, isr_requests(step, cluster.events))
+        return self.counters.sent(spent, step, cluster.events)
