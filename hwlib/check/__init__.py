@@ -18,6 +18,7 @@ from ..model.vocabulary import (
     DEFAULT_MIN_INSYNC_REPLICAS,
     FAULT_WORDS,
     FAULTS,
+    ONE_FAULT,
     TLA_FAULTS,
     CheckError,
     parse_faults,
@@ -33,6 +34,7 @@ from .search import CheckResult, Search, Violation
 from .spec import CheckSpec, parse_protocols
 from .verdicts import (
     Verdict,
+    budget_words,
     cell_verdict,
     counterexample,
     coverage_text,
@@ -43,9 +45,9 @@ from .verdicts import (
     write_outputs,
 )
 
-__all__ = ["DEFAULT_FAULTS", "DEFAULT_KINDS", "DEFAULT_MIN_INSYNC_REPLICAS", "FAULTS", "FAULT_WORDS",
+__all__ = ["DEFAULT_FAULTS", "DEFAULT_KINDS", "DEFAULT_MIN_INSYNC_REPLICAS", "FAULTS", "FAULT_WORDS", "ONE_FAULT",
            "TLA_FAULTS", "Bounds", "CheckDir", "CheckError", "CheckResult", "CheckRun", "CheckSpec", "Coverage",
-           "Hooks", "Search", "Verdict", "Violation", "alphabet", "cell_verdict", "counterexample", "coverage_text",
-           "enabled_steps", "explore", "fingerprint", "matrix_markdown", "must_end", "open_directory",
-           "parse_faults", "parse_kinds", "parse_protocols", "profile_faults", "queued_words", "run",
-           "short_coverage", "state_key", "step_fault", "verdict", "write_outputs"]
+           "Hooks", "Search", "Verdict", "Violation", "alphabet", "budget_words", "cell_verdict", "counterexample",
+           "coverage_text", "enabled_steps", "explore", "fingerprint", "matrix_markdown", "must_end",
+           "open_directory", "parse_faults", "parse_kinds", "parse_protocols", "profile_faults", "queued_words",
+           "run", "short_coverage", "state_key", "step_fault", "verdict", "write_outputs"]

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..anomalies import is_safety
-from ..model.vocabulary import FAULT_WORDS
+from ..model.vocabulary import FAULT_WORDS, ONE_FAULT, times
 from ..run import run_steps
 from ..scenario import Scenario
 from ..util.files import atomic_path, write_text_atomically
@@ -122,7 +122,7 @@ def coverage_text(result: CheckResult, others: Sequence[CheckResult] = ()) -> st
                 if config.unclean_leader_election else "")
              + (f", log.flush.interval.messages={config.log_flush_interval_messages}"
                 if config.log_flush_interval_messages is not None else "") + gate_words + ")",
-             f"<= {b.max_records} records", f"leader epochs <= {b.max_epoch}"]
+             f"<= {records_words(b.max_records)}", f"leader epochs <= {b.max_epoch}"]
     parts.extend(budget_words(b))
     if b.depth is not None:
         parts.append(f"<= {b.depth} steps")
@@ -131,16 +131,27 @@ def coverage_text(result: CheckResult, others: Sequence[CheckResult] = ()) -> st
 
 def budget_words(bounds: Bounds) -> list[str]:
     """The bounds counted along a schedule, in words: the queue bound, each fault's budget
-    (``--fault-budget``) and the AlterPartition bound - ``fault budget isolate=1,power_loss=1``,
+    (``--fault-budget``) and the AlterPartition bound - ``each at most once: isolation (session
+    expired), power loss (noticed)``,
     ``<= 1 ISR change sent by a leader (AlterPartition, AlterIsr, ZooKeeper write)``."""
     out = [] if bounds.max_queued is None else [f"<= {queued_words(bounds.max_queued)}"]
-    if bounds.fault_budget:
-        out.append("fault budget " + ",".join(f"{fault}={limit}" for fault, limit in bounds.fault_budget))
+    limits: dict[int, list[str]] = {}
+    for fault, limit in bounds.fault_budget:
+        limits.setdefault(limit, []).append(ONE_FAULT[fault])
+    for limit, names in limits.items():
+        listed = ", ".join(names)
+        out.append(f"never: {listed}" if not limit else
+                   f"{'each ' if len(names) > 1 else ''}at most {times(limit)}: {listed}")
     count = bounds.max_alter_partitions
     if count is not None:
         out.append(f"<= {count} ISR change{'' if count == 1 else 's'} sent by a leader (AlterPartition, AlterIsr, "
                    f"ZooKeeper write)")
     return out
+
+
+def records_words(count: int) -> str:
+    """``1 record``, ``2 records``."""
+    return f"{count} record" + ("" if count == 1 else "s")
 
 
 def queued_words(count: int) -> str:
@@ -182,7 +193,7 @@ def counterexample(result: CheckResult, kind: str) -> Scenario:
     bounds = result.bounds
     counted = "".join(f", {words}" for words in budget_words(bounds))
     description = (f"Found by hwlib check: the shortest schedule that shows {kind} under {config.rules_name} "
-                   f"({bounds.replicas} replicas, <= {bounds.max_records} records, leader epochs <= "
+                   f"({bounds.replicas} replicas, <= {records_words(bounds.max_records)}, leader epochs <= "
                    f"{bounds.max_epoch}{counted}, faults {', '.join(result.faults) or 'none'}; depth {found.depth}). "
                    f"{found.detail}")
     return Scenario(f"check-{config.rules_name}-{kind}", config, tuple(found.steps), description,

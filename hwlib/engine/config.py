@@ -456,6 +456,15 @@ class ClusterConfig:
             out.append(f"{gate.kafka}={level}{whose}")
         return out
 
+    def kafka_name(self, name: str) -> str:
+        """A setting's name as Kafka writes it: ``min_insync_replicas`` -> ``min.insync.replicas``,
+        ``unclean_leader_election`` -> ``unclean.leader.election.enable``, the session timeout
+        as the rules' mode names it."""
+        if name == "session_timeout_ms":
+            return "broker.session.timeout.ms" if self.rules().kraft else "zookeeper.session.timeout.ms"
+        kafka = next((alias for alias, field in SETTING_ALIASES.items() if field == name), name)
+        return kafka.replace("_", ".")
+
     def min_isr_words(self) -> str:
         """``min.insync.replicas=N``, and what the leader makes of it where N is above the
         replicas: from 3.7 min(N, replicas) (KAFKA-15583), before every acks=all write fails."""

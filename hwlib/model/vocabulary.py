@@ -50,6 +50,24 @@ FAULT_WORDS = {
     "lost_ack": "lost acknowledgements", "stale_produce": "produces to a stale leader",
     "consume": "consumer polls", "consumer_crash": "consumer crashes", "retention": "retention and DeleteRecords",
 }
+#: one step of each fault, as a count names it: ``crash twice``, ``each at most once: crash, power
+#: loss (noticed)`` (a fault budget, or what a run spends against one)
+ONE_FAULT = {
+    "elect": "leader move", "isolate": "isolation (session expired)", "isolate_unseen": "isolation (session held)",
+    "deliver": "late LeaderAndIsr delivery", "controller_failover": "controller failover", "crash": "crash",
+    "quick_restart": "quick restart", "power_loss": "power loss (noticed)",
+    "power_loss_unseen": "power loss (unnoticed)",
+    "replace_disk": "replaced disk", "controlled_shutdown": "controlled shutdown", "flush": "flush", "tick": "tick",
+    "lost_ack": "lost acknowledgement", "stale_produce": "produce to a stale leader", "consume": "consumer poll",
+    "consumer_crash": "consumer crash", "retention": "retention or DeleteRecords",
+}
+
+
+def times(count: int) -> str:
+    """``once``, ``twice``, ``3 times``."""
+    return "once" if count == 1 else "twice" if count == 2 else f"{count} times"
+
+
 #: the faults of the TLA+ specification of Kafka replication (hachikuji/kafka-specification):
 #: leader moves, isolation and late LeaderAndIsr delivery, no crashes - for comparisons with TLC
 TLA_FAULTS = ("elect", "isolate", "isolate_unseen", "deliver")

@@ -7,8 +7,8 @@ check) then speak of the same faults.
 
 The two must agree. Where the sweep's runs show a kind under a generation (at acks=all with
 unclean election off, the check's setting) and the check says the kind holds, the sweep's
-first such run is shrunk and measured: if it needs more than the check's bounds allow (three
-replicas, more records, a later leader epoch, ticks of another length ...), the cell says so
+first such run is shrunk and measured: if it needs more than the check's bounds allow (more
+records, a fault taken twice, a later leader epoch, ticks of another length ...), the cell says so
 instead of "holds"; if it fits the bounds, the check and the sweep contradict each other and
 the report refuses to render (``ReportConsistencyError``) rather than print both.
 """
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import dataclasses
 import html
+from collections import Counter
 from dataclasses import dataclass, field
 
 import pandas as pd
@@ -24,13 +25,14 @@ import pandas as pd
 from ..anomalies.checker import is_safety
 from ..check import (
     DEFAULT_KINDS,
-    DEFAULT_MIN_INSYNC_REPLICAS,
     FAULT_WORDS,
+    ONE_FAULT,
     Bounds,
     CheckResult,
     CheckRun,
     CheckSpec,
     Verdict,
+    budget_words,
     cell_verdict,
     coverage_text,
     open_directory,
@@ -40,9 +42,11 @@ from ..check import (
 )
 from ..check import run as check_run
 from ..check.driver import Progress
+from ..check.verdicts import records_words
 from ..engine.config import ClusterConfig
 from ..errors import HwlibError
-from ..model.vocabulary import untried, untried_note
+from ..model.budget import isr_requests
+from ..model.vocabulary import times, untried, untried_note
 from ..run import run_steps
 from ..scenario import Scenario
 from ..sweep.spec import Cell, SweepSpec
@@ -53,15 +57,23 @@ from .findings import name as rules_text
 
 #: the kinds the report's check looks for: ``hwlib check``'s (the broker-side safety properties)
 KINDS = DEFAULT_KINDS
-#: ``hwlib check``'s bounds (the TLA+ specification's at 2 replicas; one tick when the profile
-#: lets time pass, as for every check)
-BOUNDS = Bounds()
-#: ``hwlib check``'s settings: acks=all, min.insync.replicas=1 - writes go on with one replica
-#: out of the ISR, as with 3 replicas and min.insync.replicas=2 (the sweep's durable setting)
-CONFIG = ClusterConfig(replicas=BOUNDS.replica_ids, acks="all", min_insync_replicas=DEFAULT_MIN_INSYNC_REPLICAS)
-#: a search stops after the level that reaches this many states (the report's time budget):
-#: every profile of the default sweep completes below it
-MAX_STATES = 3_000_000
+#: the report's bounds: the sweep's three replicas, one record (one acknowledged write to lose),
+#: leader epochs <= 2, one tick where the profile lets time pass (``CheckSpec``'s tick rule), and
+#: each other fault of the profile at most once (``budget``: a TLA+ specification's fault counters)
+BOUNDS = Bounds(replicas=3, max_records=1)
+#: the sweep's durable setting: acks=all, min.insync.replicas=2 - writes go on with one of the
+#: three replicas out of the ISR, and stop with two
+CONFIG = ClusterConfig(replicas=BOUNDS.replica_ids, acks="all", min_insync_replicas=2)
+#: how often a search may take each fault of the profile (``Bounds.fault_budget``)
+ONCE = 1
+#: a search stops after the level that reaches this many distinct states (the report's time
+#: budget): a cell it stops says the depth it reached, never a bare "holds"
+MAX_STATES = 60_000
+
+
+def budget(faults: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+    """Each of ``faults`` at most ``ONCE`` along a schedule (a tick is bounded by ``BOUNDS.max_ticks``)."""
+    return tuple((fault, ONCE) for fault in faults if fault != "tick")
 
 
 class ReportConsistencyError(HwlibError, RuntimeError):
@@ -102,8 +114,10 @@ class Witness:
 def run(spec, kinds: tuple[str, ...] = KINDS, workers: int = 1, max_states: int = MAX_STATES,
         progress: bool | str | None = None, file=None) -> list[ProfileCheck]:
     """One check per distinct set of faults among the sweep's profiles, over the generations the
-    sweep ran; ``progress`` (a ``util.progress`` mode, on ``file``) counts the searches and
-    says which one runs."""
+    sweep ran. Its searches are independent and small: with ``workers`` > 1 they run that many
+    at a time, each whole in its own process (at these sizes a search gains little from sharing
+    its levels); a search's result does not depend on where it ran. ``progress`` (a
+    ``util.progress`` mode, on ``file``) counts the searches done and says which finished."""
     from ..util.progress import progress as shown
 
     groups: dict[tuple[str, ...], list[str]] = {}
@@ -112,43 +126,71 @@ def run(spec, kinds: tuple[str, ...] = KINDS, workers: int = 1, max_states: int 
         if uncovered:           # profile_faults covers every action a profile can have today
             raise ReportConsistencyError(f"profile {name}: the check has no fault for {', '.join(uncovered)}")
         groups.setdefault(faults, []).append(name)
-    protocols = rules_order(cell.config.rules_name for cell in spec.cells)
-    checks = []
+    protocols = tuple(rules_order(cell.config.rules_name for cell in spec.cells))
     profiles = spec.profiles()
-    bar = shown(len(groups) * len(protocols), "model check", "search", progress, file)
-    begun = [0]
-    for faults, names in groups.items():
-        def started(protocol: str, names: list[str] = names) -> None:
-            if begun[0]:
-                bar.update(1)               # the search before this one is done
-            begun[0] += 1
-            bar.note(f"faults of {' and '.join(names)}: {protocol}")
-            return None
+    # the sweep's runs it is reconciled with (``witnesses``) are those with unclean election off:
+    # so is every search, whatever a release's own default (on before 0.11)
+    requests = [CheckSpec(protocols=protocols, config=CONFIG, unclean_leader_election=False,
+                          bounds=dataclasses.replace(BOUNDS, max_states=max_states, fault_budget=budget(faults)),
+                          profile=profiles[names[0]], kinds=kinds, coverage_runs=spec.runs, coverage_seed=spec.seed,
+                          memory=_memory(workers))
+                for faults, names in groups.items()]
+    jobs = [(g, request.only(protocol)) for g, request in enumerate(requests) for protocol in protocols]
+    results: dict[tuple[int, str], CheckResult] = {}
+    names = list(groups.values())
+    bar = shown(len(jobs), "model check", "search", progress, file)
 
-        # the sweep's runs it is reconciled with (``witnesses``) are those with unclean election
-        # off: so is every search, whatever a release's own default (on before 0.11)
-        request = CheckSpec(protocols=tuple(protocols), config=CONFIG, unclean_leader_election=False,
-                            bounds=dataclasses.replace(BOUNDS, max_states=max_states),
-                            profile=profiles[names[0]], kinds=kinds, coverage_runs=spec.runs,
-                            coverage_seed=spec.seed, workers=workers)
-        checks.append(ProfileCheck(names, faults, check_run(request, started).results))
-    bar.update(1 if begun[0] else 0)
+    def done(g: int, protocol: str, result: CheckResult) -> None:
+        results[(g, protocol)] = result
+        bar.note(f"faults of {' and '.join(names[g])}: {protocol} done")
+        bar.update(1)
+
+    if workers > 1 and len(jobs) > 1:
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor, as_completed
+
+        # spawned, not forked: the report's process holds a Spark session (a JVM and its threads)
+        with ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            futures = {pool.submit(_search, one.to_dict()): (g, one.protocols[0]) for g, one in jobs}
+            for future in as_completed(futures):
+                done(*futures[future], future.result())
+    else:
+        for g, one in jobs:
+            done(g, one.protocols[0], check_run(one).results[0])
     bar.close()
-    return checks
+    return [ProfileCheck(names[g], faults, [results[(g, p)] for p in protocols])
+            for g, faults in enumerate(groups)]
 
 
-def witnesses(spec, runs: pd.DataFrame,
-              kinds: tuple[str, ...] = KINDS) -> dict[tuple[str, tuple[str, str], str], Witness]:
+def _search(request: dict) -> CheckResult:
+    """One search of the report's check, in a process of its pool: the request's written form
+    (``CheckSpec.to_dict``) in, its result out."""
+    return check_run(CheckSpec.from_dict(request)).results[0]
+
+
+def _memory(workers: int) -> float:
+    """The GiB each of ``workers`` searches run at once may hold: their share of what one search
+    may hold alone (``check.runners.budget``: half the machine's memory)."""
+    from ..check.runners import budget as resident
+
+    return resident(None) / 2 ** 30 / max(1, workers)
+
+
+def witnesses(spec, runs: pd.DataFrame, kinds: tuple[str, ...] = KINDS,
+              min_insync_replicas: int | None = None) -> dict[tuple[str, tuple[str, str], str], Witness]:
     """(profile, rules (``same_rules``), kind) -> the sweep's first run showing ``kind`` at
-    acks=all with unclean election off, from the run table."""
+    acks=all with unclean election off, from the run table - first among the cells at
+    ``min_insync_replicas`` (the check's), if any shows it: what the bounds lack is then what the
+    search left out, not a setting it did not have."""
     from ..sweep.runs import anomaly_column
 
     cells = {cell.id: cell for cell in spec.cells}
     runs = by_rules(runs)
     comparable = runs[(runs["acks"].astype(str) == "all") & ~runs["unclean_leader_election"].astype(bool)]
+    comparable = comparable.assign(other_setting=comparable["min_insync_replicas"].astype(int) != min_insync_replicas)
     out = {}
     for kind in kinds:
-        shown = comparable[comparable[anomaly_column(kind)] > 0].sort_values(["cell", "run"])
+        shown = comparable[comparable[anomaly_column(kind)] > 0].sort_values(["other_setting", "cell", "run"])
         for (profile, protocol), rows in shown.groupby(["profile", "protocol"], sort=False):
             first = rows.iloc[0]
             count = int((rows["cell"] == first["cell"]).sum())
@@ -170,28 +212,38 @@ def same_rules(name: str) -> tuple[str, str]:
 
 def beyond(scenario: Scenario, result: CheckResult) -> list[str]:
     """What a run (``scenario``) needs that ``result``'s search did not cover: more replicas,
-    records, leader epochs, ticks or steps than its bounds, other settings, other faults."""
+    records, leader epochs, ticks, steps, budgeted faults or ISR changes than its bounds, other
+    settings, other faults."""
     b, config, steps = result.bounds, result.config, scenario.steps
     out = []
-    if len(scenario.config.replicas) > b.replicas:
+    if len(scenario.config.replicas) != b.replicas:       # fewer is not covered either: another cluster
         out.append(f"{len(scenario.config.replicas)} replicas")
     mine, theirs = scenario.config.to_dict(), config.to_dict()
     if mine.get("release") and theirs.get("release") and same_rules(mine["release"]) == same_rules(theirs["release"]):
         del mine["release"]         # one release written two ways (0.11, 0.11.0)
     for name in sorted(set(mine) - {"replicas", "protocol"}):
         if mine[name] != theirs.get(name):
-            out.append(f"{name}={mine[name]}")
+            value = str(mine[name]).lower() if isinstance(mine[name], bool) else mine[name]
+            out.append(f"{scenario.config.kafka_name(name)}={value}")
     records = sum(1 for s in steps if s.kind == "produce")
     if records > b.max_records:
         out.append(f"{records} records")
     queues = [0]          # the most changes waiting for one broker, at any step (measured under a queue bound)
-    epoch = run_steps(scenario.config, steps, record=False,
-                      on_step=None if b.max_queued is None
-                      else lambda cluster: queues.append(cluster.channel.longest_queue())).final["leader_epoch"]
+    replay = run_steps(scenario.config, steps, record=False,
+                       on_step=None if b.max_queued is None
+                       else lambda cluster: queues.append(cluster.channel.longest_queue()))
+    epoch = replay.final["leader_epoch"]
     if epoch > b.max_epoch:
         out.append(f"leader epoch {epoch}")
     if b.max_queued is not None and max(queues) > b.max_queued:
         out.append(queued_words(max(queues)))
+    taken = Counter(fault for fault in map(step_fault, steps) if fault is not None)
+    out.extend(f"{ONE_FAULT[fault]} {times(taken[fault])}" for fault, limit in b.fault_budget if taken[fault] > limit)
+    if b.max_alter_partitions is not None:
+        events, marks = replay.events, replay.marks
+        sent = sum(isr_requests(step, events[marks[i]:marks[i + 1]]) for i, step in enumerate(steps))
+        if sent > b.max_alter_partitions:
+            out.append(f"{sent} ISR changes sent by a leader")
     ticks = [s.ms for s in steps if s.kind == "tick"]
     if len(ticks) > b.max_ticks:
         out.append(f"{len(ticks)} ticks")
@@ -213,8 +265,8 @@ def reconcile(checks: list[ProfileCheck], spec, runs: pd.DataFrame, kinds: tuple
     is a contradiction (ReportConsistencyError)."""
     from ..sweep.driver import shrink_run
 
-    seen = witnesses(spec, runs, kinds)
     for check in checks:
+        seen = witnesses(spec, runs, kinds, check.results[0].config.min_insync_replicas)
         for result in check.results:
             for kind in kinds:
                 if kind in result.violations or not is_safety(kind):
@@ -249,10 +301,26 @@ def sampling(check: ProfileCheck) -> str:
     share = f"{low:.1%}" if f"{low:.1%}" == f"{high:.1%}" else f"{low:.1%} to {high:.1%}"
     example = next((r for r in measured if r.protocol == "kip320"), measured[0])
     return (f"Random runs against this space: {first.runs:,} runs of {first.profile}, drawn as the sweep draws "
-            f"its runs but over {check.results[0].bounds.replicas} replicas, visit {share} of the reachable states "
+            f"its runs, at {check.results[0].bounds.replicas} replicas, visit {share} of the reachable states "
             f"where the search completed ({example.protocol}: {example.coverage.visited:,} of "
             f"{example.coverage.reachable:,}); {first.within:.0%} of their steps stay within these bounds. "
             f"A sweep says how often; only the search says never.")
+
+
+def command(check: ProfileCheck) -> str:
+    """The ``hwlib check`` command line that runs ``check``'s searches as the report ran them
+    (its releases, its first profile's faults at the report's bounds and settings)."""
+    first = check.results[0]
+    b = first.bounds
+    words = ["hwlib check", "--release", ",".join(r.protocol for r in check.results), "--profile", check.profiles[0],
+             "--replicas", str(b.replicas), "--acks", first.config.acks, "--min-insync-replicas",
+             str(first.config.min_insync_replicas), "--config", "unclean.leader.election.enable=false",
+             "--max-records", str(b.max_records), "--max-epoch", str(b.max_epoch)]
+    if b.fault_budget:
+        words += ["--fault-budget", ",".join(f"{fault}={limit}" for fault, limit in b.fault_budget)]
+    if b.max_states is not None:
+        words += ["--max-states", str(b.max_states)]
+    return " ".join(words)
 
 
 def matrix(checks: list[ProfileCheck], kinds: tuple[str, ...] = KINDS) -> str:
@@ -267,6 +335,8 @@ def matrix(checks: list[ProfileCheck], kinds: tuple[str, ...] = KINDS) -> str:
         parts.append(f'<h4 style="margin:1em 0 .3em">With the faults of {names}</h4>'
                      f'<p style="margin:0 0 .4em;color:#333">Every cell: {html.escape(check.coverage)}</p>'
                      + (f'<p style="margin:0 0 .4em;color:#333">{html.escape(sampled)}</p>' if sampled else "")
+                     + f'<p style="margin:0 0 .4em;color:#333">The same searches: <code>{html.escape(command(check))}'
+                       '</code></p>'
                      + matrix_html(check.results, kinds, check.verdicts, legend=False, captioned=True))
     return "".join(parts) + legend_html(states)
 
@@ -329,9 +399,9 @@ def findings(checks: list[ProfileCheck], kinds: tuple[str, ...], anchor: str) ->
         names = " and ".join(f"<b>{html.escape(p)}</b>" for p in check.profiles)
         b = check.results[0].bounds
         body = "; ".join(parts) if parts else f"none of {join(list(kinds))} can happen in any generation"
-        queued = '' if b.max_queued is None else f', at most {queued_words(b.max_queued)}'
+        counted = html.escape("".join(f", {words}" for words in budget_words(b)))
         text = (f'<b>Can it happen at all</b>, with the faults of {names} (every schedule at {b.replicas} '
-                f'replicas, at most {b.max_records} records and leader epoch {b.max_epoch}{queued}; '
+                f'replicas, at most {records_words(b.max_records)} and leader epoch {b.max_epoch}{counted}; '
                 f'<a href="#{anchor}">the verdicts</a>): {body}.')
         conclusive = all(check.verdict(r.protocol, k).state in ("violated", "holds") for r in check.results
                          for k in kinds)

@@ -95,7 +95,7 @@ def matrix_html(results: list[CheckResult], kinds: tuple[str, ...] | list[str], 
                      f'<br>depth {r.depth} · {r.seconds:.1f} s<br>{html.escape(r.ending)}</td>' for r in results)
     rows.append(f'<tr><th style="text-align:left;padding:3px 8px;color:#555">states searched</th>{states}</tr>')
     note = legend_html(matrix_states(results, kinds, verdicts)) if legend else ""
-    return ('<table class="hwl-matrix" style="border-collapse:collapse;font-size:13px">'
+    return ('<table class="hwl-matrix" style="border-collapse:collapse;font-size:13px;overflow-wrap:anywhere">'
             f'<tr><th></th>{head}</tr>{"".join(rows)}</table>{note}')
 
 

@@ -107,10 +107,17 @@ def test_report_runs_a_tiny_sweep_and_renders_offline_html(rendered):
     assert "With the faults of <b>kip101-data-loss</b>" in html
     rows = _matrix_rows(html)
     assert [kind for kind, _ in rows] == ["lost-write", "log-divergence", "committed-truncated", "strong-isr"]
-    assert dict(rows)["lost-write"] == ["violated", "holds"]        # hw loses KIP-101's write, kip101 does not
-    # the caption says what every cell covers; the cells repeat none of it
-    assert "Every cell: 2 replicas (acks=all, min.insync.replicas=1), &lt;= 2 records" in html
-    assert html.count("with crashes, quick restarts, time passing; &lt;= 2 records, 2 replicas") == 0
+    # at 3 replicas both lose m1: 0.10.2 to KIP-101's truncation to the HW, 0.11 to KAFKA-7128 (a
+    # leader back from a quick restart takes a follower into the ISR at its checkpointed HW)
+    assert dict(rows)["lost-write"] == ["violated", "violated"]
+    # the caption says what every cell covers, and the command that runs the searches again; the
+    # cells repeat none of it
+    assert ("Every cell: 3 replicas (acks=all, min.insync.replicas=2), &lt;= 1 record, leader epochs &lt;= 2, "
+            "each at most once: crash, quick restart") in html
+    assert ("<code>hwlib check --release 0.10.2,0.11 --profile kip101-data-loss --replicas 3 --acks all "
+            "--min-insync-replicas 2 --config unclean.leader.election.enable=false --max-records 1 --max-epoch 2 "
+            "--fault-budget crash=1,quick_restart=1 --max-states 60000</code>") in html
+    assert html.count("with crashes, quick restarts, time passing; &lt;= 1 record, 3 replicas") == 0
     violated = [kind for kind, states in rows if "violated" in states]
     shown_sweep = html.count('class="hwl-scenario"') - len(violated)
     assert html.count('class="hwl-stepper"') == len(violated) + shown_sweep and shown_sweep >= 1
@@ -129,7 +136,7 @@ def test_report_runs_a_tiny_sweep_and_renders_offline_html(rendered):
     assert len(metrics["by_cell"]) == 4 and sum(c["runs"] for c in metrics["by_cell"]) == 80
     searched = {c["rules"]: c for c in metrics["model_check"]}
     assert set(searched) == {"0.10.2", "0.11"} and all(c["distinct"] > 0 for c in searched.values())
-    assert [searched[r]["verdicts"]["lost-write"] for r in ("0.10.2", "0.11")] == ["violated", "holds"]
+    assert [searched[r]["verdicts"]["lost-write"] for r in ("0.10.2", "0.11")] == ["violated", "violated"]
 
 
 def test_the_first_screen_says_what_was_simulated_and_answers_before_the_figure(rendered):
@@ -280,7 +287,10 @@ def test_report_html_opens_offline_with_table_and_working_step_through(rendered,
     assert end > 0                                                  # opens at the end of the counterexample
     stepper.locator("button.back").click()
     assert int(stepper.get_attribute("data-position")) == end - 1
-    assert stepper.locator(".panel").count() == 2                   # its protocol and kip966
+    # 0.10.2's lost write, the shortest; 0.11 loses the write too at 3 replicas (KAFKA-7128), so
+    # no later release of this sweep is set beside it, and the caption says so
+    assert stepper.locator(".panel").count() == 1
+    assert page.get_by_text("None of the later ones checked here (0.11) closes it within these bounds").first.is_visible()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     stepper.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "report-counterexample.png"))

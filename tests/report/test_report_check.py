@@ -8,6 +8,7 @@ import dataclasses
 import pytest
 
 from hwlib.check import FAULTS, Bounds, CheckResult, profile_faults, step_fault
+from hwlib.check import verdict as check_verdict
 from hwlib.profiles import ACTIONS, FaultProfile, load_profile
 from hwlib.report.model_check import (
     CONFIG,
@@ -51,10 +52,30 @@ def hw_losses():
 
 
 def _holds(bounds: Bounds, faults=("crash", "quick_restart")) -> ProfileCheck:
-    """A check that claims hw's lost-write holds, complete, within ``bounds``."""
-    result = CheckResult("hw", CONFIG.replace(protocol="hw"), bounds, faults, complete=True, distinct=10,
-                         generated=20, depth=9)
+    """A check that claims hw's lost-write holds, complete, within ``bounds``, at the sweep's
+    settings (``hw_losses``: min.insync.replicas=1)."""
+    config = CONFIG.replace(protocol="hw", replicas=bounds.replica_ids, min_insync_replicas=1)
+    result = CheckResult("hw", config, bounds, faults, complete=True, distinct=10, generated=20, depth=9)
     return ProfileCheck(["crash-mix"], faults, [result])
+
+
+def test_the_witness_of_a_kind_is_taken_first_at_the_check_s_min_insync_replicas():
+    """The sweep's run a "holds" is measured against comes first from the cells at the check's
+    min.insync.replicas, where one shows the kind: the cell then names what the search left
+    out, not a setting it did not have."""
+    from hwlib.report.model_check import witnesses
+
+    spec = parse_spec({"name": "t", "seed": 4, "runs": 40, "profile": NO_TICKS,
+                       "grid": {"protocol": ["hw"], "replicas": [2], "acks": ["all"], "min_insync_replicas": [1, 2]}})
+    runs = run_batch(spec, 0, spec.total_runs)
+    lost = runs[runs["n_lost_write"] > 0]
+    assert set(lost["min_insync_replicas"].astype(int)) == {1, 2}       # both settings lose writes here
+    key = ("crash-mix", ("hw", ""), "lost-write")
+    for setting in (1, 2):
+        chosen = witnesses(spec, runs, ("lost-write",), setting)[key]
+        assert chosen.cell.config.min_insync_replicas == setting
+        first = lost[lost["min_insync_replicas"].astype(int) == setting].sort_values(["cell", "run"]).iloc[0]
+        assert (chosen.cell.id, chosen.run) == (first["cell"], int(first["run"]))
 
 
 def test_a_holds_the_sweep_contradicts_within_its_bounds_is_refused(hw_losses):
@@ -89,6 +110,50 @@ def test_the_check_says_what_share_of_its_complete_spaces_the_profiles_random_ru
     assert text in matrix([check]).replace("&#x27;", "'")
 
 
+def test_the_report_checks_each_profile_at_three_replicas_each_fault_once():
+    """The report's check runs at the sweep's three replicas and durable setting (acks=all,
+    min.insync.replicas=2), one record, each fault of the profile at most once and one tick: a
+    budget that makes the search end (complete, or stopped at its state budget - then a cell says
+    how deep it went, never a bare "holds")."""
+    spec = parse_spec({"name": "t", "seed": 4, "runs": 5, "profile": "kip101-data-loss",
+                       "grid": {"release": ["2.1"], "replicas": [3], "acks": ["all"]}})
+    (check,) = run(spec)
+    (result,) = check.results
+    assert result.bounds.replicas == 3 and result.bounds.max_records == 1 and result.bounds.max_ticks == 1
+    assert result.bounds.fault_budget == (("crash", 1), ("quick_restart", 1))
+    assert result.config.min_insync_replicas == 2 and result.config.acks == "all"
+    assert result.complete and not result.violations          # 2.1 keeps m1 at these bounds
+    assert "3 replicas (acks=all, min.insync.replicas=2)" in check.coverage
+    assert "each at most once: crash, quick restart" in check.coverage
+    stopped = run(spec, max_states=100)[0].results[0]
+    assert not stopped.complete and stopped.depth < result.depth
+    assert check_verdict(stopped, "lost-write") == f"holds to depth {stopped.depth} (stopped at 100 states)"
+    text = findings([check], ("lost-write",), "x")[0].html
+    assert "every schedule at 3 replicas, at most 1 record and leader epoch 2, each at most once: crash" in text
+
+
+def test_beyond_names_a_fault_taken_more_often_than_the_budget_allows():
+    from hwlib import Step
+
+    config = CONFIG.replace(protocol="hw")
+    bounds = Bounds(replicas=3, max_records=1, fault_budget=(("crash", 1), ("quick_restart", 1)),
+                    max_alter_partitions=0)
+    result = CheckResult("hw", config, bounds, ("crash", "quick_restart"), complete=True)
+    twice = Scenario("twice", config, (Step("produce", value="m1"), Step("crash", replica="B"),
+                                       Step("restart", replica="B"), Step("crash", replica="B")))
+    lacks = beyond(twice, result)
+    assert "crash twice" in lacks and not any("quick restart" in words for words in lacks)
+    # a crash noticed is the controller's ISR change, not the leader's: none counted
+    assert not any("ISR change" in words for words in lacks)
+    once = Scenario("once", config, twice.steps[:3])
+    assert not any("crash" in words for words in beyond(once, result))
+    # time passes: A shrinks the ISR to itself (its ZooKeeper write), B's fetch takes it back in
+    tick = bounds.tick_length(config)
+    lagged = Scenario("lagged", config, (Step("produce", value="m1"), Step("fetch", replica="B"),
+                                         Step("tick", ms=tick), Step("fetch", replica="B")))
+    assert "2 ISR changes sent by a leader" in beyond(lagged, result)
+
+
 def test_beyond_names_each_bound_a_run_exceeds():
     from hwlib import Step, load_scenario
 
@@ -96,14 +161,17 @@ def test_beyond_names_each_bound_a_run_exceeds():
     result = CheckResult("hw", CONFIG.replace(protocol="hw"), Bounds(replicas=2, max_records=2, max_epoch=0,
                          max_ticks=1), ("crash", "tick"), complete=True)
     lacks = beyond(scenario, result)
-    assert lacks == ["10 records", "leader epoch 1", "flushes, quick restarts"]
+    assert lacks == ["min.insync.replicas=1", "10 records", "leader epoch 1", "flushes, quick restarts"]
+    # a search at 3 replicas does not cover a 2-replica cluster either
+    assert beyond(scenario, dataclasses.replace(result, bounds=Bounds(replicas=3, max_records=10, max_epoch=1,
+                                                                      max_ticks=1)))[0] == "2 replicas"
     kip966 = CONFIG.replace(protocol="kip966")
-    queued = CheckResult("kip966", kip966, Bounds(replicas=2, max_queued=1), ("elect", "isolate_unseen"),
+    queued = CheckResult("kip966", kip966, Bounds(replicas=3, max_queued=1), ("elect", "isolate_unseen"),
                          complete=True)
     cut_off = Scenario("cut-off", kip966, (Step("isolate", replica="B", detected=False), Step("elect", replica="B"),
                                            Step("elect", replica="A")))      # two leader changes wait for B
     assert beyond(cut_off, queued) == ["2 changes queued for a cut-off broker"]
-    assert beyond(cut_off, dataclasses.replace(queued, bounds=Bounds(replicas=2, max_queued=2))) == []
+    assert beyond(cut_off, dataclasses.replace(queued, bounds=Bounds(replicas=3, max_queued=2))) == []
     assert step_fault(Step("crash", replica="A", lose_unflushed=True, detected=False)) == "power_loss_unseen"
     assert step_fault(Step("produce", value="v", replica="B")) == "stale_produce"
     assert step_fault(Step("restart", replica="A")) is None
@@ -134,7 +202,8 @@ def test_check_against_sweep_is_the_one_answer_of_hwlib_check_and_notebook_03(hw
     from hwlib.check import CheckSpec
     from hwlib.report import model_check
 
-    request = CheckSpec(protocols=("hw",), config=CONFIG, unclean_leader_election=False, bounds=Bounds(replicas=1),
+    config = CONFIG.replace(replicas=("A",), min_insync_replicas=1)
+    request = CheckSpec(protocols=("hw",), config=config, unclean_leader_election=False, bounds=Bounds(replicas=1),
                         faults=("crash", "quick_restart"), kinds=("lost-write",))
     alone = model_check.check_against_sweep(request)
     assert alone.verdicts[("hw", "lost-write")].state == "holds" and alone.results[0].complete
