@@ -377,12 +377,16 @@ def _because(why: Explanation | None) -> str:
 
 
 # ------------------------------------------------------------------- what to do, and why
-def recommendations(answer: ShortAnswer, acks_one: dict | None = None) -> list[tuple[str, str]]:
+def recommendations(answer: ShortAnswer, acks_one: dict | None = None,
+                    checked: dict[str, dict[str, int]] | None = None) -> list[tuple[str, str]]:
     """What a reader can do about each finding that has a remedy in this sweep's data, with the
     release numbers: the first release from which every later one lost none under a profile
     (and the cheaper fix where an explained straggler names one), what the profiles no
-    generation closed need, and acks. ``acks_one``: the acks=1 finding's numbers. Each comes with
-    the key of the finding it belongs to (``durable:<scope>``, ``acks-1``)."""
+    generation closed need, and acks. ``acks_one``: the acks=1 finding's numbers. ``checked``:
+    the model check's lost writes (profile -> rules -> the shortest schedule's steps): a release
+    the runs found clean but the check found a lost write in is not recommended - the first
+    release after the last such one is, with what the check found. Each comes with the key of
+    the finding it belongs to (``durable:<scope>``, ``acks-1``)."""
     out = []
     for story in answer.stories:
         if not story.lossy:
@@ -393,6 +397,20 @@ def recommendations(answer: ShortAnswer, acks_one: dict | None = None) -> list[t
             out.append((f"durable:{story.scope}", f"{where}: no release in this sweep kept every acknowledged write; "
                        "the counterexamples below show what loses them."))
             continue
+        found = (checked or {}).get(story.profile, {})
+        unsafe = [c for c in story.cells[story.cells.index(clean_from):] if c.protocol in found]
+        caveat = ""
+        if unsafe:
+            after = story.cells.index(unsafe[-1]) + 1
+            steps = min(found[c.protocol] for c in unsafe)
+            caveat = (f"; {join([_name(c.protocol) for c in unsafe])}, where these runs lost none, can still lose one: "
+                      f'the <a href="#can-it-happen">model check</a> finds a schedule of {steps} steps that no run '
+                      "drew")
+            if after == len(story.cells):
+                out.append((f"durable:{story.scope}", f"{where}: no release in this sweep is clear of lost writes"
+                            f"{caveat}."))
+                continue
+            clean_from = story.cells[after]
         earlier = story.cells[:story.cells.index(clean_from)]
         issues: dict[tuple[str, str], list[str]] = {}
         for cell in earlier:
@@ -407,8 +425,8 @@ def recommendations(answer: ShortAnswer, acks_one: dict | None = None) -> list[t
         cost = (f"; expect the partition to be without a leader longer ({percent(clean_from.unavailability)} of steps "
                 f"here, against {percent(last.unavailability)} under {_short(last.protocol)})"
                 if price >= COST_POINT else "")
-        out.append((f"durable:{story.scope}", f"{where}: run {_name(clean_from.protocol)} or later{also}{cost}"
-                    f"{_gate_words(clean_from.protocol)}."))
+        out.append((f"durable:{story.scope}", f"{where}: run {_name(clean_from.protocol)} or later{also}{caveat}"
+                    f"{cost}{_gate_words(clean_from.protocol)}."))
     if acks_one and acks_one.get("cells_losing"):
         out.append(("acks-1", f"Produce with acks=all and min.insync.replicas={DURABLE_MIN_ISR} on three replicas: "
                     f"acks=1 lost acknowledged writes in {acks_one['cells_losing']} of {acks_one['cells']} cells "

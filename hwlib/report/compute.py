@@ -90,7 +90,8 @@ def compute(params: dict, progress_file=None) -> ReportData:
                                            master=params["master"], progress=params["progress"],
                                            progress_file=progress_file)
     data.todo = mitigations.attach_words(
-        short.recommendations(data.answer, next((f.numbers for f in found if f.key == "acks-1"), None)),
+        short.recommendations(data.answer, next((f.numbers for f in found if f.key == "acks-1"), None),
+                              report_check.lost_writes(data.checks)),
         data.answer, data.flushed)
     short.attach(found, data.todo)          # each also under its finding
     data.metrics = document.metrics(summary, manifest, found, data.checks)

@@ -409,6 +409,19 @@ def findings(checks: list[ProfileCheck], kinds: tuple[str, ...], anchor: str) ->
     return out
 
 
+def lost_writes(checks: list[ProfileCheck]) -> dict[str, dict[str, int]]:
+    """Where the check found a lost write: profile -> rules -> the shortest schedule's steps (the
+    recommendations leave those releases out)."""
+    out: dict[str, dict[str, int]] = {}
+    for check in checks:
+        for result in check.results:
+            found = result.violations.get("lost-write")
+            if found is not None:
+                for profile in check.profiles:
+                    out.setdefault(profile, {})[result.protocol] = found.depth
+    return out
+
+
 def metrics(checks: list[ProfileCheck], kinds: tuple[str, ...] = KINDS) -> list[dict]:
     """Each search of the report's model check as numbers (the metrics JSON): the profiles whose
     faults it searched, its rules, state counts, depth, whether it completed, how many of its

@@ -95,8 +95,13 @@ def matrix_html(results: list[CheckResult], kinds: tuple[str, ...] | list[str], 
                      f'<br>depth {r.depth} · {r.seconds:.1f} s<br>{html.escape(r.ending)}</td>' for r in results)
     rows.append(f'<tr><th style="text-align:left;padding:3px 8px;color:#555">states searched</th>{states}</tr>')
     note = legend_html(matrix_states(results, kinds, verdicts)) if legend else ""
-    return ('<table class="hwl-matrix" style="border-collapse:collapse;font-size:13px;overflow-wrap:anywhere">'
-            f'<tr><th></th>{head}</tr>{"".join(rows)}</table>{note}')
+    # many releases share the page's width in equal columns (a long cell wraps, a long setting
+    # such as min.insync.replicas=1 breaks only where it would overflow); a few keep their width
+    wide = len(results) > 4
+    layout = ";table-layout:fixed;width:100%" if wide else ""
+    corner = '<th style="width:8em"></th>' if wide else "<th></th>"
+    return (f'<table class="hwl-matrix" style="border-collapse:collapse;font-size:13px;overflow-wrap:break-word'
+            f'{layout}"><tr>{corner}{head}</tr>{"".join(rows)}</table>{note}')
 
 
 def first_holding(results: list[CheckResult], kind: str, after: str,

@@ -290,7 +290,8 @@ def test_report_html_opens_offline_with_table_and_working_step_through(rendered,
     # 0.10.2's lost write, the shortest; 0.11 loses the write too at 3 replicas (KAFKA-7128), so
     # no later release of this sweep is set beside it, and the caption says so
     assert stepper.locator(".panel").count() == 1
-    assert page.get_by_text("None of the later ones checked here (0.11) closes it within these bounds").first.is_visible()
+    caption = "None of the later ones checked here (0.11) closes it within these bounds"
+    assert page.get_by_text(caption).first.is_visible()
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     stepper.scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "report-counterexample.png"))
