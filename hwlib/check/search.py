@@ -103,7 +103,7 @@ class CheckResult:
         if self.complete:
             return "complete"
         if self.stopped_by_budget:
-            return f"not complete: stopped at {self.bounds.max_states:,} states"
+            return f"not complete: stopped past {self.bounds.max_states:,} states"
         if self.bounds.depth is not None and self.depth >= self.bounds.depth:
             return f"not complete: depth bound {self.bounds.depth} reached"
         return "not complete: stopped once every kind was found"

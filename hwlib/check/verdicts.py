@@ -59,7 +59,7 @@ def verdict(result: CheckResult, kind: str) -> str:
     if result.complete:
         return f"{word} (complete)"
     if result.stopped_by_budget:
-        return f"{word} to depth {result.depth} (stopped at {result.bounds.max_states:,} states)"
+        return f"{word} to depth {result.depth} (stopped past {result.bounds.max_states:,} states)"
     return f"{word} to depth {result.depth}"
 
 

@@ -147,8 +147,8 @@ def test_a_state_budget_stops_the_search_and_the_verdict_says_where():
     result = explored(config("kip320"), Bounds(replicas=2, max_states=2000), DEFAULT_FAULTS,
                      kinds=("lost-write",))
     assert not result.complete and result.stopped_by_budget and result.distinct >= 2000
-    assert verdict(result, "lost-write") == f"holds to depth {result.depth} (stopped at 2,000 states)"
-    assert result.ending == "not complete: stopped at 2,000 states"
+    assert verdict(result, "lost-write") == f"holds to depth {result.depth} (stopped past 2,000 states)"
+    assert result.ending == "not complete: stopped past 2,000 states"
 
 
 def test_an_expected_effect_is_drawn_apart_from_the_safety_verdicts():

@@ -127,7 +127,7 @@ def test_the_report_checks_each_profile_at_three_replicas_each_fault_once():
     assert "each at most once: crash, quick restart" in check.coverage
     stopped = run(spec, max_states=100)[0].results[0]
     assert not stopped.complete and stopped.depth < result.depth
-    assert check_verdict(stopped, "lost-write") == f"holds to depth {stopped.depth} (stopped at 100 states)"
+    assert check_verdict(stopped, "lost-write") == f"holds to depth {stopped.depth} (stopped past 100 states)"
     text = findings([check], ("lost-write",), "x")[0].html
     assert "every schedule at 3 replicas, at most 1 record and leader epoch 2, each at most once: crash" in text
 
