@@ -415,12 +415,12 @@ class ClusterConfig:
         set, the lag and session timeouts, then the feature levels (``gate_words``)."""
         out = [self.setting_words("acks"), self.min_isr_words()]
         if self.unclean_leader_election:
-            out.append(self.setting_words("unclean_leader_election", "unclean.leader.election.enable"))
+            out.append(self.setting_words("unclean_leader_election", self.kafka_name("unclean_leader_election")))
         if self.log_flush_interval_messages is not None:
             out.append(f"log.flush.interval.messages={self.log_flush_interval_messages}")
-        session = "broker.session.timeout.ms" if self.rules().kraft else "zookeeper.session.timeout.ms"
-        return out + [self.setting_words("replica_lag_time_max_ms", "replica.lag.time.max.ms"),
-                      self.setting_words("session_timeout_ms", session), *self.gate_words()]
+        return out + [self.setting_words("replica_lag_time_max_ms", self.kafka_name("replica_lag_time_max_ms")),
+                      self.setting_words("session_timeout_ms", self.kafka_name("session_timeout_ms")),
+                      *self.gate_words()]
 
     def gate_words(self) -> list[str]:
         """Each feature level the rules run with, as Kafka names it, and whose it is:

@@ -251,7 +251,7 @@ def beyond(scenario: Scenario, result: CheckResult) -> list[str]:
     odd = sorted({ms for ms in ticks if ms != tick_ms})
     if odd and "tick" in result.faults:
         out.append("time passing in steps of " + ", ".join(f"{ms / 1000:g} s" for ms in odd))
-    missing = sorted({f for f in map(step_fault, steps) if f is not None and f not in result.faults})
+    missing = sorted(f for f in taken if f not in result.faults)
     if missing:
         out.append(", ".join(FAULT_WORDS[f] for f in missing))
     if not result.complete and len(steps) > result.depth:
