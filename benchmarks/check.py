@@ -12,7 +12,7 @@ the spec at equal bounds. Printed, not asserted.
     python benchmarks/check.py [--spec-dir DIR | --no-tlc] [--three-replica-depth 8] [--workers N]
                                [--master local[2]] [--no-complete] [--every-generation]
     python benchmarks/check.py --baseline-ref REF [--repeat 2] [--three-replicas]
-    python benchmarks/check.py --baseline-ref REF --memory-row
+    python benchmarks/check.py --baseline-ref REF --memory-row [--memory-workers 2]
     python benchmarks/check.py --memory-marginal
 
 At 3 replicas, kip320's search runs to completion on ``--workers`` (default: every core) beside
@@ -32,7 +32,8 @@ time to complete and the transitions generated (fewer: a transition no longer tr
 With ``--three-replicas``, kip320's complete 3-replica search too (row ``kip320x3``, on
 ``--workers``): the 3-replica speed-up measured in one run. With ``--memory-row``, instead: the peak resident
 bytes per distinct state of 4.1's search under the power-loss profile's faults at 3 replicas and
-min.insync.replicas=2, on one process with a small ``--memory`` cap, on both trees.
+min.insync.replicas=2, on one process with a small ``--memory`` cap, on both trees (with
+``--memory-workers N``: on N worker processes, the peak PSS summed over all of them).
 ``--memory-marginal``: that row on this tree to 1 and to 2 million states, each in a fresh process:
 what each further state costs (the difference over the difference), apart from what the search
 holds whatever its size (the live states under the cap, the interpreter, the engine).
@@ -113,10 +114,12 @@ def child(three_workers: int = 0) -> None:
 MEMORY_STATES, MEMORY_CAP = 1_000_000, 0.06
 
 
-def memory_child(states: int = MEMORY_STATES) -> None:
+def memory_child(states: int = MEMORY_STATES, workers: int = 1) -> None:
     """The memory row in this process (whichever tree it imported), to ``states`` states: one
     JSON line with the search's counts, time and peak resident bytes over the process's before
-    it (``ru_maxrss``: this process runs nothing else first)."""
+    it (``ru_maxrss``: this process runs nothing else first). With ``workers`` > 1, the peak of
+    the proportional set size (PSS: a shared page counted once, split among its processes)
+    summed over this process and every process it started, sampled (``PssPeak``)."""
     import resource
 
     from hwlib.check import profile_faults
@@ -125,21 +128,85 @@ def memory_child(states: int = MEMORY_STATES) -> None:
     faults = profile_faults(load_profile("power-loss"))[0]
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     config = ClusterConfig(replicas=("A", "B", "C"), release="4.1", acks="all", min_insync_replicas=2)
+    sampler = PssPeak() if workers > 1 else None
     result = explore(config, Bounds(replicas=3, max_ticks=1, max_states=states), faults, ("lost-write",),
-                     exhaustive=True, memory=MEMORY_CAP)
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+                     exhaustive=True, workers=workers, memory=MEMORY_CAP)
+    if sampler is not None:
+        peak, before = sampler.stop(), sampler.before
+    else:
+        peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
     print(json.dumps({"protocol": "4.1x3", "seconds": result.seconds, "distinct": result.distinct,
                       "generated": result.generated, "bytes": peak - before}))
 
 
-def memory_against(ref: str) -> None:
+class PssPeak:
+    """Samples, every ``EVERY`` seconds on a thread, the PSS summed over this process and its
+    descendants (``/proc/PID/smaps_rollup``; worker processes are the forkserver's children, so
+    descendants by parent pid, not ``/proc/PID/task/*/children``); ``stop`` gives the peak.
+    ``before``: this process's PSS when sampling began (what the search adds is over it)."""
+
+    EVERY = 0.1
+
+    def __init__(self) -> None:
+        import threading
+
+        self.before = self.total()
+        self.peak = self.before
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+        self._thread.start()
+
+    @staticmethod
+    def _pss(pid: int) -> int:
+        try:
+            with open(f"/proc/{pid}/smaps_rollup") as rollup:
+                for line in rollup:
+                    if line.startswith("Pss:"):
+                        return int(line.split()[1]) * 1024
+        except OSError:
+            pass
+        return 0
+
+    @classmethod
+    def total(cls) -> int:
+        import os
+
+        parents: dict[int, int] = {}
+        for entry in os.listdir("/proc"):
+            if entry.isdigit():
+                try:
+                    with open(f"/proc/{entry}/stat") as stat:
+                        parents[int(entry)] = int(stat.read().rsplit(")", 1)[1].split()[1])
+                except (OSError, ValueError, IndexError):
+                    continue
+        mine, grew = {os.getpid()}, True
+        while grew:
+            more = {pid for pid, parent in parents.items() if parent in mine} - mine
+            grew = bool(more)
+            mine |= more
+        return sum(cls._pss(pid) for pid in mine)
+
+    def _run(self) -> None:
+        while not self._done.wait(self.EVERY):
+            self.peak = max(self.peak, self.total())
+
+    def stop(self) -> int:
+        self._done.set()
+        self._thread.join()
+        return max(self.peak, self.total())
+
+
+def memory_against(ref: str, workers: int = 1) -> None:
     """The memory row on ``ref``'s tree and this one, one run each (memory does not vary as
-    time does): bytes resident per distinct state and states/s, side by side."""
+    time does): bytes resident per distinct state and states/s, side by side; on ``workers``
+    processes (their PSS summed) where more than one."""
     rows = {}
     with checkout(ref, compiled=True) as tree:
         for label, source in ((ref, tree), ("this tree", REPO)):
-            rows[label] = json.loads(in_tree(__file__, source, "--child", "--memory-row").splitlines()[-1])
-    print(f"3 replicas, min.insync.replicas=2, 4.1 under power-loss's faults, one process, --memory {MEMORY_CAP} "
+            rows[label] = json.loads(in_tree(__file__, source, "--child", "--memory-row", "--workers",
+                                             str(workers)).splitlines()[-1])
+    where = "one process" if workers == 1 else f"{workers} workers (PSS summed over the processes)"
+    print(f"3 replicas, min.insync.replicas=2, 4.1 under power-loss's faults, {where}, --memory {MEMORY_CAP} "
           f"(live states), to {MEMORY_STATES:,} states: peak resident bytes per distinct state, states/s")
     old, new = rows[ref], rows["this tree"]
     for label, row in rows.items():
@@ -155,7 +222,8 @@ def memory_marginal() -> None:
     """The memory row on this tree to 1 and 2 million states (fresh processes): bytes per
     distinct state at each, and the marginal bytes of a state - (peak 2 - peak 1) / (states 2 -
     states 1) - which is what a long search pays per state."""
-    rows = [json.loads(in_tree(__file__, REPO, "--child", "--memory-row", "--memory-states", str(n)).splitlines()[-1])
+    rows = [json.loads(in_tree(__file__, REPO, "--child", "--memory-row", "--workers", "1", "--memory-states",
+                               str(n)).splitlines()[-1])
             for n in (MEMORY_STATES, 2 * MEMORY_STATES)]
     print(f"3 replicas, min.insync.replicas=2, 4.1 under power-loss's faults, one process, --memory {MEMORY_CAP} "
           f"(live states): peak resident bytes")
@@ -227,6 +295,8 @@ def main() -> None:
                         help="with --baseline-ref: kip320's complete 3-replica search on both trees too (minutes)")
     parser.add_argument("--memory-row", action="store_true",
                         help="with --baseline-ref: instead, bytes per state of a bounded 3-replica search")
+    parser.add_argument("--memory-workers", type=int, default=1,
+                        help="with --memory-row: run the search on this many worker processes (PSS summed)")
     parser.add_argument("--memory-marginal", action="store_true",
                         help="the memory row on this tree to 1 and 2 million states: the bytes of each further state")
     parser.add_argument("--memory-states", type=int, default=MEMORY_STATES, help=argparse.SUPPRESS)
@@ -236,14 +306,14 @@ def main() -> None:
     args = parser.parse_args()
     three_workers = args.workers if args.three_replicas else 0
     if args.child:
-        memory_child(args.memory_states) if args.memory_row else child(three_workers)
+        memory_child(args.memory_states, args.workers) if args.memory_row else child(three_workers)
         return
     if args.memory_marginal:
         memory_marginal()
         return
     if args.baseline_ref:
         if args.memory_row:
-            memory_against(args.baseline_ref)
+            memory_against(args.baseline_ref, args.memory_workers)
         else:
             against(args.baseline_ref, args.repeat, three_workers)
         return

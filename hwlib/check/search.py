@@ -126,14 +126,13 @@ class CheckResult:
 class Node:
     """A frontier state: its cluster and checker, the records produced and the bounds' counters
     spent on the way (``budget.Counters``: ticks, budgeted faults, AlterPartitions), its number
-    (-1 until it is kept), fingerprint (None: a cold state's, not kept), parent, the step index
-    from it and its schedule (``path``: the step indices from the initial state, one byte each).
-    A *cold* node holds no cluster (None): it is rebuilt from its schedule when it is expanded
-    (``Search.rebuild``)."""
-    __slots__ = ("cluster", "checker", "records", "spent", "index", "key", "parent", "step", "path")
+    (-1 until it is kept), fingerprint (None: a cold state's, not kept), parent and the step
+    index from it. A *cold* node holds no cluster (None): it is rebuilt from the schedule the
+    parent table gives when it is expanded (``Search.rebuild``)."""
+    __slots__ = ("cluster", "checker", "records", "spent", "index", "key", "parent", "step")
 
     def __init__(self, cluster: Cluster | None, checker: AnomalyChecker | None, records: int, spent: int,
-                 index: int, key: int | None, parent: int = -1, step: int = -1, path: bytes = b"") -> None:
+                 index: int, key: int | None, parent: int = -1, step: int = -1) -> None:
         self.cluster = cluster
         self.checker = checker
         self.records = records
@@ -142,7 +141,6 @@ class Node:
         self.key = key
         self.parent = parent
         self.step = step
-        self.path = path
 
 
 def _anomalies_here(checker: AnomalyChecker, depth: int) -> list:
@@ -225,17 +223,17 @@ class Search:
         self.result = CheckResult(self.config.rules_name, self.config, bounds, faults)
         self.seen = Fingerprints()
         #: per state (by number), how it was first reached: its parent's number * 256 + the step
-        #: index (-1: the initial state) - 8 bytes a state
-        self.parents = array("q")
+        #: index (-1: the initial state) - 8 bytes a state. An ``array('q')``; on workers the
+        #: coordinator's ``shared_parents.SharedParents`` and a worker's view of it (in shared
+        #: memory, so typed loosely)
+        self.parents: Any = array("q")
         #: the frontier's live states (see the class docstring), in number order; the states
         #: after them are ``cold``
         self.frontier: list[Node] = []
-        #: the frontier's cold states - after the live ones, in number order - by number, no
-        #: bytes a state: rebuilt from ``parents`` when expanded
-        self.cold = range(0)
-        #: whether a state made here keeps its schedule on its node (``path``): only where
-        #: ``parents`` is not at hand to give it (a worker process's part of the frontier)
-        self.keeps_paths = False
+        #: the frontier's cold states by number, in number order, rebuilt from ``parents`` when
+        #: expanded: here the level's last numbers (a ``range``: no bytes a state, all after the
+        #: live ones); a worker's part of the frontier, an ``array('q')`` (8 bytes a state)
+        self.cold: Sequence[int] = range(0)
         self.depth = 0
         #: this level's first transition per kind not found before: kind -> (parent state,
         #: step index, position among the transition's anomalies, detail)
@@ -386,7 +384,7 @@ class Search:
         ``resident_limit`` (see the class docstring) -, the rest are yielded cold."""
         if level is None:
             level = Fingerprints()      # 16 - 32 bytes a new state (a set of ints: ~70)
-        limit, keeps_paths = self.hot_limit, self.keeps_paths
+        limit = self.hot_limit
         guard, resident = self.resident_limit, self.resident
         began = resident() if guard is not None else None
         live = 0
@@ -394,8 +392,6 @@ class Search:
             if node.cluster is None:
                 node = self.rebuild(node)
             for child in self.successors(node, depth, seen, level):
-                if keeps_paths:
-                    child.path = node.path + bytes((child.step,))
                 if limit is not None and live >= limit:
                     release_node(child)
                 else:
@@ -418,23 +414,28 @@ class Search:
         ``remote`` holds it)."""
         parts = [part for part, _, _ in replies]
         sizes = [len(part[0]) for part in parts]
+        # each candidate's rank, parent * 256 + step: its parent table entry once kept, and its
+        # place in (parent, step) order (the parts' sorted runs merged by a stable sort, in C)
+        ranked = np.concatenate([np.frombuffer(parent, np.int64) * 256 + np.frombuffer(step, np.int64)
+                                 for parent, step, _ in parts])
+        order = array("q")
         if len(parts) == 1:
-            order = array("q", range(sizes[0]))
-        else:       # the parts' sorted runs merged by a stable sort, in C
-            ranks = np.concatenate([np.frombuffer(parent, np.int64) * 256 + np.frombuffer(step, np.int64)
-                                    for parent, step, _ in parts])
-            order = array("q", np.argsort(ranks, kind="stable").astype(np.int64).tobytes())
-        every_parent, every_step, every_key = array("q"), array("q"), array("q")
-        for parent, step, key in parts:
-            every_parent += parent
-            every_step += step
+            order.extend(range(sizes[0]))
+        else:
+            order.frombytes(np.argsort(ranked, kind="stable").astype(np.int64, copy=False).data.cast("B"))
+        ranks = array("q")
+        ranks.frombytes(ranked.data.cast("B"))
+        del ranked
+        every_key = array("q")
+        for _, _, key in parts:
             every_key += key
         numbers, kept = array("q", bytes(8 * len(every_key))), array("q")
         next_number = len(self.parents)
-        self.number_new(order, every_parent, every_step, every_key, numbers, kept)
+        self.number_new(order, ranks, every_key, numbers, kept)
+        del order, ranks, every_key
         out, start = [], 0
         for size in sizes:
-            out.append(numbers[start:start + size])
+            out.append(numbers[start:start + size] if len(sizes) > 1 else numbers)
             start += size
         found: dict[str, tuple[int, int, int, str]] = {}
         for _, level_found, generated in replies:
@@ -445,16 +446,15 @@ class Search:
         self.record_violations(found)
         return out, (range(next_number, next_number + len(kept)), kept)
 
-    def number_new(self, order: array, parents: array, steps: array, keys: array, numbers: array,
-                   kept: array) -> None:
-        """In ``order``, each candidate (``parents``, ``steps``, ``keys``) whose fingerprint is
-        new: added to the visited set, the parent table and ``kept``, its number written to
-        ``numbers``; the others' number is -1."""
+    def number_new(self, order: array, ranks: array, keys: array, numbers: array, kept: array) -> None:
+        """In ``order``, each candidate (its parent table entry in ``ranks``, its fingerprint in
+        ``keys``) whose fingerprint is new: added to the visited set, the parent table and
+        ``kept``, its number written to ``numbers``; the others' number is -1."""
         seen, table = self.seen, self.parents
         number: int = len(table)
         for i in order:
             if seen.added(keys[i]):
-                table.append(parents[i] * 256 + steps[i])
+                table.append(ranks[i])
                 numbers[i] = number
                 number += 1
                 kept.append(keys[i])
@@ -490,8 +490,8 @@ class Search:
         return True
 
     def frontier_nodes(self) -> Iterator[Node]:
-        """The frontier in number order, as it is now: its live nodes, then each cold state as
-        a node to rebuild."""
+        """The frontier in number order, as it is now: its live nodes and each cold state as a
+        node to rebuild."""
         return _nodes(self.frontier, self.cold)
 
     def record_violations(self, found: dict[str, tuple[int, int, int, str]]) -> None:
@@ -589,18 +589,20 @@ class Search:
                          for i, number in enumerate(numbers[:live])]
         self.cold = numbers[live:]
 
-    def adopt(self, items: list[tuple[int, int | None, list[int]]]) -> list[Node]:
-        """Frontier states given as (number, fingerprint, schedule): the first ``hot_limit``
-        rebuilt now (``replay``), the rest cold."""
+    def adopt(self, items: Sequence[tuple[int, int | None]]) -> tuple[list[Node], array]:
+        """Frontier states given as (number, fingerprint), in number order: the first
+        ``hot_limit`` rebuilt now by replaying the schedule ``parents`` gives (``replay``: to
+        that fingerprint, where one is given), the rest cold (their numbers, rebuilt when
+        expanded and checked against the visited set then)."""
         limit = self.hot_limit
-        return [self.replay(index, indices, key) if limit is None or i < limit
-                else Node(None, None, 0, 0, index, key, path=bytes(indices))
-                for i, (index, key, indices) in enumerate(items)]
+        live = len(items) if limit is None else min(limit, len(items))
+        return ([self.replay(index, self.indices(index), key) for index, key in items[:live]],
+                array("q", [index for index, _ in items[live:]]))
 
     def rebuild(self, node: Node) -> Node:
-        """A cold node made live again by replaying its schedule (``replay``): its own, or
-        where it keeps none, the one ``parents`` gives."""
-        live = self.replay(node.index, node.path if node.path else self.indices(node.index), node.key)
+        """A cold node made live again by replaying the schedule ``parents`` gives it
+        (``replay``)."""
+        live = self.replay(node.index, self.indices(node.index), node.key)
         live.parent, live.step = node.parent, node.step
         return live
 
@@ -626,7 +628,7 @@ class Search:
         made = self.key(cluster, checker, spent)
         if check and (made != key if key is not None else made not in self.seen):
             raise replay_error(index)
-        return Node(cluster, checker, records, spent, index, made, path=bytes(indices) if self.keeps_paths else b"")
+        return Node(cluster, checker, records, spent, index, made)
 
 
 def replay_error(index: int) -> CheckError:
@@ -635,10 +637,16 @@ def replay_error(index: int) -> CheckError:
                       f"it was written by another version of hwlib's engine")
 
 
-def _nodes(live: list[Node], cold: range) -> Iterator[Node]:
-    yield from live
+def _nodes(live: list[Node], cold: Sequence[int]) -> Iterator[Node]:
+    """``live`` and ``cold`` (each in number order) merged in number order, a cold state as a
+    node to rebuild."""
+    at, size = 0, len(live)
     for number in cold:
+        while at < size and live[at].index < number:
+            yield live[at]
+            at += 1
         yield Node(None, None, 0, 0, number, None)
+    yield from live[at:]
 
 
 def _drop(cluster: Cluster, checker: AnomalyChecker) -> None:

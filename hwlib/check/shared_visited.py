@@ -30,16 +30,16 @@ from .fingerprints import Fingerprints
 SHM_DIR = "/dev/shm"
 
 
-def room(size: int) -> None:
-    """Refuses (CheckError) a segment of ``size`` bytes that ``SHM_DIR`` has no room for; where
-    there is no such directory (macOS), the system is left to say."""
+def room(size: int, what: str = "the visited set's next table") -> None:
+    """Refuses (CheckError) a segment of ``size`` bytes for ``what`` that ``SHM_DIR`` has no
+    room for; where there is no such directory (macOS), the system is left to say."""
     try:
         stats = os.statvfs(SHM_DIR)
     except OSError:
         return
     free = stats.f_bavail * stats.f_frsize
     if free < size:
-        raise CheckError(f"workers: the visited set's next table needs {_size(size)} of shared memory and {SHM_DIR} "
+        raise CheckError(f"workers: {what} needs {_size(size)} of shared memory and {SHM_DIR} "
                          f"has {_size(free)} free; give it more (docker run --shm-size) or run with --workers 1")
 
 
@@ -47,7 +47,7 @@ def _size(size: int) -> str:
     return f"{size / 2 ** 20:,.0f} MiB" if size >= 2 ** 20 else f"{size / 2 ** 10:,.0f} KiB"
 
 
-class _Mapped:
+class Mapped:
     """One segment, mapped, and the int64 view of its first ``slots`` * 8 bytes (a segment may
     be rounded up to a page): the views are released before the segment is closed, as
     ``SharedMemory.close`` requires."""
@@ -70,12 +70,12 @@ class SharedTables:
     of its own; the current one's name is ``handle``'s."""
 
     def __init__(self) -> None:
-        self._mapped: dict[int, _Mapped] = {}        # by id() of the table given out
-        self._current: _Mapped | None = None
+        self._mapped: dict[int, Mapped] = {}        # by id() of the table given out
+        self._current: Mapped | None = None
 
     def new(self, slots: int) -> Any:
         room(8 * slots)
-        mapped = _Mapped(SharedMemory(create=True, size=8 * slots), slots)   # zeroed: every slot free
+        mapped = Mapped(SharedMemory(create=True, size=8 * slots), slots)   # zeroed: every slot free
         self._mapped[id(mapped.table)] = mapped
         self._current = mapped
         return mapped.table
@@ -122,14 +122,14 @@ class SharedView:
 
     def __init__(self) -> None:
         self.seen = Fingerprints()
-        self._mapped: _Mapped | None = None
+        self._mapped: Mapped | None = None
         self._name = ""
 
     def follow(self, shared: tuple[str, int, int, bool]) -> Fingerprints:
         name, slots, size, zero = shared
         if name != self._name:
             self.close()
-            self._mapped = _Mapped(SharedMemory(name=name), slots)
+            self._mapped = Mapped(SharedMemory(name=name), slots)
             self._name = name
         assert self._mapped is not None
         self.seen.viewing(self._mapped.table, size, zero)

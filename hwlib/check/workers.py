@@ -2,22 +2,23 @@
 
 Once the frontier is large enough to share (``SPLIT_AT`` states), it is dealt round robin to
 the workers, each rebuilding its states by replaying their schedules (``Search.replay``,
-fingerprint-verified). Then, per level:
+fingerprint-verified). A worker reads a schedule from this process's parent table, in shared
+memory (``shared_parents``), so it keeps a cold state as its number alone. Then, per level:
 
 1. every worker expands its states with ``Search.expand`` (the loop one process runs),
    dropping what it has seen - the visited set as of the last level, this process's own table
    read in shared memory (``shared_visited``), plus its own new states of this level - and
    sends the rest as (parent state, step index, fingerprint),
-   in that order (``search.Candidates``: three arrays). Each may hold resident an equal share
-   of what the search's memory limit leaves beside this process's own resident memory
-   (``Search.resident_limit``);
+   in that order (``search.Candidates``: three arrays, which are all it keeps of a cold one).
+   Each may hold resident an equal share of what the search's memory limit leaves beside this
+   process's own resident memory (``Search.resident_limit``);
 2. this process merges the workers' lists with ``Search.merge_level`` (the merge one process
    runs): the first state of each new fingerprint kept, numbered as one process would, and
    the first violation per kind merged the same way;
 3. each worker keeps its states that were numbered and drops the others (a duplicate that
    another worker met first). Where that leaves one worker more than its share of the next
-   level (``balance``), its last states move to the workers short of theirs, as schedules
-   they replay (``Search.adopt``, as when the search is first shared).
+   level (``balance``), its last states move to the workers short of theirs, as numbers
+   whose schedules they read and replay (``Search.adopt``, as when the search is first shared).
 
 So the state counts, the violations and their schedules equal a one-process search's, on
 any number of workers (moving a state changes only which process expands it). Workers are
@@ -34,12 +35,13 @@ import multiprocessing
 import signal
 import traceback
 from array import array
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 import numpy as np
 
 from ..model.vocabulary import CheckError
-from .search import Search, candidates_of, release_node
+from .search import Candidates, Node, Search, release_node
+from .shared_parents import ParentsView, SharedParents
 from .shared_visited import SharedView, handle, shared_copy
 from .spec import CheckSpec
 
@@ -62,7 +64,7 @@ class Orphaned(Exception):
     """The coordinator went away (or stopped the search) while a worker was expanding."""
 
 
-def watched(nodes: list, pipe) -> Iterator:
+def watched(nodes: Iterable[Node], pipe) -> Iterator[Node]:
     """The worker's frontier, with a look at its pipe every ``WATCH_EVERY`` states: the
     coordinator sends nothing while a level is expanded, so anything to read - its "stop", or
     the end of file of a pipe whose other end closed because the coordinator was killed -
@@ -86,6 +88,7 @@ class Coordinator:
         self.pipes = []
         self.processes = []
         search.seen, self.tables = shared_copy(search.seen)      # what the workers read in place
+        search.parents = self.parents = SharedParents(search.parents)
         try:
             for _ in range(workers):
                 mine, theirs = context.Pipe()
@@ -95,10 +98,9 @@ class Coordinator:
                 self.pipes.append(mine)
                 self.processes.append(process)
             frontier = search.frontier_ids()
-            seen = handle(search.seen, self.tables)
+            seen, parents = handle(search.seen, self.tables), self.parents.handle()
             for w, pipe in enumerate(self.pipes):
-                pipe.send(("adopt", [(number, key, search.indices(number)) for number, key in frontier[w::workers]],
-                           seen))
+                pipe.send(("adopt", frontier[w::workers], seen, parents))
             for pipe in self.pipes:
                 self._answer(pipe)
         except BaseException:
@@ -127,10 +129,10 @@ class Coordinator:
         replies = [self._answer(pipe) for pipe in self.pipes]
         numbers, search.remote = search.merge_level(replies)
         keys = [every_key for (_, _, every_key), _, _ in replies]
-        given = [[(number, key, search.indices(number)) for number, key in moving]
-                 for moving in balance(numbers, keys)]
+        given = balance(numbers, keys)
+        parents = self.parents.handle()         # with this level's states
         for pipe, mine, theirs in zip(self.pipes, numbers, given, strict=True):
-            pipe.send(("keep", mine, theirs))
+            pipe.send(("keep", mine, theirs, parents))
         for pipe in self.pipes:
             self._answer(pipe)
         return True
@@ -156,7 +158,8 @@ class Coordinator:
                 process.join()
         for pipe in self.pipes:
             pipe.close()
-        self.tables.close()         # the workers are gone: no one maps the segment by name again
+        self.tables.close()         # the workers are gone: no one maps the segments by name again
+        self.parents.close()
 
 
 def balance(numbers: list[array], keys: list[array]) -> list[list[tuple[int, int]]]:
@@ -190,20 +193,59 @@ def _work(pipe, spec: dict, reduced: bool, hot_limit: int | None) -> None:
     gc.disable()                    # as in one process: dropped states are released, not collected
     try:
         search = CheckSpec.from_dict(spec).search(reduced, hot_limit)
-        search.keeps_paths = True       # its states' schedules: the coordinator holds the parents
     except (CheckError, ValueError) as exc:
         pipe.send(("error", str(exc)))
         return
-    view = SharedView()
+    view, parents = SharedView(), ParentsView()
     try:
-        _serve(pipe, search, view)
+        _serve(pipe, search, view, parents)
     finally:
         view.close()
+        search.parents = array("q")     # the view's memory is unmapped next
+        parents.close()
 
 
-def _serve(pipe, search: Search, view: SharedView) -> None:
+def expanded(search: Search, nodes: Iterator[Node]) -> tuple[list[Node], Candidates]:
+    """A worker's level: the new states ``search.expand`` makes of ``nodes``, as the live ones
+    (nodes, the first made) and every one's (parent, step, fingerprint) - all that is kept of a
+    cold one until the coordinator numbers it."""
+    live: list[Node] = []
+    parent, step, key = array("q"), array("q"), array("q")
+    for child in search.expand(nodes, search.depth, search.seen):
+        assert child.key is not None, "expanded: a new state has its fingerprint"
+        if child.cluster is not None:
+            assert len(live) == len(key), "expanded: a live state after a cold one"
+            live.append(child)
+        parent.append(child.parent)
+        step.append(child.step)
+        key.append(child.key)
+    return live, (parent, step, key)
+
+
+def kept(search: Search, live: list[Node], numbers: array, received: list[tuple[int, int]]) -> None:
+    """The worker's next frontier: of its level's new states (``live`` the first, the others
+    cold), those the coordinator numbered (``numbers``: -1, met first by another worker; -2,
+    moved to another), with the states ``received`` from the others; live nodes and cold
+    numbers, each in number order."""
+    assert len(live) <= len(numbers), "kept: a number for each new state"
+    mine = []
+    for child, number in zip(live, numbers, strict=False):
+        if number < 0:
+            release_node(child)
+        else:
+            child.index = number
+            mine.append(child)
+    cold = array("q", [number for number in numbers[len(live):] if number >= 0])
+    if received:                # expanded in number order, among the others
+        theirs, theirs_cold = search.adopt(received)
+        mine = list(heapq.merge(mine, theirs, key=lambda node: node.index))
+        cold = array("q", heapq.merge(cold, theirs_cold))
+    search.frontier, search.cold = mine, cold
+
+
+def _serve(pipe, search: Search, view: SharedView, parents: ParentsView) -> None:
     """The worker's commands, until "stop" or until the coordinator's end of the pipe closes."""
-    pending: list = []
+    live: list[Node] = []
     while True:
         try:
             command, *args = pipe.recv()
@@ -214,37 +256,30 @@ def _serve(pipe, search: Search, view: SharedView) -> None:
                 search.drop_frontier()
                 return
             if command == "adopt":
-                items, seen = args
-                search.seen = view.follow(seen)
-                search.frontier = search.adopt(items)
-                pipe.send(("ok", len(search.frontier)))
+                items, seen, table = args
+                search.seen, search.parents = view.follow(seen), parents.follow(table)
+                search.frontier, search.cold = search.adopt(items)
+                pipe.send(("ok", len(search.frontier) + len(search.cold)))
             elif command == "expand":
                 seen, depth, known, search.resident_limit = args
                 search.seen = view.follow(seen)
                 search.depth = depth
                 search.known = set(known)
                 search.result.generated = 0
+                nodes = search.frontier_nodes()
+                search.frontier, search.cold = [], range(0)
                 try:
-                    pending = list(search.expand(watched(search.frontier, pipe), depth, search.seen))
+                    live, candidates = expanded(search, watched(nodes, pipe))
                 except Orphaned:
                     return
-                search.frontier = []
-                pipe.send(("ok", (candidates_of(pending), search.level_found, search.result.generated)))
+                pipe.send(("ok", (candidates, search.level_found, search.result.generated)))
                 search.level_found = {}
             elif command == "keep":
-                numbers, received = args
-                kept = []
-                for child, number in zip(pending, numbers, strict=True):
-                    if number < 0:          # another worker's (-1: met first there; -2: moved there)
-                        release_node(child)
-                    else:
-                        child.index = number
-                        kept.append(child)
-                if received:                # expanded in number order, among the others
-                    kept = list(heapq.merge(kept, search.adopt(sorted(received)), key=lambda node: node.index))
-                search.frontier = kept
-                pending = []
-                pipe.send(("ok", len(kept)))
+                numbers, received, table = args
+                search.parents = parents.follow(table)
+                kept(search, live, numbers, sorted(received))
+                live = []
+                pipe.send(("ok", len(search.frontier) + len(search.cold)))
         except BaseException:
             pipe.send(("error", traceback.format_exc()))
             return
