@@ -28,8 +28,6 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
 from ..anomalies import AnomalyChecker
 from ..engine.cluster import Cluster
 from ..engine.config import ClusterConfig
@@ -413,30 +411,10 @@ class Search:
         the kept states' numbers and fingerprints in number order (the next frontier, as
         ``remote`` holds it)."""
         parts = [part for part, _, _ in replies]
-        sizes = [len(part[0]) for part in parts]
-        # each candidate's rank, parent * 256 + step: its parent table entry once kept, and its
-        # place in (parent, step) order (the parts' sorted runs merged by a stable sort, in C)
-        ranked = np.concatenate([np.frombuffer(parent, np.int64) * 256 + np.frombuffer(step, np.int64)
-                                 for parent, step, _ in parts])
-        order = array("q")
-        if len(parts) == 1:
-            order.extend(range(sizes[0]))
-        else:
-            order.frombytes(np.argsort(ranked, kind="stable").astype(np.int64, copy=False).data.cast("B"))
-        ranks = array("q")
-        ranks.frombytes(ranked.data.cast("B"))
-        del ranked
-        every_key = array("q")
-        for _, _, key in parts:
-            every_key += key
-        numbers, kept = array("q", bytes(8 * len(every_key))), array("q")
+        numbers = [array("q", bytes(8 * len(part[0]))) for part in parts]
+        kept = array("q")
         next_number = len(self.parents)
-        self.number_new(order, ranks, every_key, numbers, kept)
-        del order, ranks, every_key
-        out, start = [], 0
-        for size in sizes:
-            out.append(numbers[start:start + size] if len(sizes) > 1 else numbers)
-            start += size
+        self.number_new(parts, numbers, kept)
         found: dict[str, tuple[int, int, int, str]] = {}
         for _, level_found, generated in replies:
             self.result.generated += generated
@@ -444,22 +422,45 @@ class Search:
                 if kind not in found or first[:3] < found[kind][:3]:
                     found[kind] = first
         self.record_violations(found)
-        return out, (range(next_number, next_number + len(kept)), kept)
+        return numbers, (range(next_number, next_number + len(kept)), kept)
 
-    def number_new(self, order: array, ranks: array, keys: array, numbers: array, kept: array) -> None:
-        """In ``order``, each candidate (its parent table entry in ``ranks``, its fingerprint in
-        ``keys``) whose fingerprint is new: added to the visited set, the parent table and
-        ``kept``, its number written to ``numbers``; the others' number is -1."""
+    def number_new(self, parts: list[Candidates], numbers: list[array], kept: array) -> None:
+        """The candidates of ``parts`` in (parent, step) order - each part's are in that order
+        already (its frontier expanded in number order, each state's steps in alphabet order) and
+        no two parts share a parent, so the parts are merged as sorted runs, in place -: each
+        one whose fingerprint is new is added to the visited set, the parent table (parent *
+        256 + step) and ``kept``, and its number written to its part's ``numbers``; the others'
+        number is -1."""
         seen, table = self.seen, self.parents
         number: int = len(table)
-        for i in order:
-            if seen.added(keys[i]):
-                table.append(ranks[i])
-                numbers[i] = number
+        count = len(parts)
+        heads = [0] * count
+        ends = [len(part[0]) for part in parts]
+        last = [-1] * count
+        while True:
+            best: int = -1
+            best_rank: int = 0
+            for p in range(count):
+                at = heads[p]
+                if at < ends[p]:
+                    parent, step, _ = parts[p]
+                    rank: int = parent[at] * 256 + step[at]
+                    if best < 0 or rank < best_rank:
+                        best, best_rank = p, rank
+            if best < 0:
+                return
+            at = heads[best]
+            assert best_rank > last[best], "number_new: a part's candidates are not in (parent, step) order"
+            last[best] = best_rank
+            heads[best] = at + 1
+            key: int = parts[best][2][at]
+            if seen.added(key):
+                table.append(best_rank)
+                numbers[best][at] = number
                 number += 1
-                kept.append(keys[i])
+                kept.append(key)
             else:
-                numbers[i] = -1
+                numbers[best][at] = -1
 
     def next_level(self) -> bool:
         """Expands the frontier by one level in this process; False when the search is over.
