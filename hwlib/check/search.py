@@ -233,6 +233,9 @@ class Search:
         #: live ones); a worker's part of the frontier, an ``array('q')`` (8 bytes a state)
         self.cold: Sequence[int] = range(0)
         self.depth = 0
+        #: whether the search goes on from a checkpoint (``restore``): a state that does not
+        #: replay is then the checkpoint's fault (``replay_error``)
+        self.resumed = False
         #: this level's first transition per kind not found before: kind -> (parent state,
         #: step index, position among the transition's anomalies, detail)
         self.level_found: dict[str, tuple[int, int, int, str]] = {}
@@ -576,6 +579,7 @@ class Search:
         if not isinstance(size, int) or not 0 <= size <= len(snapshot["parents"]) or len(keys) > size:
             raise CheckError(f"resume: the checkpoint's frontier ({size!r} states, {len(keys)} fingerprints) "
                              f"does not fit its {len(snapshot['parents'])} states")
+        self.resumed = True
         self.depth = snapshot["depth"]
         self.result.generated = snapshot["generated"]
         self.result.seconds = snapshot["seconds"]
@@ -622,20 +626,25 @@ class Search:
             cluster.apply(step)
             charged = counters.after(spent, step, cluster.events[logged:])
             if charged is None:
-                raise replay_error(index)
+                raise replay_error(index, self.resumed)
             spent = charged
             checker.observe(depth)
             _anomalies_here(checker, depth)
         made = self.key(cluster, checker, spent)
         if check and (made != key if key is not None else made not in self.seen):
-            raise replay_error(index)
+            raise replay_error(index, self.resumed)
         return Node(cluster, checker, records, spent, index, made)
 
 
-def replay_error(index: int) -> CheckError:
-    """A frontier state that does not replay to the fingerprint it was made with."""
-    return CheckError(f"resume: the checkpoint's state {index} does not replay to the same state; "
-                      f"it was written by another version of hwlib's engine")
+def replay_error(index: int, resumed: bool) -> CheckError:
+    """A frontier state that does not replay to the fingerprint it was made with: in a search
+    ``resumed`` from a checkpoint, the checkpoint's; else the engine that rebuilt it is not the
+    one that made it (a Spark executor's another version) or not deterministic."""
+    if resumed:
+        return CheckError(f"resume: the checkpoint's state {index} does not replay to the same state; "
+                          f"it was written by another version of hwlib's engine")
+    return CheckError(f"check: state {index} does not replay to the state the search made; the process that "
+                      f"rebuilt it runs another version of hwlib's engine (a Spark executor's?)")
 
 
 def _nodes(live: list[Node], cold: Sequence[int]) -> Iterator[Node]:

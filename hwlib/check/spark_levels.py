@@ -83,7 +83,7 @@ class SparkLevels:
         for _, unchecked in replies:
             for index, key in unchecked:
                 if key not in search.seen:
-                    raise replay_error(index)
+                    raise replay_error(index, search.resumed)
         _, search.remote = search.merge_level([reply for reply, _ in replies])
         return True
 

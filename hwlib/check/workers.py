@@ -84,7 +84,7 @@ class Coordinator:
         workers = spec.workers
         self.search = search
         context = multiprocessing.get_context("forkserver")
-        setup = (spec.to_dict(), search.reduced, search.hot_limit)
+        setup = (spec.to_dict(), search.reduced, search.hot_limit, search.resumed)
         self.pipes = []
         self.processes = []
         search.seen, self.tables = shared_copy(search.seen)      # what the workers read in place
@@ -186,13 +186,14 @@ def balance(numbers: list[array], keys: list[array]) -> list[list[tuple[int, int
     return received
 
 
-def _work(pipe, spec: dict, reduced: bool, hot_limit: int | None) -> None:
+def _work(pipe, spec: dict, reduced: bool, hot_limit: int | None, resumed: bool) -> None:
     """A worker: owns part of the frontier, answers the coordinator's commands until "stop"
     or until the coordinator's end of the pipe closes."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     gc.disable()                    # as in one process: dropped states are released, not collected
     try:
         search = CheckSpec.from_dict(spec).search(reduced, hot_limit)
+        search.resumed = resumed        # a state that does not replay is then the checkpoint's
     except (CheckError, ValueError) as exc:
         pipe.send(("error", str(exc)))
         return

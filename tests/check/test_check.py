@@ -32,6 +32,7 @@ from hwlib.check import (
     verdict,
     write_outputs,
 )
+from hwlib.check.fingerprints import Fingerprints
 from hwlib.util.resident import resident_bytes
 from hwlib.views.model_check import matrix_html
 
@@ -597,8 +598,21 @@ def test_a_frontier_state_that_replays_to_another_fingerprint_is_refused():
     unseen = fresh(hot_limit=3)         # the last frontier state's fingerprint is not in the visited set
     unseen.restore({**snapshot, "frontier_keys": keys[:3], "seen": array("q", [k for k in snapshot["seen"]
                                                                               if k != keys[-1]])})
-    with pytest.raises(CheckError, match=rf"state {len(snapshot['parents']) - 1} does not replay"):
+    with pytest.raises(CheckError, match=rf"^resume: the checkpoint's state {len(snapshot['parents']) - 1} "
+                                         r"does not replay"):
         unseen.next_level()
+    made = fresh(hot_limit=3)           # not resumed: the process that rebuilt the state is the suspect
+    made.start()
+    for _ in range(5):
+        made.next_level()
+    last = len(made.parents) - 1
+    assert last in made.cold
+    gone = made.replay(last, made.indices(last), None, check=False).key
+    made.seen = Fingerprints([key for key in made.seen if key != gone])
+    with pytest.raises(CheckError) as differs:
+        made.next_level()
+    assert str(differs.value) == (f"check: state {last} does not replay to the state the search made; the process "
+                                  f"that rebuilt it runs another version of hwlib's engine (a Spark executor's?)")
     for bad in ({"frontier": len(snapshot["parents"]) + 1}, {"frontier": 2, "frontier_keys": keys[:3]},
                 {"frontier": "all"}):
         with pytest.raises(CheckError, match=r"^resume: the checkpoint's frontier .* does not fit its \d+ states$"):

@@ -1,4 +1,4 @@
-"""The parent table in shared memory: what workers read schedules from - every entry through every growth, none left behind."""
+"""The parent table in shared memory: workers read schedules from it - every entry through every growth, none left."""
 
 from __future__ import annotations
 
