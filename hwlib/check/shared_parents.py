@@ -86,10 +86,7 @@ class SharedParents:
         """The search is over: the segment is unlinked (it stays mapped here for what still
         reads the table - the result's schedules - and is unmapped with it)."""
         if self._mapped is not None:
-            try:
-                self._mapped.segment.unlink()
-            except FileNotFoundError:
-                pass
+            self._mapped.unlink()
 
     def __del__(self) -> None:
         if self._mapped is not None:

@@ -64,6 +64,13 @@ class Mapped:
         self._bytes.release()
         self.segment.close()
 
+    def unlink(self) -> None:
+        """Removes the segment's name (it stays mapped until ``close``); once is enough."""
+        try:
+            self.segment.unlink()
+        except FileNotFoundError:
+            pass
+
 
 class SharedTables:
     """The coordinator's ``Fingerprints`` tables (``fingerprints.Tables``), each in a segment
@@ -93,10 +100,7 @@ class SharedTables:
         """The search is over: the current segment is unlinked (its memory stays mapped here
         for what still reads the set, and is freed with it)."""
         if self._current is not None:
-            try:
-                self._current.segment.unlink()
-            except FileNotFoundError:
-                pass
+            self._current.unlink()
 
     def __del__(self) -> None:
         for mapped in self._mapped.values():

@@ -4,21 +4,13 @@ from __future__ import annotations
 
 import random
 from array import array
-from pathlib import Path
-from types import SimpleNamespace
 
 import pytest
 
-from hwlib.check import shared_visited
 from hwlib.check.shared_parents import MIN_SLOTS, ParentsView, SharedParents
 from hwlib.model.vocabulary import CheckError
 
-SHM = Path("/dev/shm")
-needs_shm = pytest.mark.skipif(not SHM.is_dir(), reason="POSIX shared memory is not a /dev/shm directory here")
-
-
-def _segments() -> set[str]:
-    return {p.name for p in SHM.iterdir() if p.name.startswith("psm_")}
+from ..helpers.shm import needs_shm, segments, shm_free
 
 
 @needs_shm
@@ -30,7 +22,7 @@ def test_a_worker_reads_every_entry_the_coordinator_appended_through_every_growt
     left by name, and the coordinator can still read its table (the result's schedules)."""
     rng = random.Random(3)
     plain = array("q", [-1] + [rng.randrange(2 ** 40) for _ in range(1000)])
-    before = _segments()
+    before = segments()
     table = SharedParents(plain)
     view = ParentsView()
     names = [table.handle()[0]]
@@ -45,14 +37,14 @@ def test_a_worker_reads_every_entry_the_coordinator_appended_through_every_growt
             assert all(reader[i] == plain[i] for i in rng.sample(range(len(plain)), 500))
             assert reader[len(plain) - 1] == plain[-1] and reader[0] == -1
         assert len(set(names)) == 4         # 65,536 slots -> 131,072 -> 262,144 -> 524,288 for 328,001
-        assert _segments() - before == {table.handle()[0].lstrip("/")}       # the replaced ones are unlinked
+        assert segments() - before == {table.handle()[0].lstrip("/")}       # the replaced ones are unlinked
         assert len(table) == len(plain) and array("q", table) == plain
         with pytest.raises(IndexError, match=rf"^state {len(plain)} is not numbered yet \({len(plain)} are\)$"):
             table[len(plain)]
     finally:
         view.close()
         table.close()
-    assert _segments() == before
+    assert segments() == before
     assert table[len(plain) - 1] == plain[-1]
 
 
@@ -60,12 +52,8 @@ def test_a_worker_reads_every_entry_the_coordinator_appended_through_every_growt
 def test_a_parent_table_that_shared_memory_has_no_room_for_is_refused_in_one_line(monkeypatch):
     """As for the visited set: the segment that would not fit is refused before it is made,
     in one line naming the table, what it needs and what is free, and the table is still whole."""
-    real = shared_visited.os.statvfs
-    free_bytes = 1100 * 1024        # room for the first segment (1 MiB), not for the next (2 MiB)
-    monkeypatch.setattr(shared_visited.os, "statvfs", lambda path: SimpleNamespace(f_bavail=free_bytes // 512,
-                                                                                     f_frsize=512)
-                        if path == shared_visited.SHM_DIR else real(path))
-    before = _segments()
+    shm_free(monkeypatch, 1100 * 1024)      # room for the first segment (1 MiB), not for the next (2 MiB)
+    before = segments()
     table = SharedParents(array("q", range(MIN_SLOTS)))
     try:
         assert table.handle()[1] == 2 * MIN_SLOTS           # twice what it was given, at least MIN_SLOTS
@@ -79,4 +67,4 @@ def test_a_parent_table_that_shared_memory_has_no_room_for_is_refused_in_one_lin
         assert len(table) == 2 * MIN_SLOTS and table[2 * MIN_SLOTS - 1] == MIN_SLOTS - 1
     finally:
         table.close()
-    assert _segments() == before
+    assert segments() == before

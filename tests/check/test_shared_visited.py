@@ -6,19 +6,13 @@ import json
 import random
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
 from hwlib.check.fingerprints import Fingerprints
 from hwlib.check.shared_visited import SharedView, handle, shared_copy
 
-SHM = Path("/dev/shm")
-needs_shm = pytest.mark.skipif(not SHM.is_dir(), reason="POSIX shared memory is not a /dev/shm directory here")
-
-
-def _segments() -> set[str]:
-    return {p.name for p in SHM.iterdir() if p.name.startswith("psm_")}
+from ..helpers.shm import needs_shm, segments, shm_free
 
 
 @needs_shm
@@ -31,7 +25,7 @@ def test_a_reader_sees_every_fingerprint_the_writer_added_through_every_growth()
     rng = random.Random(7)
     keys = [rng.getrandbits(64) - 2 ** 63 for _ in range(6000)] + [0, 1, -1]
     absent = [rng.getrandbits(64) - 2 ** 63 for _ in range(2000)]
-    before = _segments()
+    before = segments()
     seen, tables = shared_copy(Fingerprints(keys[:10]))
     private = Fingerprints(keys[:10])
     view = SharedView()
@@ -46,12 +40,12 @@ def test_a_reader_sees_every_fingerprint_the_writer_added_through_every_growth()
             assert all(key in reader for key in keys[:start + 500])
             assert not any(key in reader for key in absent + keys[start + 500:] if key not in private)
         assert len(set(names)) >= 4                 # 1,024 slots grew at least three times
-        live = _segments() - before
+        live = segments() - before
         assert live == {tables.name().lstrip("/")}, live      # each replaced table's segment is unlinked
     finally:
         view.close()
         tables.close()
-    assert _segments() == before
+    assert segments() == before
     assert len(seen) == len(set(keys)) and all(key in seen for key in keys) and sorted(seen) == sorted(set(keys))
 
 
@@ -62,7 +56,7 @@ def test_a_search_on_two_workers_leaves_no_segment_and_no_warning(tmp_path):
     (a worker closes its view before the segment), and /dev/shm as it was."""
     args = [sys.executable, "-m", "hwlib.cli", "check", "--protocol", "kip320", "--replicas", "3", "--depth", "5",
             "--exhaustive", "--json", "--quiet"]
-    before = _segments()
+    before = segments()
     shared = subprocess.run([*args, "--workers", "2"], capture_output=True, text=True, timeout=600)
     alone = subprocess.run([*args, "--workers", "1"], capture_output=True, text=True, timeout=600)
     assert shared.returncode == alone.returncode == 0, shared.stderr + alone.stderr
@@ -71,7 +65,7 @@ def test_a_search_on_two_workers_leaves_no_segment_and_no_warning(tmp_path):
     for result in (one, two):
         del result["seconds"]
     assert one == two and one["distinct"] > 20_000        # shared from 2,000 frontier states, the table grew since
-    assert _segments() == before
+    assert segments() == before
 
 
 @needs_shm
@@ -80,17 +74,11 @@ def test_a_table_that_shared_memory_has_no_room_for_is_refused_in_one_line(monke
     it kills the process with a bus error. The table that would not fit is refused before it
     is made - one line naming what it needs, what is free and the two ways out -, and the set
     it would have replaced is still whole."""
-    from types import SimpleNamespace
-
     from hwlib.check import shared_visited
     from hwlib.model.vocabulary import CheckError
 
-    real = shared_visited.os.statvfs
-    free_bytes = 12 * 1024          # room for the first table (8 KiB), not for the next (16 KiB)
-    monkeypatch.setattr(shared_visited.os, "statvfs", lambda path: SimpleNamespace(f_bavail=free_bytes // 512,
-                                                                                     f_frsize=512)
-                        if path == shared_visited.SHM_DIR else real(path))
-    before = _segments()
+    shm_free(monkeypatch, 12 * 1024)        # room for the first table (8 KiB), not for the next (16 KiB)
+    before = segments()
     seen, tables = shared_copy(Fingerprints(range(1, 700)))
     try:
         with pytest.raises(CheckError) as refused:
@@ -101,5 +89,5 @@ def test_a_table_that_shared_memory_has_no_room_for_is_refused_in_one_line(monke
         assert len(seen) == 768 and all(key in seen for key in range(1, 769)) and 769 not in seen
     finally:
         tables.close()
-    assert _segments() == before
+    assert segments() == before
     assert shared_visited._size(64 * 2 ** 20) == "64 MiB"
