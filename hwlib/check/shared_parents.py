@@ -50,7 +50,7 @@ class SharedParents:
         return self._mapped.table
 
     def _grow(self, slots: int) -> None:
-        room(8 * slots, "the parent table's next segment")
+        room(8 * slots, "the parent table")
         mapped = Mapped(SharedMemory(create=True, size=8 * slots), slots)
         old, self._mapped = self._mapped, mapped
         self._slots = slots

@@ -88,8 +88,9 @@ class Coordinator:
         self.pipes = []
         self.processes = []
         search.seen, self.tables = shared_copy(search.seen)      # what the workers read in place
-        search.parents = self.parents = SharedParents(search.parents)
+        self.parents: SharedParents | None = None
         try:
+            search.parents = self.parents = SharedParents(search.parents)
             for _ in range(workers):
                 mine, theirs = context.Pipe()
                 process = context.Process(target=_work, args=(theirs, *setup), daemon=True)
@@ -98,7 +99,7 @@ class Coordinator:
                 self.pipes.append(mine)
                 self.processes.append(process)
             frontier = search.frontier_ids()
-            seen, parents = handle(search.seen, self.tables), self.parents.handle()
+            seen, parents = handle(search.seen, self.tables), search.parents.handle()
             for w, pipe in enumerate(self.pipes):
                 pipe.send(("adopt", frontier[w::workers], seen, parents))
             for pipe in self.pipes:
@@ -130,7 +131,7 @@ class Coordinator:
         numbers, search.remote = search.merge_level(replies)
         keys = [every_key for (_, _, every_key), _, _ in replies]
         given = balance(numbers, keys)
-        parents = self.parents.handle()         # with this level's states
+        parents = search.parents.handle()       # with this level's states
         for pipe, mine, theirs in zip(self.pipes, numbers, given, strict=True):
             pipe.send(("keep", mine, theirs, parents))
         for pipe in self.pipes:
@@ -159,7 +160,8 @@ class Coordinator:
         for pipe in self.pipes:
             pipe.close()
         self.tables.close()         # the workers are gone: no one maps the segments by name again
-        self.parents.close()
+        if self.parents is not None:
+            self.parents.close()
 
 
 def balance(numbers: list[array], keys: list[array]) -> list[list[tuple[int, int]]]:

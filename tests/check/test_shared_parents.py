@@ -61,10 +61,32 @@ def test_a_parent_table_that_shared_memory_has_no_room_for_is_refused_in_one_lin
             table.append(entry)
         with pytest.raises(CheckError) as refused:
             table.append(-7)
-        assert str(refused.value) == ("workers: the parent table's next segment needs 2 MiB of shared memory and "
+        assert str(refused.value) == ("workers: the parent table needs 2 MiB of shared memory and "
                                       "/dev/shm has 1 MiB free; give it more (docker run --shm-size) or run with "
                                       "--workers 1")
         assert len(table) == 2 * MIN_SLOTS and table[2 * MIN_SLOTS - 1] == MIN_SLOTS - 1
     finally:
         table.close()
+    assert segments() == before
+
+
+@needs_shm
+def test_a_search_whose_parent_table_has_no_room_stops_in_one_line_and_leaves_no_segment(monkeypatch):
+    """Handing the frontier to two workers makes the visited set's segment (8 KiB here) and
+    then the parent table's (512 KiB): where /dev/shm has room for the first only, the search
+    stops with the one line, no worker is left running and no segment is left by name - the
+    visited set's included."""
+    from hwlib import ClusterConfig
+    from hwlib.check import Bounds, workers
+
+    from ..helpers.check import explored
+
+    monkeypatch.setattr(workers, "SPLIT_AT", 50)
+    shm_free(monkeypatch, 300 * 1024)
+    before = segments()
+    with pytest.raises(CheckError) as refused:
+        explored(ClusterConfig(protocol="kip101", acks="all"), Bounds(replicas=2), ("elect", "isolate", "deliver"),
+                 exhaustive=True, workers=2)
+    assert str(refused.value) == ("workers: the parent table needs 512 KiB of shared memory and /dev/shm has "
+                                  "300 KiB free; give it more (docker run --shm-size) or run with --workers 1")
     assert segments() == before
