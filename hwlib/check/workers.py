@@ -209,7 +209,7 @@ def _work(pipe, spec: dict, reduced: bool, hot_limit: int | None, resumed: bool)
 
 
 def expanded(search: Search, nodes: Iterator[Node]) -> tuple[list[Node], Candidates]:
-    """A worker's level: the new states ``search.expand`` makes of ``nodes``, as the live ones
+    """A worker's level: the new states ``Search.expand`` makes of ``nodes``, as the live ones
     (nodes, the first made) and every one's (parent, step, fingerprint) - all that is kept of a
     cold one until the coordinator numbers it."""
     live: list[Node] = []
