@@ -218,14 +218,16 @@ def memory_against(ref: str, workers: int = 1) -> None:
              else "; the searches differ in size"))
 
 
-def memory_marginal() -> None:
-    """The memory row on this tree to 1 and 2 million states (fresh processes): bytes per
-    distinct state at each, and the marginal bytes of a state - (peak 2 - peak 1) / (states 2 -
-    states 1) - which is what a long search pays per state."""
-    rows = [json.loads(in_tree(__file__, REPO, "--child", "--memory-row", "--workers", "1", "--memory-states",
-                               str(n)).splitlines()[-1])
+def memory_marginal(workers: int = 1) -> None:
+    """The memory row on this tree to 1 and 2 million states (fresh processes; on ``workers``
+    processes, their PSS summed, where more than one): bytes per distinct state at each, and the
+    marginal bytes of a state - (peak 2 - peak 1) / (states 2 - states 1) - which is what a long
+    search pays per state."""
+    rows = [json.loads(in_tree(__file__, REPO, "--child", "--memory-row", "--workers", str(workers),
+                               "--memory-states", str(n)).splitlines()[-1])
             for n in (MEMORY_STATES, 2 * MEMORY_STATES)]
-    print(f"3 replicas, min.insync.replicas=2, 4.1 under power-loss's faults, one process, --memory {MEMORY_CAP} "
+    where = "one process" if workers == 1 else f"{workers} workers (PSS summed over the processes)"
+    print(f"3 replicas, min.insync.replicas=2, 4.1 under power-loss's faults, {where}, --memory {MEMORY_CAP} "
           f"(live states): peak resident bytes")
     for row in rows:
         print(f"  {row['distinct']:>11,} distinct {row['bytes'] / 2 ** 20:>8,.1f} MiB "
@@ -296,7 +298,8 @@ def main() -> None:
     parser.add_argument("--memory-row", action="store_true",
                         help="with --baseline-ref: instead, bytes per state of a bounded 3-replica search")
     parser.add_argument("--memory-workers", type=int, default=1,
-                        help="with --memory-row: run the search on this many worker processes (PSS summed)")
+                        help="with --memory-row or --memory-marginal: run the search on this many worker processes "
+                             "(PSS summed)")
     parser.add_argument("--memory-marginal", action="store_true",
                         help="the memory row on this tree to 1 and 2 million states: the bytes of each further state")
     parser.add_argument("--memory-states", type=int, default=MEMORY_STATES, help=argparse.SUPPRESS)
@@ -309,7 +312,7 @@ def main() -> None:
         memory_child(args.memory_states, args.workers) if args.memory_row else child(three_workers)
         return
     if args.memory_marginal:
-        memory_marginal()
+        memory_marginal(args.memory_workers)
         return
     if args.baseline_ref:
         if args.memory_row:

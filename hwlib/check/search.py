@@ -42,17 +42,10 @@ from .fingerprints import Fingerprints
 #: how many new live states an expansion makes between two reads of the process's resident memory
 RESIDENT_EVERY = 512
 
-#: a level's candidates, as one runner's part sends them: three ``array('q')`` of the same
-#: length - parent state, step index, fingerprint -, in (parent, step) order
-Candidates = tuple[array, array, array]
-
-
-def candidates_of(children: Sequence[Node]) -> Candidates:
-    """The candidates of ``children`` (expanded in (parent, step) order), as arrays: 24 bytes
-    each, pickled as three blocks of memory - where a list of tuples takes ~200 and is
-    pickled item by item."""
-    return (array("q", [child.parent for child in children]), array("q", [child.step for child in children]),
-            array("q", [child.key for child in children]))
+#: a level's candidates, as one runner's part sends them: two ``array('q')`` of the same length
+#: - each one's rank, parent state * 256 + step index (its parent table entry, should it be
+#: kept), and its fingerprint -, in rank order: 16 bytes a candidate
+Candidates = tuple[array, array]
 
 
 @dataclass
@@ -404,6 +397,26 @@ class Search:
                 yield child
             release_node(node)
 
+    def candidates(self, nodes: Iterable[Node], seen: Fingerprints,
+                   keep_live: bool = True) -> tuple[list[Node], Candidates]:
+        """A part's level for ``merge_level``: the states ``expand`` makes of ``nodes`` at
+        ``depth`` that are not in ``seen`` (nor met before in this call), as ``Candidates`` - all
+        that is kept of a cold one until the level is merged - and, with ``keep_live``, the live
+        ones as nodes (the first made); without, each is released at once."""
+        live: list[Node] = []
+        rank, key = array("q"), array("q")
+        for child in self.expand(nodes, self.depth, seen):
+            assert child.key is not None, "candidates: a new state has its fingerprint"
+            if child.cluster is not None:
+                if keep_live:
+                    assert len(live) == len(key), "candidates: a live state after a cold one"
+                    live.append(child)
+                else:
+                    release_node(child)
+            rank.append(child.parent * 256 + child.step)
+            key.append(child.key)
+        return live, (rank, key)
+
     def merge_level(self, replies: list[tuple[Candidates, dict, int]]) -> tuple[list[array], tuple[range, array]]:
         """The one level merge (every runner uses it). ``replies``: per part of the frontier
         (each frontier state in one part), its ``Candidates``, its first transition per kind
@@ -414,7 +427,7 @@ class Search:
         the kept states' numbers and fingerprints in number order (the next frontier, as
         ``remote`` holds it)."""
         parts = [part for part, _, _ in replies]
-        numbers = [array("q", bytes(8 * len(part[0]))) for part in parts]
+        numbers = [array("q", [0]) * len(part[0]) for part in parts]
         kept = array("q")
         next_number = len(self.parents)
         self.number_new(parts, numbers, kept)
@@ -431,9 +444,8 @@ class Search:
         """The candidates of ``parts`` in (parent, step) order - each part's are in that order
         already (its frontier expanded in number order, each state's steps in alphabet order) and
         no two parts share a parent, so the parts are merged as sorted runs, in place -: each
-        one whose fingerprint is new is added to the visited set, the parent table (parent *
-        256 + step) and ``kept``, and its number written to its part's ``numbers``; the others'
-        number is -1."""
+        one whose fingerprint is new is added to the visited set, the parent table (its rank) and
+        ``kept``, and its number written to its part's ``numbers``; the others' number is -1."""
         seen, table = self.seen, self.parents
         number: int = len(table)
         count = len(parts)
@@ -446,8 +458,7 @@ class Search:
             for p in range(count):
                 at = heads[p]
                 if at < ends[p]:
-                    parent, step, _ = parts[p]
-                    rank: int = parent[at] * 256 + step[at]
+                    rank: int = parts[p][0][at]
                     if best < 0 or rank < best_rank:
                         best, best_rank = p, rank
             if best < 0:
@@ -456,7 +467,7 @@ class Search:
             assert best_rank > last[best], "number_new: a part's candidates are not in (parent, step) order"
             last[best] = best_rank
             heads[best] = at + 1
-            key: int = parts[best][2][at]
+            key: int = parts[best][1][at]
             if seen.added(key):
                 table.append(best_rank)
                 numbers[best][at] = number

@@ -6,8 +6,9 @@ Per level:
    number; one Spark task per partition rebuilds its states by replaying their schedules
    (``Search.replay``, fingerprint-verified, so an executor running another engine fails
    loudly instead of searching another model), expands them with ``Search.expand`` (the loop
-   one process runs) and returns the successors it has not already returned, as (parent
-   state, step index, fingerprint) in that order, with the first violation per kind it met.
+   one process runs) and returns the successors it has not already returned, as (rank,
+   fingerprint) in that order (``Search.candidates``: the rank is parent state * 256 + step
+   index), with the first violation per kind it met.
    A state handed over cold has no fingerprint kept (``Search.cold``): the task returns the
    one its replay made, and the driver checks it is in the visited set;
 2. the driver merges them with ``Search.merge_level`` (the merge one process runs): the
@@ -26,7 +27,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from .fingerprints import Fingerprints
-from .search import Node, Search, candidates_of, release_node, replay_error
+from .search import Node, Search, replay_error
 from .spec import CheckSpec
 
 #: states per task, at least (fewer, larger tasks amortise Spark's ~0.1 s per task)
@@ -39,7 +40,7 @@ def _expand(setup: tuple, depth: int, known: list[str], items: list[tuple[int, i
     transitions made, and (number, fingerprint) of each state rebuilt without one to check."""
     spec, reduced = setup
     search = CheckSpec.from_dict(spec).search(reduced)
-    search.known = set(known)
+    search.known, search.depth = set(known), depth
     unchecked: list[tuple[int, int | None]] = []
 
     def rebuilt() -> Iterator[Node]:
@@ -49,11 +50,8 @@ def _expand(setup: tuple, depth: int, known: list[str], items: list[tuple[int, i
                 unchecked.append((index, node.key))
             yield node
 
-    children = []
-    for child in search.expand(rebuilt(), depth, Fingerprints()):
-        release_node(child)                 # only its numbers are sent
-        children.append(child)
-    return (candidates_of(children), search.level_found, search.result.generated), unchecked
+    _, candidates = search.candidates(rebuilt(), Fingerprints(), keep_live=False)     # only numbers are sent
+    return (candidates, search.level_found, search.result.generated), unchecked
 
 
 class SparkLevels:

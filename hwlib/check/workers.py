@@ -8,8 +8,9 @@ memory (``shared_parents``), so it keeps a cold state as its number alone. Then,
 1. every worker expands its states with ``Search.expand`` (the loop one process runs),
    dropping what it has seen - the visited set as of the last level, this process's own table
    read in shared memory (``shared_visited``), plus its own new states of this level - and
-   sends the rest as (parent state, step index, fingerprint),
-   in that order (``search.Candidates``: three arrays, which are all it keeps of a cold one).
+   sends the rest as (rank, fingerprint) - the rank is parent state * 256 + step index -, in
+   that order (``search.Candidates``: two arrays, which are all it keeps of a cold one, sent
+   as raw memory: ``send_arrays``).
    Each may hold resident an equal share of what the search's memory limit leaves beside this
    process's own resident memory (``Search.resident_limit``);
 2. this process merges the workers' lists with ``Search.merge_level`` (the merge one process
@@ -40,7 +41,7 @@ from collections.abc import Iterable, Iterator
 import numpy as np
 
 from ..model.vocabulary import CheckError
-from .search import Candidates, Node, Search, release_node
+from .search import Node, Search, release_node
 from .shared_parents import ParentsView, SharedParents
 from .shared_visited import SharedView, handle, shared_copy
 from .spec import CheckSpec
@@ -127,13 +128,19 @@ class Coordinator:
         seen = handle(search.seen, self.tables)
         for pipe in self.pipes:
             pipe.send(("expand", seen, search.depth, known, share))
-        replies = [self._answer(pipe) for pipe in self.pipes]
+        replies = []
+        for pipe in self.pipes:
+            count, level_found, generated = self._answer(pipe)
+            rank, key = recv_arrays(pipe, count, 2)
+            replies.append(((rank, key), level_found, generated))
         numbers, search.remote = search.merge_level(replies)
-        keys = [every_key for (_, _, every_key), _, _ in replies]
-        given = balance(numbers, keys)
+        given = balance(numbers, [key for (_, key), _, _ in replies])
+        del replies                             # 16 bytes a candidate, while the workers keep theirs
         parents = search.parents.handle()       # with this level's states
         for pipe, mine, theirs in zip(self.pipes, numbers, given, strict=True):
-            pipe.send(("keep", mine, theirs, parents))
+            pipe.send(("keep", len(mine), theirs, parents))
+            send_arrays(pipe, [mine])
+        del numbers
         for pipe in self.pipes:
             self._answer(pipe)
         return True
@@ -208,21 +215,27 @@ def _work(pipe, spec: dict, reduced: bool, hot_limit: int | None, resumed: bool)
         parents.close()
 
 
-def expanded(search: Search, nodes: Iterator[Node]) -> tuple[list[Node], Candidates]:
-    """A worker's level: the new states ``Search.expand`` makes of ``nodes``, as the live ones
-    (nodes, the first made) and every one's (parent, step, fingerprint) - all that is kept of a
-    cold one until the coordinator numbers it."""
-    live: list[Node] = []
-    parent, step, key = array("q"), array("q"), array("q")
-    for child in search.expand(nodes, search.depth, search.seen):
-        assert child.key is not None, "expanded: a new state has its fingerprint"
-        if child.cluster is not None:
-            assert len(live) == len(key), "expanded: a live state after a cold one"
-            live.append(child)
-        parent.append(child.parent)
-        step.append(child.step)
-        key.append(child.key)
-    return live, (parent, step, key)
+def send_arrays(pipe, arrays: list[array]) -> None:
+    """Sends ``arrays`` (of one length, told before) as raw memory: no copy on this side, where
+    pickling an array copies it twice."""
+    for each in arrays:
+        pipe.send_bytes(each)
+
+
+def recv_arrays(pipe, count: int, how_many: int) -> list[array]:
+    """The ``how_many`` arrays of ``count`` items that ``send_arrays`` sent, each read straight
+    into its own memory (the pipe's buffer holds one at a time)."""
+    arrays = []
+    for _ in range(how_many):
+        each = array("q", [0]) * count
+        try:
+            whole = pipe.recv_bytes_into(each) == 8 * count
+        except multiprocessing.BufferTooShort:
+            whole = False
+        if not whole:
+            raise WorkerError(f"a model-checking worker sent an array that is not {count} items long")
+        arrays.append(each)
+    return arrays
 
 
 def kept(search: Search, live: list[Node], numbers: array, received: list[tuple[int, int]]) -> None:
@@ -272,15 +285,19 @@ def _serve(pipe, search: Search, view: SharedView, parents: ParentsView) -> None
                 nodes = search.frontier_nodes()
                 search.frontier, search.cold = [], range(0)
                 try:
-                    live, candidates = expanded(search, watched(nodes, pipe))
+                    live, candidates = search.candidates(watched(nodes, pipe), search.seen)
                 except Orphaned:
                     return
-                pipe.send(("ok", (candidates, search.level_found, search.result.generated)))
+                pipe.send(("ok", (len(candidates[0]), search.level_found, search.result.generated)))
+                send_arrays(pipe, list(candidates))
+                del candidates          # not held through the next level's expansion
                 search.level_found = {}
             elif command == "keep":
-                numbers, received, table = args
+                count, received, table = args
+                numbers, = recv_arrays(pipe, count, 1)
                 search.parents = parents.follow(table)
                 kept(search, live, numbers, sorted(received))
+                del numbers
                 live = []
                 pipe.send(("ok", len(search.frontier) + len(search.cold)))
         except BaseException:

@@ -533,6 +533,31 @@ def test_a_worker_stops_expanding_once_its_coordinator_is_gone_or_says_stop():
         worker.close()
 
 
+def test_a_levels_arrays_cross_the_pipe_as_raw_memory_whole_and_of_the_length_told():
+    """``send_arrays`` / ``recv_arrays``: a level's candidates and numbers cross the pipe as raw
+    memory - larger than the pipe's buffer, empty, negative numbers -, each read into an array
+    of the length the other side told; an array of another length is refused in one line."""
+    import multiprocessing
+    import threading
+    from array import array
+
+    from hwlib.check.workers import WorkerError, recv_arrays, send_arrays
+
+    sender, receiver = multiprocessing.Pipe()
+    big = array("q", range(-1, 3 * 2**16))                 # 1.5 MiB: more than a pipe holds
+    for sent in ([big, array("q", reversed(big))], [array("q"), array("q")], [array("q", [-2, -1, 7])]):
+        writer = threading.Thread(target=send_arrays, args=(sender, sent))
+        writer.start()
+        assert recv_arrays(receiver, len(sent[0]), len(sent)) == sent
+        writer.join()
+    for told in (4, 2):                                     # shorter, longer than told
+        send_arrays(sender, [array("q", [1, 2, 3])])
+        with pytest.raises(WorkerError, match=f"^a model-checking worker sent an array that is not {told} items long$"):
+            recv_arrays(receiver, told, 1)
+    sender.close()
+    receiver.close()
+
+
 def test_a_frontier_kept_cold_past_the_memory_limit_finds_exactly_what_a_live_one_finds(monkeypatch):
     """With so little memory that one new state per expansion stays live, the rest are kept as
     their schedules and replayed when expanded - in one process, on two workers and when a
