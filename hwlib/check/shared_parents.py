@@ -21,10 +21,9 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterator
-from multiprocessing.shared_memory import SharedMemory
 from typing import Any
 
-from .shared_visited import Mapped, room
+from .shared_visited import Followed, Mapped, created, room
 
 #: the slots of a new table, at least (a search is shared from 2,000 frontier states on)
 MIN_SLOTS = 1 << 16
@@ -51,7 +50,7 @@ class SharedParents:
 
     def _grow(self, slots: int) -> None:
         room(8 * slots, "the parent table")
-        mapped = Mapped(SharedMemory(create=True, size=8 * slots), slots)
+        mapped = Mapped(created(8 * slots), slots)
         old, self._mapped = self._mapped, mapped
         self._slots = slots
         if old is not None:
@@ -94,25 +93,9 @@ class SharedParents:
             self._mapped = None
 
 
-class ParentsView:
+class ParentsView(Followed):
     """A worker's reading of the coordinator's parent table: ``follow`` maps the segment a
-    command names (again only when it changed) and gives its entries by number."""
-
-    def __init__(self) -> None:
-        self._mapped: Mapped | None = None
-        self._name = ""
+    command names and gives its entries by number."""
 
     def follow(self, shared: tuple[str, int]) -> Any:
-        name, slots = shared
-        if name != self._name:
-            self.close()
-            self._mapped = Mapped(SharedMemory(name=name), slots)
-            self._name = name
-        assert self._mapped is not None
-        return self._mapped.table
-
-    def close(self) -> None:
-        """Unmaps the table (what ``follow`` gave can no longer be read)."""
-        if self._mapped is not None:
-            self._mapped.close()
-            self._mapped, self._name = None, ""
+        return self.mapping(*shared)

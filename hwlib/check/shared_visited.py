@@ -20,6 +20,7 @@ default is 64 MB): a table that would not fit is refused in one line before it i
 from __future__ import annotations
 
 import os
+import secrets
 from multiprocessing.shared_memory import SharedMemory
 from typing import Any
 
@@ -41,6 +42,16 @@ def room(size: int, what: str = "the visited set's next table") -> None:
     if free < size:
         raise CheckError(f"workers: {what} needs {_size(size)} of shared memory and {SHM_DIR} "
                          f"has {_size(free)} free; give it more (docker run --shm-size) or run with --workers 1")
+
+
+def created(size: int) -> SharedMemory:
+    """A new segment of ``size`` bytes (zeroed), named ``hwlib_<pid>_<random>`` after the process
+    that made it - so a segment found in /dev/shm says it is hwlib's and whose."""
+    while True:
+        try:
+            return SharedMemory(name=f"hwlib_{os.getpid()}_{secrets.token_hex(4)}", create=True, size=size)
+        except FileExistsError:         # a name already taken: draw another, as SharedMemory does
+            continue
 
 
 def _size(size: int) -> str:
@@ -82,7 +93,7 @@ class SharedTables:
 
     def new(self, slots: int) -> Any:
         room(8 * slots)
-        mapped = Mapped(SharedMemory(create=True, size=8 * slots), slots)   # zeroed: every slot free
+        mapped = Mapped(created(8 * slots), slots)      # zeroed: every slot free
         self._mapped[id(mapped.table)] = mapped
         self._current = mapped
         return mapped.table
@@ -120,28 +131,45 @@ def handle(seen: Fingerprints, tables: SharedTables) -> tuple[str, int, int, boo
     return (tables.name(), *seen.shape())
 
 
-class SharedView:
-    """A worker's reading of the coordinator's visited set: ``follow`` maps the table a command
-    names (again only when it changed) and points ``seen`` at it."""
+class Followed:
+    """A worker's mapping of the segment its coordinator's last command named: ``mapping``
+    maps it again only when the name changed (a grown table is a new segment)."""
 
     def __init__(self) -> None:
-        self.seen = Fingerprints()
         self._mapped: Mapped | None = None
         self._name = ""
 
-    def follow(self, shared: tuple[str, int, int, bool]) -> Fingerprints:
-        name, slots, size, zero = shared
+    def mapping(self, name: str, slots: int) -> Any:
+        """The int64 view of segment ``name``'s first ``slots`` entries."""
         if name != self._name:
             self.close()
             self._mapped = Mapped(SharedMemory(name=name), slots)
             self._name = name
         assert self._mapped is not None
-        self.seen.viewing(self._mapped.table, size, zero)
+        return self._mapped.table
+
+    def close(self) -> None:
+        """Unmaps the segment (what ``mapping`` gave can no longer be read)."""
+        if self._mapped is not None:
+            self._mapped.close()
+            self._mapped, self._name = None, ""
+
+
+class SharedView(Followed):
+    """A worker's reading of the coordinator's visited set: ``follow`` maps the table a command
+    names and points ``seen`` at it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen = Fingerprints()
+
+    def follow(self, shared: tuple[str, int, int, bool]) -> Fingerprints:
+        name, slots, size, zero = shared
+        table = self.mapping(name, slots)       # first: a new segment comes with a new set
+        self.seen.viewing(table, size, zero)
         return self.seen
 
     def close(self) -> None:
         """Unmaps the table (the set ``follow`` gave can no longer be read)."""
-        if self._mapped is not None:
-            self._mapped.close()
-            self._mapped, self._name = None, ""
-            self.seen = Fingerprints()
+        super().close()
+        self.seen = Fingerprints()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -11,9 +12,11 @@ SHM = Path("/dev/shm")
 needs_shm = pytest.mark.skipif(not SHM.is_dir(), reason="POSIX shared memory is not a /dev/shm directory here")
 
 
-def segments() -> set[str]:
-    """The names of the segments ``multiprocessing.shared_memory`` made that are in /dev/shm now."""
-    return {p.name for p in SHM.iterdir() if p.name.startswith("psm_")}
+def segments(pid: int | None = None) -> set[str]:
+    """The names of the segments hwlib made in process ``pid`` (by default this one) that are in
+    /dev/shm now - not another's: tests run beside one another (pytest-xdist)."""
+    made_by = f"hwlib_{os.getpid() if pid is None else pid}_"
+    return {p.name for p in SHM.iterdir() if p.name.startswith(made_by)}
 
 
 def shm_free(monkeypatch, free_bytes: int) -> None:
