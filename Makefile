@@ -32,16 +32,19 @@ report: setup
 
 # The fast subset (CI's): every check but those marked slow - the longest searches, installs into
 # fresh venvs, live clusters - which pytest counts as "deselected"; make test-all runs them too.
+# Two test processes (pytest-xdist); a module whose tests share a costly fixture (a rendered
+# report, a Spark sweep) is marked xdist_group, so its tests run in one of them, the fixture once.
+PYTEST := $(PY) -m pytest -n 2 --dist loadgroup
 test: setup
 	$(VENV)/bin/ruff check hwlib tests benchmarks tools setup.py
 	$(VENV)/bin/mypy hwlib
 	@echo "make test: the fast subset; the tests marked slow are deselected (make test-all runs every test)"
-	$(PY) -m pytest -q -m "not slow" --durations=20
+	$(PYTEST) -q -m "not slow" --durations=20
 
 test-all: setup
 	$(VENV)/bin/ruff check hwlib tests benchmarks tools setup.py
 	$(VENV)/bin/mypy hwlib
-	$(PY) -m pytest -q
+	$(PYTEST) -q
 
 bench: setup
 	$(PY) benchmarks/engine.py
