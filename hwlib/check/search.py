@@ -399,8 +399,8 @@ class Search:
 
     def candidates(self, nodes: Iterable[Node], seen: Fingerprints,
                    keep_live: bool = True) -> tuple[list[Node], Candidates]:
-        """A part's level for ``merge_level``: the states ``expand`` makes of ``nodes`` at
-        ``depth`` that are not in ``seen`` (nor met before in this call), as ``Candidates`` - all
+        """A part's level for ``merge_level``: the states ``expand`` makes of ``nodes`` at the
+        search's depth that are not in ``seen`` (nor met before in this call), as ``Candidates`` - all
         that is kept of a cold one until the level is merged - and, with ``keep_live``, the live
         ones as nodes (the first made); without, each is released at once."""
         live: list[Node] = []

@@ -135,7 +135,7 @@ class Coordinator:
             replies.append(((rank, key), level_found, generated))
         numbers, search.remote = search.merge_level(replies)
         given = balance(numbers, [key for (_, key), _, _ in replies])
-        del replies                             # 16 bytes a candidate, while the workers keep theirs
+        del replies                             # 16 bytes a candidate: freed before the next frontier is made
         parents = search.parents.handle()       # with this level's states
         for pipe, mine, theirs in zip(self.pipes, numbers, given, strict=True):
             pipe.send(("keep", len(mine), theirs, parents))
@@ -233,7 +233,7 @@ def recv_arrays(pipe, count: int, how_many: int) -> list[array]:
         except multiprocessing.BufferTooShort:
             whole = False
         if not whole:
-            raise WorkerError(f"a model-checking worker sent an array that is not {count} items long")
+            raise WorkerError(f"a model-checking process sent an array that is not {count} items long")
         arrays.append(each)
     return arrays
 
