@@ -32,9 +32,9 @@ report: setup
 
 # The fast subset (CI's): every check but those marked slow - the longest searches, installs into
 # fresh venvs, live clusters - which pytest counts as "deselected"; make test-all runs them too.
-# Two test processes (pytest-xdist); a module whose tests share a costly fixture (a rendered
-# report, a Spark sweep) is marked xdist_group, so its tests run in one of them, the fixture once.
-PYTEST := $(PY) -m pytest -n 2 --dist loadgroup
+# Two test processes (pytest-xdist), each given whole modules (--dist loadscope): a module's
+# tests share its costly fixtures (a rendered report, a Spark sweep), made once.
+PYTEST := $(PY) -m pytest -n 2 --dist loadscope
 test: setup
 	$(VENV)/bin/ruff check hwlib tests benchmarks tools setup.py
 	$(VENV)/bin/mypy hwlib

@@ -54,11 +54,6 @@ def _quiet_env(home: Path) -> dict[str, str]:
     return env
 
 
-#: one test process runs this module's tests (make test's pytest-xdist), so they share one fixture:
-#: the built wheel, made once
-pytestmark = pytest.mark.xdist_group("test_install")
-
-
 @pytest.fixture(scope="module")
 def dist(tmp_path_factory, repo) -> dict[str, Path]:
     out = tmp_path_factory.mktemp("dist")

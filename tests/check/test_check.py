@@ -165,9 +165,12 @@ def test_an_expected_effect_is_drawn_apart_from_the_safety_verdicts():
 # --------------------------------------------------------------------------- the reductions
 #: bounds small enough to search without the reductions: (profile, protocol, max records, depth)
 EQUIVALENT = [("leader-moves", "hw", 1, None), ("leader-moves", "kip101", 1, None), ("leader-moves", "kip320", 1, None),
-              ("power-loss", "hw", 1, 9), ("power-loss", "kip966", 1, 9), ("zombies", "kip279", 1, 8),
-              ("zombies", "kip320", 1, 8), ("swarm", "kip101", 1, 6), ("leader-moves", "kip595", 1, None),
-              ("zombies", "kip841", 1, 8)]
+              ("power-loss", "hw", 1, 9), ("power-loss", "kip966", 1, 9), ("leader-moves", "kip595", 1, None)]
+#: the four longest (15 - 30 s each) run in make test-all, and one level shallower in make test
+DEEPEST = [("zombies", "kip279", 8), ("zombies", "kip320", 8), ("swarm", "kip101", 6), ("zombies", "kip841", 8)]
+EQUIVALENT += [pytest.param(profile, protocol, 1, depth, marks=pytest.mark.slow) for profile, protocol, depth in
+               DEEPEST]
+EQUIVALENT += [(profile, protocol, 1, depth - 1) for profile, protocol, depth in DEEPEST]
 
 
 @pytest.mark.parametrize(("profile", "protocol", "records", "depth"), EQUIVALENT)
@@ -304,7 +307,8 @@ def _levels_without_refusals(cfg: ClusterConfig, bounds: Bounds, faults: tuple[s
     pytest.param("kip320", DEFAULT_FAULTS, 2, None, marks=SLOW), ("hw", NO_CRASHES, 3, 6),
     ("kip841", NO_CRASHES, 2, None),
     ("kip101", DEFAULT_FAULTS + ("power_loss", "controller_failover", "stale_produce", "consume"), 2, 6),
-    ("kip966", ("elect", "isolate", "power_loss", "tick"), 2, 9)])
+    pytest.param("kip966", ("elect", "isolate", "power_loss", "tick"), 2, 9, marks=SLOW),
+    ("kip966", ("elect", "isolate", "power_loss", "tick"), 2, 8)])
 def test_a_search_that_answers_refusals_at_once_keeps_every_other_state_at_its_depth(protocol, faults, replicas,
                                                                                      depth):
     """Reduction 8 (a refused fetch request left untaken: ``model.reductions.refused``) against the
@@ -327,7 +331,8 @@ def test_a_search_that_answers_refusals_at_once_keeps_every_other_state_at_its_d
 @pytest.mark.parametrize(("protocol", "faults", "replicas", "depth"), [
     ("kip101", NO_CRASHES, 2, None), ("hw", DEFAULT_FAULTS, 2, 9), pytest.param("kip320", DEFAULT_FAULTS, 2, None,
                                                                                   marks=SLOW),
-    ("kip966", ("elect", "isolate", "power_loss", "tick"), 2, 9), ("kip320", NO_CRASHES, 3, 6)])
+    pytest.param("kip966", ("elect", "isolate", "power_loss", "tick"), 2, 9, marks=SLOW),
+    ("kip966", ("elect", "isolate", "power_loss", "tick"), 2, 8), ("kip320", NO_CRASHES, 3, 6)])
 def test_a_response_as_a_step_of_its_own_only_repeats_the_whole_fetch(protocol, faults, replicas, depth):
     """``fetch_response`` is not in the alphabet (``model.space.alphabet``: it is the same
     transition as ``fetch`` whenever it can act). A search whose alphabet has it back, after
@@ -552,7 +557,7 @@ def test_a_levels_arrays_cross_the_pipe_as_raw_memory_whole_and_of_the_length_to
         writer.join()
     for told in (4, 2):                                     # shorter, longer than told
         send_arrays(sender, [array("q", [1, 2, 3])])
-        with pytest.raises(WorkerError, match=f"^a model-checking worker sent an array that is not {told} items long$"):
+        with pytest.raises(WorkerError, match=f"^a model-checking process sent an array that is not {told} items long"):
             recv_arrays(receiver, told, 1)
     sender.close()
     receiver.close()

@@ -57,11 +57,6 @@ def test_params_from_the_command_line_are_yaml():
         parse_param("runs")
 
 
-#: one test process runs this module's tests (make test's pytest-xdist), so they share one fixture:
-#: the rendered report, made once
-pytestmark = pytest.mark.xdist_group("test_report")
-
-
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory):
     """The tiny report, rendered in this process; what reached its stderr (file descriptor 2:

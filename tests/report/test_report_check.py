@@ -40,11 +40,6 @@ def test_every_action_a_profile_can_draw_is_a_fault_the_check_searches():
     assert profile_faults(only_seen)[0] == ("power_loss",)
 
 
-#: one test process runs this module's tests (make test's pytest-xdist), so they share one fixture:
-#: the report's searches, made once
-pytestmark = pytest.mark.xdist_group("test_report_check")
-
-
 @pytest.fixture(scope="module")
 def hw_losses():
     """A sweep (without Spark: its run table from ``run_batch``) in which hw loses acknowledged

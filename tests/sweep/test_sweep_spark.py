@@ -24,11 +24,6 @@ SPEC = {"name": "t-data-loss", "seed": 1, "runs": 30, "profile": "kip101-data-lo
         "grid": {"protocol": ["hw", "kip101"], "replicas": [2], "acks": ["all"]}}
 
 
-#: one test process runs this module's tests (make test's pytest-xdist), so they share one fixture:
-#: the Spark session and sweep, made once
-pytestmark = pytest.mark.xdist_group("test_sweep_spark")
-
-
 @pytest.fixture(scope="module")
 def spark():
     from hwlib.sweep.spark import start_session

@@ -26,11 +26,6 @@ from ..helpers.browser import ARTIFACTS, offline_page
 REPO = Path(__file__).resolve().parents[2]
 
 
-#: one test process runs this module's tests (make test's pytest-xdist), so they share one fixture:
-#: the rendered incident page, made once
-pytestmark = pytest.mark.xdist_group("test_incident")
-
-
 @pytest.fixture(scope="module")
 def follower_exit(tmp_path_factory):
     """The pre-2.0.1 follower exit (0.10.2), explained; its logs and its page."""

@@ -27,11 +27,6 @@ REPO = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ("01_explore_rounds", "02_anomaly_gallery")
 
 
-#: one test process runs this module's tests (make test's pytest-xdist), so they share one fixture:
-#: the exported notebooks, made once
-pytestmark = pytest.mark.xdist_group("test_notebooks")
-
-
 @pytest.fixture(scope="module")
 def exported(tmp_path_factory):
     out = tmp_path_factory.mktemp("notebooks")
