@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,15 +31,13 @@ def handle(args: argparse.Namespace) -> int:
     params = to_spec(args)
     if params.get("sweep_dir") is None:         # the report runs its sweep
         require("spark", "hwlib report")
-    from papermill.exceptions import PapermillExecutionError
-
-    from ..report.document import render
+    from ..report.document import NotebookFailed, render
 
     try:
         paths = render(params, args.out, progress=not args.quiet)
-    except PapermillExecutionError as exc:     # papermill wraps the notebook's own error
-        print(f"hwlib: error: the report notebook failed: {exc.ename}: {' '.join(str(exc.evalue).split())} "
-              f"(executed notebook: {Path(args.out).with_suffix('.ipynb')})", file=sys.stderr)
+    except NotebookFailed as exc:
+        print(f"hwlib: error: the report notebook failed: {exc.ename}: {' '.join(exc.evalue.split())} "
+              f"(executed notebook: {exc.notebook})", file=sys.stderr)
         return 1
     print(f"wrote {paths['html']} (executed notebook {paths['notebook']}, metrics {paths['metrics']})")
     return 0

@@ -51,6 +51,16 @@ class ReportParameterError(HwlibError, ValueError):
     """A report parameter is unknown or has a value it cannot take."""
 
 
+class NotebookFailed(RuntimeError):
+    """The report notebook raised (papermill's ``PapermillExecutionError``, whose module takes
+    seconds to import - so a refused parameter is told before it is): the notebook's own
+    exception's name and value, and the executed notebook that shows where."""
+
+    def __init__(self, ename: str, evalue: str, notebook: Path) -> None:
+        super().__init__(f"{ename}: {evalue}")
+        self.ename, self.evalue, self.notebook = ename, evalue, notebook
+
+
 def parse_param(text: str) -> tuple[str, object]:
     """``k=v`` from the command line; ``v`` is read as YAML (numbers, null, lists, mappings)."""
     if "=" not in text:
@@ -301,10 +311,6 @@ def render(params: dict, out_html, progress: bool = True) -> dict:
     import sys
 
     require("report", "the report")
-    import papermill
-
-    from ..views.notebooks import QUIET_KERNEL, export_html
-
     if progress:
         params = {**params, "progress": "bar" if sys.stderr.isatty() else "lines"}
     else:
@@ -326,10 +332,20 @@ def render(params: dict, out_html, progress: bool = True) -> dict:
         if progress:
             print(f"report: {text}", file=sys.stderr, flush=True)
 
+
+    # after every refusal: papermill takes seconds to import
+    import papermill
+    from papermill.exceptions import PapermillExecutionError
+
+    from ..views.notebooks import QUIET_KERNEL, export_html
+
     phase("running the report notebook (the sweep, the model check, the findings, the figures)")
-    papermill.execute_notebook(str(NOTEBOOK), str(executed), parameters=params,
-                               cwd=str(project_root()),
-                               progress_bar=False, kernel_name="python3", extra_arguments=QUIET_KERNEL)
+    try:
+        papermill.execute_notebook(str(NOTEBOOK), str(executed), parameters=params,
+                                   cwd=str(project_root()),
+                                   progress_bar=False, kernel_name="python3", extra_arguments=QUIET_KERNEL)
+    except PapermillExecutionError as exc:     # papermill wraps the notebook's own error
+        raise NotebookFailed(exc.ename, str(exc.evalue), executed) from exc
     phase(f"writing {out_html}")
     export_html(executed, out_html, hide_code=True, title=params["title"])
     return {"html": out_html, "notebook": executed, "metrics": metrics_path}

@@ -347,6 +347,26 @@ def test_report_opens_on_its_findings_and_a_finding_links_to_a_working_step_thro
     assert page.requests_outside == [] and page.errors == []
 
 
+def test_a_report_notebook_that_fails_is_one_line_naming_its_error_and_the_executed_notebook(tmp_path, monkeypatch,
+                                                                                            capsys):
+    """The notebook's own exception, as papermill wraps it, comes out as one line (its value's
+    lines joined) with the executed notebook to open, exit 1."""
+    from papermill.exceptions import PapermillExecutionError
+
+    from hwlib.cli import main
+
+    def failing(*args, **kwargs):
+        raise PapermillExecutionError(cell_index=3, exec_count=3, source="run()", ename="ValueError",
+                                      evalue="the sweep  stopped:\nno room left", traceback=[])
+
+    monkeypatch.setattr(papermill, "execute_notebook", failing)
+    out = tmp_path / "r.html"
+    assert main(["report", "--param", "runs=20", "--param", f"sweep_out={tmp_path / 'sweep'}", "--out", str(out),
+                 "--quiet"]) == 1
+    assert capsys.readouterr().err == ("hwlib: error: the report notebook failed: ValueError: the sweep stopped: no "
+                                       f"room left (executed notebook: {out.with_suffix('.ipynb')})\n")
+
+
 @pytest.mark.parametrize(("params", "message"), [
     (["spec=nope"], "parameter spec: spec: 'nope' is neither a file nor a built-in spec"),
     (["runs=1000000000"], "parameter spec: spec.runs: must be an integer in 1..100000000"),
