@@ -67,7 +67,7 @@ def test_model_check_notebook_shows_the_matrix_and_steps_each_shortest_counterex
     import papermill
 
     papermill.execute_notebook(str(REPO / "notebooks" / "03_model_check.ipynb"), str(tmp_path / "check.ipynb"),
-                               parameters={"protocols": "hw,kip101,kip320"}, cwd=str(tmp_path),
+                               parameters={"protocols": "hw,kip101"}, cwd=str(tmp_path),
                                progress_bar=False, kernel_name="python3")
     nb = nbformat.read(tmp_path / "check.ipynb", as_version=4)
     assert not [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
@@ -77,9 +77,9 @@ def test_model_check_notebook_shows_the_matrix_and_steps_each_shortest_counterex
     matrix = matrix[:matrix.index("</table>")]
     assert "the faults of the fault profile <strong>kip101-data-loss</strong>" in text
     assert matrix.count("violated at depth") == 4            # hw: KIP-101's loss and all it brings
-    assert matrix.count("holds (complete)") == 4 + 4           # kip101 and kip320: every kind
+    assert matrix.count("holds (complete)") == 4               # kip101: every kind
     # never a bare "holds": each names the fault classes of the default report it did not try
-    assert matrix.count("not tried: power loss, flushes, leader moves") == 4 + 4
+    assert matrix.count("not tried: power loss, flushes, leader moves") == 4
     assert ('A "holds" below covers only these faults: power loss, flushes and leader moves not tried: check '
             "with --profile power-loss --max-ticks 1; --profile leader-moves --max-ticks 1") in html_lib.unescape(text)
     assert text.count('class="hwl-scenario"') == 4
