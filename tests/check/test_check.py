@@ -704,19 +704,20 @@ def _verdicts(out: Path) -> list[dict]:
     return lines
 
 
-RESUMABLE = ["--protocol", "all", "--exhaustive", "--quiet", "--checkpoint-every", "0",
+#: three releases: one finished before the kill, one killed in the middle, one not begun
+RESUMABLE = ["--release", "0.10.2,0.11,2.8", "--exhaustive", "--quiet", "--checkpoint-every", "0",
              "--faults", ",".join(NO_CRASHES)]
 
 
 def test_a_killed_check_resumes_to_the_same_verdicts_and_state_counts(tmp_path):
-    """SIGKILL in the middle of kip101's search (the checkpoint of hw's finished generation and
-    kip101's latest level are on disk), then --resume: the same matrix as an uninterrupted
-    run, state counts included; the checkpoints are gone at the end."""
+    """SIGKILL in the middle of 0.11's search (the result of 0.10.2's finished one and 0.11's
+    latest level are on disk; 2.8's is not begun), then --resume: the same matrix as an
+    uninterrupted run, state counts included; the checkpoints are gone at the end."""
     whole, killed = tmp_path / "whole", tmp_path / "killed"
     assert _check_cli(*RESUMABLE, "--out", str(whole)).returncode == 0
     running = subprocess.Popen([sys.executable, "-m", "hwlib.cli", "check", *RESUMABLE, "--out", str(killed)],
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    checkpoint = killed / "checkpoint-kip101.npz"
+    checkpoint = killed / "checkpoint-0.11.npz"
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline and running.poll() is None:
         if checkpoint.is_file() and _header(checkpoint)["search"]["depth"] >= 8:
@@ -725,7 +726,8 @@ def test_a_killed_check_resumes_to_the_same_verdicts_and_state_counts(tmp_path):
     assert running.poll() is None, "the check ended before it could be killed"
     running.kill()
     running.wait()
-    assert (killed / "result-hw.json").is_file() and not (killed / "matrix.json").exists()
+    assert (killed / "result-0.10.2.json").is_file() and not (killed / "matrix.json").exists()
+    assert not (killed / "result-0.11.json").exists() and not (killed / "checkpoint-2.8.npz").exists()
     done = _check_cli(*RESUMABLE, "--out", str(killed), "--resume")
     assert done.returncode == 0, done.stderr
     assert _verdicts(killed) == _verdicts(whole)
