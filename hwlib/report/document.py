@@ -332,7 +332,6 @@ def render(params: dict, out_html, progress: bool = True) -> dict:
         if progress:
             print(f"report: {text}", file=sys.stderr, flush=True)
 
-
     # after every refusal: papermill takes seconds to import
     import papermill
     from papermill.exceptions import PapermillExecutionError

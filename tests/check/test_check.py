@@ -168,8 +168,7 @@ EQUIVALENT = [("leader-moves", "hw", 1, None), ("leader-moves", "kip101", 1, Non
               ("power-loss", "hw", 1, 9), ("power-loss", "kip966", 1, 9), ("leader-moves", "kip595", 1, None)]
 #: the four longest (15 - 30 s each) run in make test-all, and one level shallower in make test
 DEEPEST = [("zombies", "kip279", 8), ("zombies", "kip320", 8), ("swarm", "kip101", 6), ("zombies", "kip841", 8)]
-EQUIVALENT += [pytest.param(profile, protocol, 1, depth, marks=pytest.mark.slow) for profile, protocol, depth in
-               DEEPEST]
+EQUIVALENT += [pytest.param(profile, protocol, 1, depth, marks=SLOW) for profile, protocol, depth in DEEPEST]
 EQUIVALENT += [(profile, protocol, 1, depth - 1) for profile, protocol, depth in DEEPEST]
 
 
