@@ -57,7 +57,7 @@ def costs(search: Search, states: int) -> tuple[dict[str, float], int, int, floa
         parent, checker = node.cluster, node.checker
         for index in range(len(search.steps)):
             t = clock()
-            taken = model.guard(parent, index, node.records, node.ticks)
+            taken = model.guard(parent, index, node.records, node.spent)
             spent["guard (the engine's skip_reason)"] += clock() - t
             if taken is None:
                 continue

@@ -34,7 +34,8 @@ COMPILED = tuple(f"engine/{m}" for m in (
     "replica_manager", "fetcher", "produce_request", "producer", "consumer", "cluster", "steps", "clock",
     "logical_time", "delayed", "state_key")) + (
     "anomalies/memory", "anomalies/replication", "anomalies/clients", "anomalies/checker", "util/canonical",
-    "util/shared", "run", "faults", "model/reductions", "model/space", "model/transition", "check/fingerprints",
+    "util/shared", "run", "faults", "model/budget", "model/reductions", "model/space", "model/transition",
+    "check/fingerprints",
     "check/search",
     "explain/observations", "explain/search")
 

@@ -44,7 +44,7 @@ class Clock:
         self.channel = channel
         self.lag = config.replica_lag_time_max_ms
         #: the ISR-expiry check's period (``ReplicaManager.startup``'s "isr-expiration" task)
-        self.isr_period = protocol.isr_check_period(self.lag)
+        self.isr_period: int = protocol.isr_check_period(self.lag) if source is None else source.isr_period
         self.session_timeout = config.session_timeout_ms
         self.checkpoint_interval = config.replica_high_watermark_checkpoint_interval_ms
         self.next_isr_check: int = self.isr_period if source is None else source.next_isr_check

@@ -55,6 +55,7 @@ class Cluster:
                      "delayed")
 
     delayed: DelayedOperations
+    partition: Partition
 
     def __init__(self, config: ClusterConfig, source: Cluster | None = None) -> None:
         """A fresh partition, or with ``source`` a complete, independent copy of one (the model
@@ -85,7 +86,8 @@ class Cluster:
             self.controller = source.controller.copy()
         self.by_id = {r.id: r for r in self.replicas}
         self.delayed = DelayedOperations(config, events, self.time, min_isr)
-        self.partition = Partition(config, protocol, events, self.time, self.controller, self.replicas, self.delayed)
+        self.partition = Partition(config, protocol, events, self.time, self.controller, self.replicas, self.delayed,
+                                   None if source is None else source.partition)
         self.fetcher = ReplicaFetcher(config, protocol, events, self.by_id, self.delayed)
         self.replica_manager = ReplicaManager(config, protocol, events, self.partition, self.fetcher, self.delayed)
         self.channel: ControllerChannel = ControllerChannel(self.controller, events, self.replicas,
@@ -111,19 +113,23 @@ class Cluster:
         """Requests in flight refer to two replicas, and a parked one is also in its leader's
         purgatory: copy each once, between the copies of its replicas; the produces waiting in
         purgatory are the producer's copies of them."""
-        by_id = self.by_id
-        for old, new in zip(source.replicas, self.replicas, strict=True):
-            request = old.in_flight
+        # (by place, not ``zip``: the copy runs once per transition of a search, and the compiled
+        # engine calls ``zip(..., strict=True)`` as a generic Python call)
+        by_id, olds, news = self.by_id, source.replicas, self.replicas
+        for i in range(len(olds)):
+            request = olds[i].in_flight
             if request is not None:
-                new.in_flight = request.copy(by_id[request.follower.id], by_id[request.leader.id])
-        for old, new in zip(source.replicas, self.replicas, strict=True):
-            for parked in old.purgatory:
+                news[i].in_flight = request.copy(by_id[request.follower.id], by_id[request.leader.id])
+        for i in range(len(olds)):
+            for parked in olds[i].purgatory:
                 copy = by_id[parked.follower.id].in_flight
                 assert copy is not None and parked is parked.follower.in_flight   # purgatory holds in-flight fetches
-                new.purgatory.append(copy)
+                news[i].purgatory.append(copy)
         if source.delayed.produces:
-            copies = {id(old): new for old, new in zip(source.producer.produces, self.producer.produces, strict=True)}
-            self.delayed.produces = [copies[id(request)] for request in source.delayed.produces]
+            # the producer's copies are in the order of its source's requests
+            place = {id(request): i for i, request in enumerate(source.producer.produces)}
+            copies = self.producer.produces
+            self.delayed.produces = [copies[place[id(request)]] for request in source.delayed.produces]
 
     def clone(self) -> Cluster:
         """A complete, independent copy (see ``__init__``)."""

@@ -47,7 +47,8 @@ class Partition:
         "isr_route": "constant: how an ISR change reaches the controller (rules, release)"}
 
     def __init__(self, config: ClusterConfig, protocol: Generation, events: list, time: Time, controller: Controller,
-                 replicas: list[Replica], delayed: DelayedOperations) -> None:
+                 replicas: list[Replica], delayed: DelayedOperations, source: Partition | None = None) -> None:
+        """With ``source``, a clone's: its constants are the source's (not read again)."""
         self.config = config
         self.protocol = protocol
         self.events = events
@@ -55,11 +56,14 @@ class Partition:
         self.controller = controller
         self.replicas = replicas
         self.delayed = delayed
-        self.lag = config.replica_lag_time_max_ms
         self.min_isr = delayed.min_insync_replicas       # the effective one (``Protocol.effective_min_isr``)
-        self.flush_interval = config.log_flush_interval_messages
-        #: "ISR write (ZooKeeper)", "AlterIsr" or "AlterPartition": carried by the ISR events
-        self.isr_route = isr_route(protocol, config.release)
+        if source is None:
+            self.lag = config.replica_lag_time_max_ms
+            self.flush_interval = config.log_flush_interval_messages
+            #: "ISR write (ZooKeeper)", "AlterIsr" or "AlterPartition": carried by the ISR events
+            self.isr_route = isr_route(protocol, config.release)
+        else:
+            self.lag, self.flush_interval, self.isr_route = source.lag, source.flush_interval, source.isr_route
         #: KRaft: publishes the leader's accepted AlterPartition to every broker (set once the
         #: channel exists)
         self.publisher: PartitionChangePublisher | None = None

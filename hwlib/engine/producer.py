@@ -47,10 +47,11 @@ class Producer:
         #: error code -> how many answers carried it
         self.error_counts: dict[str, int] = {}
         if source is not None:       # a copy: the same requests, each copied once
-            copies = {id(request): request.copy() for request in source.produces}
-            self.produces = [copies[id(r)] for r in source.produces]
-            self.retrying = [copies[id(r)] for r in source.retrying]
-            self.queued = [copies[id(r)] for r in source.queued]
+            self.produces = [request.copy() for request in source.produces]
+            if source.retrying or source.queued:        # the copies, found by their place in send order
+                place = {id(request): i for i, request in enumerate(source.produces)}
+                self.retrying = [self.produces[place[id(r)]] for r in source.retrying]
+                self.queued = [self.produces[place[id(r)]] for r in source.queued]
             self.acked = list(source.acked)
             self.next_seq = source.next_seq
             self.error_counts = dict(source.error_counts)

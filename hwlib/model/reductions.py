@@ -240,7 +240,9 @@ def partition_epoch_ranks(cluster: Cluster, merged: list[bool]) -> dict[int, int
         return {}
     ctl, queues = cluster.controller, cluster.channel.queues
     present = {ctl.partition_epoch}
-    for r, twin in zip(cluster.replicas, merged, strict=True):
+    replicas = cluster.replicas
+    for i in range(len(replicas)):      # (not ``zip(..., strict=True)``: a generic call when compiled)
+        r, twin = replicas[i], merged[i]
         if not r.online:
             continue
         waiting = queues[r.id]

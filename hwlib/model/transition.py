@@ -40,6 +40,8 @@ class KafkaModel:
         self.faults = faults
         self.steps = alphabet(tuple(config.replicas), faults, tick_ms, bounds.max_records)
         self.counters = Counters(bounds)
+        #: each produce of the alphabet as the n-th record (``numbered``), made once: a Step is immutable
+        self.produces: dict[tuple[int, int], Step] = {}
 
     def initial(self) -> tuple[Cluster, AnomalyChecker]:
         """The initial state - a new cluster of the configuration - and its watch (``watch``)."""
@@ -77,7 +79,10 @@ class KafkaModel:
             if records >= self.bounds.max_records:
                 return None
             records += 1
-            step = numbered(step, records)
+            made = self.produces.get((index, records))
+            if made is None:
+                made = self.produces[(index, records)] = numbered(step, records)
+            step = made
         elif step.kind != "tick" and parent.skip_reason(step) is not None:
             return None
         charged = self.counters.before(spent, step)
