@@ -42,11 +42,15 @@ class Clock:
         self.partition = partition
         self.delayed = delayed
         self.channel = channel
-        self.lag = config.replica_lag_time_max_ms
-        #: the ISR-expiry check's period (``ReplicaManager.startup``'s "isr-expiration" task)
-        self.isr_period: int = protocol.isr_check_period(self.lag) if source is None else source.isr_period
-        self.session_timeout = config.session_timeout_ms
-        self.checkpoint_interval = config.replica_high_watermark_checkpoint_interval_ms
+        if source is None:
+            self.lag: int = config.replica_lag_time_max_ms
+            #: the ISR-expiry check's period (``ReplicaManager.startup``'s "isr-expiration" task)
+            self.isr_period: int = protocol.isr_check_period(self.lag)
+            self.session_timeout: int = config.session_timeout_ms
+            self.checkpoint_interval: int = config.replica_high_watermark_checkpoint_interval_ms
+        else:       # a clone's constants are its source's (not read again)
+            self.lag, self.isr_period = source.lag, source.isr_period
+            self.session_timeout, self.checkpoint_interval = source.session_timeout, source.checkpoint_interval
         self.next_isr_check: int = self.isr_period if source is None else source.next_isr_check
         self.next_checkpoint: int = self.checkpoint_interval if source is None else source.next_checkpoint
 

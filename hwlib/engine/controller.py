@@ -125,9 +125,10 @@ class Controller:
         dead, the last known leader, the brokers not eligible, the registrations (broker
         epochs) and the partition epoch."""
         index = ctx.index
+        dead, ineligible = self.dead, self.ineligible       # (mostly empty: no list to sort then)
         return (ctx.rid(self.leader), self.leader_epoch, ctx.ids(self.isr), ctx.ids(self.elr),
-                tuple(sorted([index[m] for m in self.dead])), ctx.rid(self.last_known_leader),
-                tuple(sorted([index[m] for m in self.ineligible])),
+                tuple(sorted([index[m] for m in dead])) if dead else (), ctx.rid(self.last_known_leader),
+                tuple(sorted([index[m] for m in ineligible])) if ineligible else (),
                 ctx.broker_epochs(self.broker_epochs, self.assignment), ctx.partition_epoch(self.partition_epoch))
 
     def leader_and_isr(self) -> LeaderAndIsr:

@@ -37,11 +37,17 @@ class DelayedOperations:
 
     __deletable__ = ("client",)
 
-    def __init__(self, config: ClusterConfig, events: list, time: Time, min_isr: int) -> None:
+    def __init__(self, config: ClusterConfig, events: list, time: Time, min_isr: int,
+                 source: DelayedOperations | None = None) -> None:
+        """With ``source``, a clone's: its constants are the source's (not read again); what
+        waits is set by the cluster's copy (``Cluster._copy_requests``)."""
         self.events = events
         self.time = time
-        self.fetch_wait_ms = config.replica_fetch_wait_max_ms
-        self.request_timeout_ms = config.request_timeout_ms
+        if source is None:
+            self.fetch_wait_ms = config.replica_fetch_wait_max_ms
+            self.request_timeout_ms = config.request_timeout_ms
+        else:
+            self.fetch_wait_ms, self.request_timeout_ms = source.fetch_wait_ms, source.request_timeout_ms
         #: the effective min.insync.replicas (``Protocol.effective_min_isr``)
         self.min_insync_replicas = min_isr
         self.produces: list[ProduceRequest] = []

@@ -32,13 +32,17 @@ class ReplicaFetcher:
         "unclean": "constant: unclean.leader.election.enable (config)"}
 
     def __init__(self, config: ClusterConfig, protocol: Protocol, events: list, brokers: dict[str, Replica],
-                 delayed: DelayedOperations) -> None:
+                 delayed: DelayedOperations, source: ReplicaFetcher | None = None) -> None:
+        """With ``source``, a clone's: its constants are the source's (not read again)."""
         self.protocol = protocol
         self.events = events
         self.brokers = brokers
         self.delayed = delayed
-        self.flush_interval = config.log_flush_interval_messages
-        self.unclean = bool(config.unclean_leader_election)
+        if source is None:
+            self.flush_interval = config.log_flush_interval_messages
+            self.unclean = bool(config.unclean_leader_election)
+        else:
+            self.flush_interval, self.unclean = source.flush_interval, source.unclean
 
     def request_skip(self, follower: Replica) -> str | None:
         """Why the follower sends no request now (its ``skip`` reason), or None."""

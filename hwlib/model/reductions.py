@@ -252,6 +252,8 @@ def partition_epoch_ranks(cluster: Cluster, merged: list[bool]) -> dict[int, int
         present.add(r.partition_epoch)
         if not twin:
             present.update([q.partition_epoch for q in waiting])
+    if len(present) == 1:           # (most states: every one is the controller's)
+        return {ctl.partition_epoch: 0}
     return {value: i for i, value in enumerate(sorted(present))}
 
 

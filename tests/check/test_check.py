@@ -1145,3 +1145,41 @@ def test_a_loss_found_says_which_setting_to_try_next():
     assert what_to_try(flushed, power_loss) == []                      # flushed, and 4.1 runs ELR at 1
     assert len(what_to_try(flushed.replace(log_flush_interval_messages=None), power_loss)) == 1
     assert what_to_try(hwlib.ClusterConfig(replicas=("A", "B"), release="3.9-kraft"), power_loss[:1]) == []
+
+
+def test_a_search_with_the_collector_off_leaves_no_cyclic_garbage():
+    """The model checker turns Python's cycle collector off (``runners``, ``workers``) and frees
+    each clone it drops by reference counting alone: ``Cluster.release`` and
+    ``AnomalyChecker.release`` break every cycle a clone holds - a request in flight (it refers
+    to its replicas), a parked fetch, a produce waiting in purgatory, the checks reporting to
+    their checker -, so a search leaves the collector nothing. Its frontier holds each of those,
+    so the dropped clones did too. A released checker refuses a report."""
+    import gc
+
+    from hwlib.check.search import Search
+    from hwlib.profiles import load_profile
+
+    faults = profile_faults(load_profile("power-loss"))[0]
+    config = ClusterConfig(replicas=("A", "B", "C"), release="4.1", acks="all", min_insync_replicas=2)
+    search = Search(config, Bounds(replicas=3, max_ticks=1), faults, ("lost-write",), True)
+    collecting = gc.isenabled()
+    gc.collect()
+    gc.disable()
+    try:
+        search.start()
+        for _ in range(4):
+            search.next_level()
+        garbage = gc.collect()
+    finally:
+        if collecting:
+            gc.enable()
+    clusters = [node.cluster for node in search.frontier]
+    assert search.result.generated > 5000
+    assert any(r.in_flight is not None for c in clusters for r in c.replicas)
+    assert any(r.purgatory for c in clusters for r in c.replicas)
+    assert any(c.delayed.produces for c in clusters)
+    assert garbage == 0, f"{garbage} objects were left for the cycle collector"
+    node = search.frontier[0]
+    node.checker.release()
+    with pytest.raises(AssertionError, match="a released checker was told of lost-write"):
+        node.checker.replication.report("lost-write", 5, "m1")
