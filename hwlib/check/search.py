@@ -296,7 +296,8 @@ class Search:
     def successors(self, node: Node, depth: int, seen: Fingerprints, level: Fingerprints) -> list[Node]:
         """Every state one enabled step of the alphabet leads to from ``node`` within the
         bounds whose fingerprint is neither in ``seen`` nor in ``level`` (each is added to
-        ``level``; the others are released at once), not yet numbered (index -1). Every
+        ``level``, which may be ``seen`` itself; the others are released at once), not yet
+        numbered (index -1). Every
         transition is judged - the first transition of the level that shows a kind not found
         yet is noted in ``level_found`` -, a duplicate's too: what a step reports depends on
         where it came from, not only on the state it reaches.
@@ -318,7 +319,8 @@ class Search:
                 continue
             cluster, watch, records, spent = made
             key = self.key(cluster, watch, spent)
-            new = key not in seen and key not in level
+            # one probe where the level's states go straight into the visited set (``next_level``)
+            new = seen.added(key) if level is seen else key not in seen and level.added(key)
             anomalies = _anomalies_here(watch, depth) if new else watch.anomalies
             for order, anomaly in enumerate(anomalies):
                 kind = anomaly.kind
@@ -327,7 +329,6 @@ class Search:
             if not new:
                 _drop(cluster, watch)
                 continue
-            level.add(key)
             out.append(Node(cluster, watch, records, spent, -1, key, node.index, index))
         return out
 

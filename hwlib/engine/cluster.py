@@ -63,6 +63,11 @@ class Cluster:
         protocol = self.protocol
         self.events: list[tuple] = []
         events = self.events
+        #: what the state key compares ages with: replica.lag.time.max.ms, the session timeout,
+        #: auto.commit.interval.ms (read once: the configuration is not a compiled class)
+        self.caps: tuple[int, int, int] = (
+            (config.replica_lag_time_max_ms, config.session_timeout_ms, config.auto_commit_interval_ms)
+            if source is None else source.caps)
         min_isr = (protocol.effective_min_isr(config.min_insync_replicas, len(config.replicas)) if source is None
                    else source.delayed.min_insync_replicas)
         if source is None:
@@ -134,14 +139,15 @@ class Cluster:
         return Cluster(self.config, self)
 
     UNKEYED: ClassVar[dict[str, str]] = {
-        "by_id": "wiring: the replicas by name", "events": "observes: what the last steps did"}
+        "by_id": "wiring: the replicas by name", "events": "observes: what the last steps did",
+        "caps": "constant: the configuration's caps the key compares ages with (config)"}
 
     def key(self, ctx: KeyContext) -> tuple:
         """The state: what decides the partition's future - each part's own key (``state_key``),
         composed in a fixed order; what only observes it (events, polls, counters) is left out,
         and ``ctx`` may leave out more (the model checker's reductions)."""
-        config = self.config
-        ctx.at(self.time.now, config.replica_lag_time_max_ms, config.session_timeout_ms, config.auto_commit_interval_ms)
+        lag, session, auto_commit = self.caps
+        ctx.at(self.time.now, lag, session, auto_commit)
         return (tuple([r.key(ctx) for r in self.replicas]), self.controller.key(ctx), self.channel.key(ctx),
                 self.metadata.key(ctx), self.producer.key(ctx), self.delayed.key(ctx), self.consumer.key(ctx),
                 self.clock.key(ctx))
