@@ -47,9 +47,11 @@ class ControllerChannel:
         self.by_id = {r.id: r for r in replicas}
         self.replica_manager = replica_manager
         self.delayed = delayed
+        #: what waits for each broker, oldest first. A queue is never changed in place, only
+        #: replaced (``send``, ``deliver``, ``drop``), so a copy shares its source's (and the
+        #: requests never change)
         self.queues: dict[str, list[LeaderAndIsr]] = (
-            {r.id: [] for r in replicas} if source is None
-            else {broker: list(queue) for broker, queue in source.queues.items()})   # requests never change
+            {r.id: [] for r in replicas} if source is None else dict(source.queues))
 
     UNKEYED: ClassVar[dict[str, str]] = {
         "kraft": "constant: the rules' controller (KRaft or ZooKeeper)",
@@ -129,7 +131,7 @@ class ControllerChannel:
         if not r.online or r.id in self.controller.dead:
             return
         if r.isolated:
-            self.queues[r.id].append(request)
+            self.queues[r.id] = [*self.queues[r.id], request]
             self.events.append(("leader_and_isr_queued", r.id, request.epoch, request.leader))
             return
         self.replica_manager.become_leader_or_follower(r, request)
@@ -149,7 +151,7 @@ class ControllerChannel:
         under KRaft in one metadata delta, i.e. only the newest of them; returns how many."""
         queue = self.queues[r.id]
         n = len(queue) if count is None else min(count, len(queue))
-        taken, queue[:n] = queue[:n], []
+        taken, self.queues[r.id] = queue[:n], queue[n:]
         if self.kraft and n > 1:
             self.events.append(("metadata_delta", r.id, n, taken[-1].epoch))
             taken = taken[-1:]
@@ -159,9 +161,8 @@ class ControllerChannel:
 
     def drop(self, broker: str) -> int:
         """Forget what waits for ``broker`` (removeBroker); returns how many requests."""
-        queue = self.queues[broker]
-        n = len(queue)
-        queue.clear()
+        n = len(self.queues[broker])
+        self.queues[broker] = []
         return n
 
     def failover(self) -> None:
