@@ -297,10 +297,9 @@ class Search:
         """Every state one enabled step of the alphabet leads to from ``node`` within the
         bounds whose fingerprint is neither in ``seen`` nor in ``level`` (each is added to
         ``level``, which may be ``seen`` itself; the others are released at once), not yet
-        numbered (index -1). Every
-        transition is judged - the first transition of the level that shows a kind not found
-        yet is noted in ``level_found`` -, a duplicate's too: what a step reports depends on
-        where it came from, not only on the state it reaches.
+        numbered (index -1). Every transition is judged - the first transition of the level
+        that shows a kind not found yet is noted in ``level_found`` -, a duplicate's too: what
+        a step reports depends on where it came from, not only on the state it reaches.
 
         Except the run-end checks (``AnomalyChecker.finish``: lost-write, duplicates, order,
         unseen), judged only for a state not met before. They read nothing but the state they
