@@ -287,6 +287,8 @@ def test_live_explorer_in_jupyterlab_is_styled_steps_and_forks(tmp_path, browser
     says it is a fork; no panel clips."""
     import shutil
 
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
     (tmp_path / "notebooks").mkdir()
     shutil.copy(REPO / "notebooks" / "01_explore_rounds.ipynb", tmp_path / "notebooks")
     hw, kip101 = (hwlib.run_scenario("data-loss", protocol=p) for p in ("hw", "kip101"))
@@ -346,12 +348,21 @@ def test_live_explorer_in_jupyterlab_is_styled_steps_and_forks(tmp_path, browser
             if last == 16:
                 page.screenshot(path=str(ARTIFACTS / "jupyterlab-explorer-controlled-shutdown.png"))
         stepper.locator("button.jump", has_text="first difference").click()     # the kernel learns the step
+        # the kernel offers the faults that can act at the new step (it resets the choices it sends
+        # back): each choice is made once that round trip is over, so it is not overwritten
+        page.wait_for_timeout(500)
         explorer.locator(".widget-dropdown", has_text="fault").locator("select").select_option("power loss")
+        page.wait_for_timeout(500)
         explorer.get_by_label("replica", exact=True).select_option("A")
+        page.wait_for_timeout(500)
         explorer.locator("button", has_text="fork here").click()
         page.wait_for_function("() => document.querySelector('.hwl-stepper').innerText.includes('step 11 / 11')",
                                timeout=30000)
-        explorer.get_by_text("forked at step 10: power loss A (11 steps now)").wait_for(timeout=30000)
+        fork_row = explorer.locator(".widget-hbox", has_text="fork here")
+        try:
+            explorer.get_by_text("forked at step 10: power loss A (11 steps now)").wait_for(timeout=30000)
+        except PlaywrightTimeout:
+            raise AssertionError(f"the fork row says: {fork_row.inner_text()!r}") from None
         assert "data-loss, forked at step 10" in stepper.inner_text()
         explorer.scroll_into_view_if_needed()
         page.screenshot(path=str(ARTIFACTS / "jupyterlab-explorer-forked.png"))
