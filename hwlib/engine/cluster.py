@@ -129,10 +129,8 @@ class Cluster:
                 assert copy is not None and parked is parked.follower.in_flight   # purgatory holds in-flight fetches
                 news[i].purgatory.append(copy)
         if source.delayed.produces:
-            # the producer's copies are in the order of its source's requests
-            place = {id(request): i for i, request in enumerate(source.producer.produces)}
-            copies = self.producer.produces
-            self.delayed.produces = [copies[place[id(request)]] for request in source.delayed.produces]
+            copies = self.producer.produces         # by place in send order: a request's ``order``
+            self.delayed.produces = [copies[request.order] for request in source.delayed.produces]
 
     def clone(self) -> Cluster:
         """A complete, independent copy (see ``__init__``)."""

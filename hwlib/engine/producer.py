@@ -48,10 +48,9 @@ class Producer:
         self.error_counts: dict[str, int] = {}
         if source is not None:       # a copy: the same requests, each copied once
             self.produces = [request.copy() for request in source.produces]
-            if source.retrying or source.queued:        # the copies, found by their place in send order
-                place = {id(request): i for i, request in enumerate(source.produces)}
-                self.retrying = [self.produces[place[id(r)]] for r in source.retrying]
-                self.queued = [self.produces[place[id(r)]] for r in source.queued]
+            # a request's ``order`` is its place in ``produces`` (send order, never reordered)
+            self.retrying = [self.produces[r.order] for r in source.retrying]
+            self.queued = [self.produces[r.order] for r in source.queued]
             self.acked = list(source.acked)
             self.next_seq = source.next_seq
             self.error_counts = dict(source.error_counts)
