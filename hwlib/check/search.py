@@ -32,7 +32,7 @@ from ..anomalies import AnomalyChecker
 from ..engine.cluster import Cluster
 from ..engine.config import ClusterConfig
 from ..engine.steps import Step, parse_steps
-from ..model.reductions import refused, settles_at_once
+from ..model.reductions import flushes_nothing, refused, settles_at_once
 from ..model.space import Bounds, fingerprint, key_context, settled_epoch
 from ..model.transition import KafkaModel
 from ..model.vocabulary import CheckError
@@ -202,8 +202,8 @@ class Search:
         self.context = key_context(replicas, self.values, reduced, self.settled)
         #: whether a step whose outcome is known without taking it is left untaken: one that
         #: surely leaves the bounds (``Bounds.cuts``) or makes the state it leaves
-        #: (``settles_at_once``, a whole fetch ``refused``); either makes no new state, only a
-        #: transition counted
+        #: (``settles_at_once``, a whole fetch ``refused``, a flush with nothing to make durable:
+        #: ``flushes_nothing``); either makes no new state, only a transition counted
         self.foresee = True
         #: the transitions this process left untaken so
         self.untaken = 0
@@ -337,8 +337,8 @@ class Search:
         checker, records, counters), or None if the step cannot act, leaves the bounds, makes the
         state it leaves, or makes one the search need not keep (a refused fetch request:
         ``refusals_answered``) - the last three, where known without taking it (``foresee``:
-        the bounds left, a settled isolation, a whole fetch refused), are counted as generated
-        but not taken."""
+        the bounds left, a settled isolation, a whole fetch refused, a flush with nothing to
+        flush and no budget to charge), are counted as generated but not taken."""
         bounds = self.bounds
         parent, checker = node.cluster, node.checker
         assert parent is not None and checker is not None         # expanded nodes are live
@@ -350,7 +350,8 @@ class Search:
         kind = step.kind
         if kind != "produce" and kind != "tick":
             if self.foresee and (bounds.cuts(parent, step) or settles_at_once(parent, step, self.settled)
-                                 or (kind == "fetch" and refused(parent, step))):
+                                 or (kind == "fetch" and refused(parent, step))
+                                 or (kind == "flush" and spent == node.spent and flushes_nothing(parent, step))):
                 self.result.generated += 1
                 self.untaken += 1
                 return None

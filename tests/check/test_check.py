@@ -261,12 +261,13 @@ def test_a_settled_isolation_merges_states_and_changes_no_verdict_depth_or_count
 
 @pytest.mark.parametrize(("protocol", "faults", "replicas", "depth"), [
     ("hw", NO_CRASHES, 3, 6), pytest.param("kip320", DEFAULT_FAULTS, 2, None, marks=SLOW),
-    ("kip841", NO_CRASHES, 2, None), ("kip966", ("elect", "isolate", "power_loss", "tick"), 2, 9)])
+    ("kip841", NO_CRASHES, 2, None), ("kip966", ("elect", "isolate", "power_loss", "flush", "tick"), 2, 9),
+    ("kip320", ("power_loss", "flush", "tick"), 3, 7)])
 def test_the_steps_foreseen_and_left_untaken_change_nothing_but_the_work(protocol, faults, replicas, depth):
     """A search that takes every step (``Search.foresee`` off) against one that leaves untaken
     the steps it knows surely leave the leader-epoch bound (``Bounds.cuts``) or make the state
-    they leave (``model.reductions.settles_at_once``): the same result - state and transition
-    counts, depth, violations with their schedules and details."""
+    they leave (``model.reductions.settles_at_once``, ``flushes_nothing``): the same result -
+    state and transition counts, depth, violations with their schedules and details."""
     from hwlib.check.search import Search
 
     cfg = config(protocol, replicas)
@@ -281,6 +282,23 @@ def test_the_steps_foreseen_and_left_untaken_change_nothing_but_the_work(protoco
     assert untaken[0] > 1000 and untaken[1] == 0
     if protocol == "hw":
         assert results[0]["violations"]
+
+
+def test_a_budgeted_flush_is_taken_even_with_nothing_to_flush():
+    """Under a fault budget on flushes, a flush with nothing to make durable still spends one,
+    which makes another state (the same cluster, less budget left): the search takes it, and
+    leaving nothing else untaken, finds what the search with every step taken finds."""
+    from hwlib.check.search import Search
+
+    bounds = Bounds(replicas=3, max_ticks=1, depth=7, fault_budget=(("flush", 2),))
+    results, untaken = [], []
+    for foresee in (True, False):
+        search = Search(config("kip320", 3), bounds, ("power_loss", "flush", "tick"), KINDS, exhaustive=True)
+        search.foresee = foresee
+        results.append(_counts_and_verdicts(_run_to_end(search)))
+        untaken.append(search.untaken)
+    assert results[0] == results[1] and results[0]["distinct"] > 1000
+    assert untaken == [0, 0]
 
 
 def _levels_without_refusals(cfg: ClusterConfig, bounds: Bounds, faults: tuple[str, ...], answered: bool):

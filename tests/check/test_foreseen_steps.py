@@ -2,9 +2,9 @@
 
 ``Search.transition`` leaves a step untaken (only counting it) where ``Bounds.cuts`` says it
 surely leaves the leader-epoch bound, or ``model.reductions.settles_at_once`` says it is an unnoticed
-isolation that makes the very state it leaves. Here every such step met along random schedules
-(every fault) is taken on a clone: it must leave the bound, or make the fingerprint it left
-and report nothing. ``test_check.py`` runs whole searches with the steps taken and untaken.
+isolation that makes the very state it leaves, or ``flushes_nothing`` a flush with nothing to make
+durable. Here every such step met along random schedules (every fault) is taken on a clone: it
+must leave the bound, or make the fingerprint it left and report nothing. ``test_check.py`` runs whole searches with the steps taken and untaken.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import pytest
 
 from hwlib import PROTOCOLS, AnomalyChecker, Cluster, ClusterConfig, Step
 from hwlib.check import Bounds, alphabet
-from hwlib.model.reductions import settles_at_once
+from hwlib.model.reductions import flushes_nothing, settles_at_once
 from hwlib.model.space import fingerprint, key_context
 
 from .test_reductions import FAULTS, SETTLING, SETTLING_GENERATIONS, VALUES, schedule
@@ -113,3 +113,31 @@ def test_settling_at_once_is_foreseen_only_where_reduction_7_applies():
     assert cluster.by_id["B"].isr == ("B", "C")
     assert settles_at_once(cluster, unseen, epoch)
     assert not settles_at_once(cluster, leader, epoch)
+
+
+@pytest.mark.parametrize("protocol", PROTOCOLS)
+def test_a_flush_foreseen_to_flush_nothing_makes_the_state_it_leaves(protocol):
+    """Wherever ``flushes_nothing`` says a flush that can act has nothing to make durable,
+    taking it keeps the whole state - the cluster's and the checks' memory, no reduction - and
+    its checks report nothing; wherever it says otherwise, taking it changes the whole state
+    (so no flush that does something is left untaken)."""
+    foreseen = acting = 0
+    for cluster, checker, i in _states(protocol, range(25), 50, ALPHABET_FAULTS):
+        before = fingerprint(cluster, checker, key_context(cluster.config.replicas, VALUES, reduced=False), 0)
+        for r in cluster.replicas:
+            step = Step("flush", replica=r.id)
+            if cluster.skip_reason(step) is not None:
+                continue
+            taken = cluster.clone()
+            watch = AnomalyChecker(taken, checker)
+            taken.apply(step)
+            watch.observe(i + 1)
+            after = fingerprint(taken, watch, key_context(taken.config.replicas, VALUES, reduced=False), 0)
+            if flushes_nothing(cluster, step):
+                foreseen += 1
+                assert after == before, f"{step} at step {i}: foreseen to flush nothing, changed the state"
+                assert watch.anomalies == []
+            else:
+                acting += 1
+                assert after != before, f"{step} at step {i}: not foreseen, changed nothing"
+    assert foreseen > 500 and acting > 100
