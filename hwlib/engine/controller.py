@@ -124,31 +124,31 @@ class Controller:
         """Its state (see ``state_key``): leader, leader epoch, ISR, ELR, the brokers it counts
         dead, the last known leader, the brokers not eligible, the registrations (broker
         epochs) and the partition epoch."""
-        index = ctx.index
-        dead, ineligible = self.dead, self.ineligible       # (mostly empty: no list to sort then)
+        dead, ineligible = self.dead, self.ineligible       # (mostly empty)
         return (ctx.rid(self.leader), self.leader_epoch, ctx.ids(self.isr), ctx.ids(self.elr),
-                tuple(sorted([index[m] for m in dead])) if dead else (), ctx.rid(self.last_known_leader),
-                tuple(sorted([index[m] for m in ineligible])) if ineligible else (),
+                ctx.members(dead) if dead else (), ctx.rid(self.last_known_leader),
+                ctx.members(ineligible) if ineligible else (),
                 ctx.broker_epochs(self.broker_epochs, self.assignment), ctx.partition_epoch(self.partition_epoch))
 
     def leader_and_isr(self) -> LeaderAndIsr:
         """The current (leader epoch, leader, ISR) as a LeaderAndIsr request carries it."""
         return LeaderAndIsr(self.leader_epoch, self.leader, self.isr, self.partition_epoch)
 
-    def _ordered(self, ids) -> tuple[str, ...]:
-        return tuple(r for r in self.assignment if r in ids)
+    def _ordered(self, ids: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple([r for r in self.assignment if r in ids])
 
     def set_isr(self, new_isr: tuple[str, ...]) -> None:
         """Write a new ISR (leader's AlterIsr or the controller's own); keeps the ELR."""
         if self.elr_enabled:
-            removed = set(self.isr) - set(new_isr)
-            elr = set(self.elr) - set(new_isr)
-            if len(new_isr) < self.min_isr:
-                elr |= removed - self.ineligible
-            else:
-                elr = set()
-            self.elr = self._ordered(elr)
-            self.ineligible -= set(new_isr)
+            # below min.insync.replicas the ELR keeps its members and gains the eligible ones the
+            # ISR loses; at or above it, it is empty - never a member of the new ISR (a tuple of
+            # at most five names: no sets to build)
+            old_isr, elr, ineligible = self.isr, self.elr, self.ineligible
+            self.elr = (tuple([r for r in self.assignment if r not in new_isr and
+                               (r in elr or (r in old_isr and r not in ineligible))])
+                        if len(new_isr) < self.min_isr else ())
+            if ineligible:
+                ineligible.difference_update(new_isr)
         self.isr = self._ordered(new_isr)
 
     def _live(self, rid: str, shutting_down: str | None) -> bool:

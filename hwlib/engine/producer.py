@@ -38,22 +38,23 @@ class Producer:
         self.metadata = metadata
         self.brokers = brokers
         self.replica_manager = replica_manager
+        if source is not None:       # a copy: the same requests, each copied once
+            self.produces: list[ProduceRequest] = [request.copy() for request in source.produces]
+            # a request's ``order`` is its place in ``produces`` (send order, never reordered)
+            self.retrying: list[ProduceRequest] = [self.produces[r.order] for r in source.retrying]
+            self.queued: list[ProduceRequest] = [self.produces[r.order] for r in source.queued]
+            self.acked: list[str] = list(source.acked)
+            self.next_seq: int = source.next_seq
+            self.error_counts: dict[str, int] = dict(source.error_counts)
+            return
         #: every request, in the order first sent
-        self.produces: list[ProduceRequest] = []
-        self.acked: list[str] = []
-        self.retrying: list[ProduceRequest] = []
-        self.queued: list[ProduceRequest] = []
+        self.produces = []
+        self.acked = []
+        self.retrying = []
+        self.queued = []
         self.next_seq = 0
         #: error code -> how many answers carried it
-        self.error_counts: dict[str, int] = {}
-        if source is not None:       # a copy: the same requests, each copied once
-            self.produces = [request.copy() for request in source.produces]
-            # a request's ``order`` is its place in ``produces`` (send order, never reordered)
-            self.retrying = [self.produces[r.order] for r in source.retrying]
-            self.queued = [self.produces[r.order] for r in source.queued]
-            self.acked = list(source.acked)
-            self.next_seq = source.next_seq
-            self.error_counts = dict(source.error_counts)
+        self.error_counts = {}
 
     UNKEYED: ClassVar[dict[str, str]] = {
         "brokers": "wiring: the brokers it connects to", "events": "observes: the run's events",

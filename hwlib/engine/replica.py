@@ -216,7 +216,7 @@ class Replica:
         if ctx.forgets_offline(self.online):
             return (0, self.hw_checkpoint, log, unclean, crashed)
         index = ctx.index
-        remotes = tuple(sorted([m.key(ctx, index[f]) for f, m in self.remotes.items()]))
+        remotes = self._remotes_key(ctx)
         request = self.in_flight
         alter_isr = self.alter_isr
         return (int(self.online), CODES[self.role], ctx.rid(self.leader_id), self.leader_epoch,
@@ -227,6 +227,21 @@ class Replica:
                 tuple([index[q.follower.id] for q in self.purgatory]),
                 () if alter_isr is None else ctx.alter_isr(alter_isr),
                 ctx.own_partition_epoch(self.partition_epoch, self.id, self.index))
+
+    def _remotes_key(self, ctx: KeyContext) -> tuple:
+        """The leader's view of each follower, in the followers' index order (each view's key
+        is led by that index: the order a sort would give)."""
+        remotes = self.remotes
+        if not remotes:
+            return ()
+        out = []
+        for i, follower in enumerate(ctx.order):
+            view = remotes.get(follower)
+            if view is not None:
+                out.append(view.key(ctx, i))
+        if len(out) != len(remotes):
+            raise KeyError(sorted(set(remotes) - set(ctx.order)))
+        return tuple(out)
 
     @property
     def leo(self) -> int:

@@ -71,8 +71,11 @@ class KeyContext:
     the part that holds them: this module knows no part of the engine (each part knows it)."""
 
     def __init__(self, replicas: tuple[str, ...] | list[str], values: dict[str, int]) -> None:
-        #: each replica's index by its name
+        #: each replica's index by its name, and the names in index order
         self.index: dict[str, int] = {rid: i for i, rid in enumerate(replicas)}
+        self.order: tuple[str, ...] = tuple(replicas)
+        #: ``ids``' answers so far (an ISR or ELR is one of a few tuples, met again and again)
+        self._ids: dict[tuple[str, ...], tuple[int, ...]] = {}
         #: each record value's number
         self.values = values
         #: the state's logical time (``at``)
@@ -94,10 +97,20 @@ class KeyContext:
         """A replica by its index (-1: none)."""
         return -1 if replica_id is None else self.index[replica_id]
 
-    def ids(self, replica_ids: tuple[str, ...] | list[str]) -> tuple[int, ...]:
+    def ids(self, replica_ids: tuple[str, ...]) -> tuple[int, ...]:
         """Replicas by index, in the order given."""
-        index = self.index
-        return tuple([index[r] for r in replica_ids])
+        known = self._ids.get(replica_ids)
+        if known is None:
+            index = self.index
+            known = self._ids[replica_ids] = tuple([index[r] for r in replica_ids])
+        return known
+
+    def members(self, replica_ids: set[str]) -> tuple[int, ...]:
+        """A set of replicas by index, in index order (KeyError: one is not a replica)."""
+        out = tuple([i for i, rid in enumerate(self.order) if rid in replica_ids])
+        if len(out) != len(replica_ids):
+            raise KeyError(sorted(replica_ids - set(self.order)))
+        return out
 
     # --------------------------------------------------------- what a reduction may shorten
     def age(self, then: int, cap: int) -> int:

@@ -256,7 +256,8 @@ def partition_epoch_ranks(cluster: Cluster, merged: list[bool]) -> dict[int, int
     if not cluster.protocol.kraft:
         return {}
     ctl, queues = cluster.controller, cluster.channel.queues
-    present = {ctl.partition_epoch}
+    current = ctl.partition_epoch
+    others: list[int] = []          # the values present besides the controller's (most states: none)
     replicas = cluster.replicas
     for i in range(len(replicas)):      # (not ``zip(..., strict=True)``: a generic call when compiled)
         r, twin = replicas[i], merged[i]
@@ -264,14 +265,19 @@ def partition_epoch_ranks(cluster: Cluster, merged: list[bool]) -> dict[int, int
             continue
         waiting = queues[r.id]
         if twin and waiting:
-            present.add(waiting[-1].partition_epoch)
+            if waiting[-1].partition_epoch != current:
+                others.append(waiting[-1].partition_epoch)
             continue
-        present.add(r.partition_epoch)
+        if r.partition_epoch != current:
+            others.append(r.partition_epoch)
         if not twin:
-            present.update([q.partition_epoch for q in waiting])
-    if len(present) == 1:           # (most states: every one is the controller's)
-        return {ctl.partition_epoch: 0}
-    return {value: i for i, value in enumerate(sorted(present))}
+            for q in waiting:
+                if q.partition_epoch != current:
+                    others.append(q.partition_epoch)
+    if not others:
+        return {current: 0}
+    others.append(current)
+    return counter_ranks(set(others))
 
 
 def metadata_unread(stale: bool) -> bool:
