@@ -71,9 +71,10 @@ class AnomalyChecker:
         reported stay; its report list starts empty)."""
         self.cluster = cluster
         self.anomalies: list[Anomaly] = []
+        report = self._report           # (one bound method for both parts)
         self.replication: ReplicationChecks = ReplicationChecks(
-            cluster, self._report, None if source is None else source.replication)
-        self.clients: ClientChecks = ClientChecks(cluster, self._report, None if source is None else source.clients)
+            cluster, report, None if source is None else source.replication)
+        self.clients: ClientChecks = ClientChecks(cluster, report, None if source is None else source.clients)
         self._events_seen = 0           # a clone's event list starts empty
         self._last_leader: str | None = None if source is None else source._last_leader
         self._acked = cluster.producer.acked

@@ -15,12 +15,12 @@ from __future__ import annotations
 
 from array import array
 from collections.abc import Iterable, Iterator
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
 from mypy_extensions import i64
 
 #: a free slot; the fingerprint 0 itself is kept apart (``_zero``)
-_FREE = 0
+_FREE: Final = 0
 
 
 class Tables(Protocol):
