@@ -4,7 +4,8 @@
 surely leaves the leader-epoch bound, or ``model.reductions.settles_at_once`` says it is an unnoticed
 isolation that makes the very state it leaves, or ``flushes_nothing`` a flush with nothing to make
 durable. Here every such step met along random schedules (every fault) is taken on a clone: it
-must leave the bound, or make the fingerprint it left and report nothing. ``test_check.py`` runs whole searches with the steps taken and untaken.
+must leave the bound, or make the fingerprint it left and report nothing. ``test_check.py``
+runs whole searches with the steps taken and untaken.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from hwlib.check import Bounds, alphabet
 from hwlib.model.reductions import flushes_nothing, settles_at_once
 from hwlib.model.space import fingerprint, key_context
 
+from ..helpers.steps import taken_on_a_clone
 from .test_reductions import FAULTS, SETTLING, SETTLING_GENERATIONS, VALUES, schedule
 
 ALPHABET_FAULTS = tuple(f for f in FAULTS if f != "tick")
@@ -75,10 +77,7 @@ def test_an_isolation_foreseen_to_settle_at_once_makes_the_state_it_leaves(proto
             if cluster.skip_reason(step) is not None or not settles_at_once(cluster, step, settled):
                 continue
             foreseen += 1
-            taken = cluster.clone()
-            watch = AnomalyChecker(taken, checker)
-            taken.apply(step)
-            watch.observe(i + 1)
+            taken, watch = taken_on_a_clone(cluster, checker, step, i + 1)
             assert taken.by_id[r.id].isolated
             assert fingerprint(taken, watch, key_context(taken.config.replicas, VALUES, settled=settled), 0) == before
             assert watch.anomalies == []
@@ -128,10 +127,7 @@ def test_a_flush_foreseen_to_flush_nothing_makes_the_state_it_leaves(protocol):
             step = Step("flush", replica=r.id)
             if cluster.skip_reason(step) is not None:
                 continue
-            taken = cluster.clone()
-            watch = AnomalyChecker(taken, checker)
-            taken.apply(step)
-            watch.observe(i + 1)
+            taken, watch = taken_on_a_clone(cluster, checker, step, i + 1)
             after = fingerprint(taken, watch, key_context(taken.config.replicas, VALUES, reduced=False), 0)
             if flushes_nothing(cluster, step):
                 foreseen += 1

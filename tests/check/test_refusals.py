@@ -20,6 +20,7 @@ from hwlib.engine.kafka_errors import REFUSED
 from hwlib.model.reductions import refused
 from hwlib.model.space import fingerprint, key_context
 
+from ..helpers.steps import taken_on_a_clone
 from .test_reductions import VALUES, schedule
 
 FAULTS = ("elect", "isolate", "isolate_unseen", "deliver", "crash", "quick_restart", "power_loss", "flush", "tick",
@@ -64,10 +65,7 @@ def test_a_refused_fetch_changes_nothing_but_the_request_and_a_twin_without_it_r
                 request = Step("fetch_request", replica=follower)
                 if cluster.skip_reason(request) is not None:
                     continue
-                sent = cluster.clone()
-                watch = AnomalyChecker(sent, checker)
-                sent.apply(request)
-                watch.observe(i + 2)
+                sent, watch = taken_on_a_clone(cluster, checker, request, i + 2)
                 refusal = sent.by_id[follower].in_flight
                 assert refusal is not None
                 assert refused(cluster, request) == (refusal.error in REFUSED), (seed, i, follower, refusal.error)
@@ -77,10 +75,7 @@ def test_a_refused_fetch_changes_nothing_but_the_request_and_a_twin_without_it_r
                 named += 1
                 assert watch.anomalies == []
                 assert _key(_without_refusal(sent, follower), watch) == before
-                whole = cluster.clone()
-                whole_watch = AnomalyChecker(whole, checker)
-                whole.apply(Step("fetch", replica=follower))
-                whole_watch.observe(i + 2)
+                whole, whole_watch = taken_on_a_clone(cluster, checker, Step("fetch", replica=follower), i + 2)
                 assert whole_watch.anomalies == [] and _key(whole, whole_watch) == before
                 # the twin without the refusal runs the next steps alike
                 twin = cluster.clone()

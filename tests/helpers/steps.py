@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from hwlib import Step
+from hwlib import AnomalyChecker, Cluster, Step
 from hwlib.check import alphabet
 
 
@@ -29,3 +29,15 @@ def numbered_produces(drawn: Iterable[Step], broker: Callable[[], str | None] | 
             step = Step("produce", value=f"m{records}", replica=None if broker is None else broker())
         out.append(step)
     return out
+
+
+def taken_on_a_clone(cluster: Cluster, checker: AnomalyChecker, step: Step,
+                     at: int) -> tuple[Cluster, AnomalyChecker]:
+    """``step`` taken on a clone of ``cluster``, watched by a clone of ``checker`` that observes
+    it as step number ``at`` (what it reports is in its ``anomalies``): as the search takes a
+    step (``KafkaModel.make``, then ``observe``), leaving ``cluster`` and ``checker`` as they were."""
+    taken = cluster.clone()
+    watch = AnomalyChecker(taken, checker)
+    taken.apply(step)
+    watch.observe(at)
+    return taken, watch
