@@ -90,11 +90,14 @@ class Controller:
             self.leader = source.leader
             self.leader_epoch = source.leader_epoch
             self.isr = source.isr
-            self.dead = set(source.dead)
+            # ``dead``, ``ineligible`` and ``broker_epochs`` are never changed in place, only
+            # replaced (by their only writers: ``on_broker_failure``, ``on_broker_startup``,
+            # ``set_isr``), so a copy shares them with its source
+            self.dead = source.dead
             self.elr = source.elr
             self.last_known_leader = source.last_known_leader
-            self.ineligible = set(source.ineligible)
-            self.broker_epochs = dict(source.broker_epochs)
+            self.ineligible = source.ineligible
+            self.broker_epochs = source.broker_epochs
             self.partition_epoch = source.partition_epoch
             return
         self.leader = None
@@ -147,8 +150,8 @@ class Controller:
             self.elr = (tuple([r for r in self.assignment if r not in new_isr and
                                (r in elr or (r in old_isr and r not in ineligible))])
                         if len(new_isr) < self.min_isr else ())
-            if ineligible:
-                ineligible.difference_update(new_isr)
+            if ineligible and not ineligible.isdisjoint(new_isr):
+                self.ineligible = ineligible.difference(new_isr)
         self.isr = self._ordered(new_isr)
 
     def _live(self, rid: str, shutting_down: str | None) -> bool:
@@ -215,7 +218,7 @@ class Controller:
         if replica_id in self.dead:
             return False
         changed = self._remove_broker(replica_id)
-        self.dead.add(replica_id)
+        self.dead = self.dead | {replica_id}
         return changed
 
     def _remove_broker(self, replica_id: str) -> bool:
@@ -292,11 +295,14 @@ class Controller:
         ``registers``: it registered again (a new broker epoch) - every return in ZooKeeper
         mode (a new session); under KRaft only a new process, not a fenced broker whose
         heartbeats get through again."""
-        self.dead.discard(replica_id)
+        if replica_id in self.dead:
+            self.dead = self.dead - {replica_id}
         if registers:
-            self.broker_epochs[replica_id] += 1
+            epochs = dict(self.broker_epochs)
+            epochs[replica_id] += 1
+            self.broker_epochs = epochs
         if unclean_shutdown and self.elr_enabled:
-            self.ineligible.add(replica_id)
+            self.ineligible = self.ineligible | {replica_id}
             self.elr = tuple(r for r in self.elr if r != replica_id)
         if self.leader is None:
             new_leader = self.elect_leader()

@@ -31,10 +31,11 @@ class ClientMetadata:
         self.controller = controller
         self.events = events
         self.stale = stale
-        #: client -> (leader, leader epoch) it last learned
+        #: client -> (leader, leader epoch) it last learned. Never changed in place, only
+        #: replaced (``on_error``, the one writer), so a copy shares its source's
         self.known: dict[str, tuple[str | None, int]] = (
             {client: (controller.leader, controller.leader_epoch) for client in CLIENTS} if source is None
-            else dict(source.known))
+            else source.known)
 
     UNKEYED: ClassVar[dict[str, str]] = {
         "stale": "constant: client_metadata (config)", "events": "observes: the run's events"}
@@ -56,5 +57,7 @@ class ClientMetadata:
         if self.stale and code in STALE_METADATA:
             current = (self.controller.leader, self.controller.leader_epoch)
             if current != self.known[client]:
-                self.known[client] = current
+                known = dict(self.known)
+                known[client] = current
+                self.known = known
                 self.events.append(("metadata", client, current[0], current[1]))
