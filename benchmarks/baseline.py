@@ -35,9 +35,11 @@ def checkout(ref: str, compiled: bool = False) -> Iterator[Path]:
         subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=REPO, capture_output=True)
 
 
-def in_tree(script: str, source: Path, *args: str, **env: str) -> str:
+def in_tree(script: str, source: Path, *args: str, prefix: tuple[str, ...] = (), **env: str) -> str:
     """``script`` (a benchmark, with ``args``) run in a fresh process on the hwlib of
-    ``source`` (this checkout or a ``checkout``), with ``env`` added; what it printed."""
-    done = subprocess.run([sys.executable, str(Path(script).resolve()), *args], cwd=source, capture_output=True,
-                          text=True, check=True, env=dict(os.environ, PYTHONPATH=str(source), **env))
+    ``source`` (this checkout or a ``checkout``), with ``env`` added - under ``prefix``, a
+    command that runs the interpreter (valgrind) -; what it printed."""
+    done = subprocess.run([*prefix, sys.executable, str(Path(script).resolve()), *args], cwd=source,
+                          capture_output=True, text=True, check=True,
+                          env=dict(os.environ, PYTHONPATH=str(source), **env))
     return done.stdout

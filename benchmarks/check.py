@@ -14,6 +14,7 @@ the spec at equal bounds. Printed, not asserted.
     python benchmarks/check.py --baseline-ref REF [--repeat 2] [--three-replicas]
     python benchmarks/check.py --baseline-ref REF --memory-row [--memory-workers 2]
     python benchmarks/check.py --memory-marginal
+    python benchmarks/check.py --baseline-ref REF --instructions [--instructions-depth 5]
 
 At 3 replicas, kip320's search runs to completion on ``--workers`` (default: every core) beside
 TLC's complete run of Kip320 - the yardstick: time to complete, distinct and generated states,
@@ -34,6 +35,11 @@ With ``--three-replicas``, kip320's complete 3-replica search too (row ``kip320x
 bytes per distinct state of 4.1's search under the power-loss profile's faults at 3 replicas and
 min.insync.replicas=2, on one process with a small ``--memory`` cap, on both trees (with
 ``--memory-workers N``: on N worker processes, the peak PSS summed over all of them).
+``--instructions``: the memory row's search on one process to ``--instructions-depth`` on both
+trees under valgrind's callgrind, which counts the instructions executed - a measure this
+machine's noise does not move, where a second run of the same tree in seconds moves by 10-20% -:
+each tree's count for its levels 2 to the depth (a run to depth 1, start-up included, is
+subtracted), per transition generated, and the ratio (needs ``valgrind``; minutes).
 ``--memory-marginal``: that row on this tree to 1 and to 2 million states, each in a fresh process:
 what each further state costs (the difference over the difference), apart from what the search
 holds whatever its size (the live states under the cap, the interpreter, the engine).
@@ -43,6 +49,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -218,6 +227,46 @@ def memory_against(ref: str, workers: int = 1) -> None:
              else "; the searches differ in size"))
 
 
+def instructions_child(depth: int) -> None:
+    """The memory row's search on this process to ``depth`` (whichever tree it imported), no
+    state bound: one JSON line with its counts."""
+    from hwlib.check import profile_faults
+    from hwlib.profiles import load_profile
+
+    faults = profile_faults(load_profile("power-loss"))[0]
+    config = ClusterConfig(replicas=("A", "B", "C"), release="4.1", acks="all", min_insync_replicas=2)
+    result = explore(config, Bounds(replicas=3, max_ticks=1, depth=depth), faults, ("lost-write",), exhaustive=True)
+    print(json.dumps({"distinct": result.distinct, "generated": result.generated}))
+
+
+def instructions_against(ref: str, depth: int) -> None:
+    """``--instructions`` (see the module's docstring): each tree's instructions for the memory
+    row's levels 2 to ``depth``, under callgrind."""
+    if shutil.which("valgrind") is None:
+        raise SystemExit("--instructions: needs valgrind (apt-get install valgrind)")
+    rows = {}
+    with checkout(ref, compiled=True) as tree, tempfile.TemporaryDirectory() as scratch:
+        for label, source in ((ref, tree), ("this tree", REPO)):
+            runs = []
+            for bound in (1, depth):
+                out = Path(scratch) / f"callgrind.{len(rows)}.{bound}"
+                counts = json.loads(in_tree(__file__, source, "--child", "--instructions-depth", str(bound),
+                                            prefix=("valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"))
+                                    .splitlines()[-1])
+                totals = [line for line in out.read_text().splitlines() if line.startswith(("totals:", "summary:"))]
+                runs.append((int(totals[-1].split()[1]), counts))
+            (start, first), (whole, last) = runs
+            rows[label] = (whole - start, last["generated"] - first["generated"], last["distinct"])
+    print(f"3 replicas, min.insync.replicas=2, 4.1 under power-loss's faults, one process, levels 2 to {depth}: "
+          f"instructions executed (valgrind's callgrind)")
+    for label, (instructions, generated, distinct) in rows.items():
+        print(f"  {label:<10} {instructions / 1e6:>9,.0f} M instructions {generated:>9,} transitions generated "
+              f"{instructions / generated:>9,.0f} a transition  ({distinct:,} distinct)")
+    (old, old_generated, _), (new, new_generated, _) = rows.values()
+    print(f"  ratio      {old / new:.2f}x fewer instructions"
+          + ("" if old_generated == new_generated else "; the searches differ in size"))
+
+
 def memory_marginal(workers: int = 1) -> None:
     """The memory row on this tree to 1 and 2 million states (fresh processes; on ``workers``
     processes, their PSS summed, where more than one): bytes per distinct state at each, and the
@@ -303,19 +352,30 @@ def main() -> None:
     parser.add_argument("--memory-marginal", action="store_true",
                         help="the memory row on this tree to 1 and 2 million states: the bytes of each further state")
     parser.add_argument("--memory-states", type=int, default=MEMORY_STATES, help=argparse.SUPPRESS)
+    parser.add_argument("--instructions", action="store_true",
+                        help="with --baseline-ref: instead, instructions executed by a 3-replica search (valgrind)")
+    parser.add_argument("--instructions-depth", type=int, default=5,
+                        help="with --instructions: the search's depth bound (default 5: about a minute a tree)")
     parser.add_argument("--spec-dir", help="a checkout of hachikuji/kafka-specification (default: clone it)")
     parser.add_argument("--no-tlc", action="store_true", help="leave TLC out")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     three_workers = args.workers if args.three_replicas else 0
     if args.child:
-        memory_child(args.memory_states, args.workers) if args.memory_row else child(three_workers)
+        if "--instructions-depth" in sys.argv:
+            instructions_child(args.instructions_depth)
+        elif args.memory_row:
+            memory_child(args.memory_states, args.workers)
+        else:
+            child(three_workers)
         return
     if args.memory_marginal:
         memory_marginal(args.memory_workers)
         return
     if args.baseline_ref:
-        if args.memory_row:
+        if args.instructions:
+            instructions_against(args.baseline_ref, args.instructions_depth)
+        elif args.memory_row:
             memory_against(args.baseline_ref, args.memory_workers)
         else:
             against(args.baseline_ref, args.repeat, three_workers)
