@@ -360,6 +360,8 @@ def main() -> None:
     parser.add_argument("--no-tlc", action="store_true", help="leave TLC out")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.instructions and not args.baseline_ref:
+        parser.error("--instructions: compares two trees; give --baseline-ref REF")
     three_workers = args.workers if args.three_replicas else 0
     if args.child:
         if "--instructions-depth" in sys.argv:
