@@ -39,7 +39,9 @@ min.insync.replicas=2, on one process with a small ``--memory`` cap, on both tre
 trees under valgrind's callgrind, which counts the instructions executed - a measure this
 machine's noise does not move, where a second run of the same tree in seconds moves by 10-20% -:
 each tree's count for its levels 2 to the depth (a run to depth 1, start-up included, is
-subtracted), per transition generated, and the ratio (needs ``valgrind``; minutes).
+subtracted), per transition generated, and the ratio (needs ``valgrind``; minutes). Each tree
+runs the search once first, unmeasured (a fresh checkout writes its modules' bytecode then), and
+every measured run has the same string hash seed.
 ``--memory-marginal``: that row on this tree to 1 and to 2 million states, each in a fresh process:
 what each further state costs (the difference over the difference), apart from what the search
 holds whatever its size (the live states under the cap, the interpreter, the engine).
@@ -50,7 +52,6 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
-import sys
 import tempfile
 import time
 from pathlib import Path
@@ -123,6 +124,16 @@ def child(three_workers: int = 0) -> None:
 MEMORY_STATES, MEMORY_CAP = 1_000_000, 0.06
 
 
+def memory_row_search() -> tuple[ClusterConfig, tuple[str, ...]]:
+    """The memory row's configuration and faults: 4.1 at 3 replicas with min.insync.replicas=2,
+    under the power-loss profile's faults."""
+    from hwlib.check import profile_faults
+    from hwlib.profiles import load_profile
+
+    config = ClusterConfig(replicas=("A", "B", "C"), release="4.1", acks="all", min_insync_replicas=2)
+    return config, profile_faults(load_profile("power-loss"))[0]
+
+
 def memory_child(states: int = MEMORY_STATES, workers: int = 1) -> None:
     """The memory row in this process (whichever tree it imported), to ``states`` states: one
     JSON line with the search's counts, time and peak resident bytes over the process's before
@@ -131,12 +142,8 @@ def memory_child(states: int = MEMORY_STATES, workers: int = 1) -> None:
     summed over this process and every process it started, sampled (``PssPeak``)."""
     import resource
 
-    from hwlib.check import profile_faults
-    from hwlib.profiles import load_profile
-
-    faults = profile_faults(load_profile("power-loss"))[0]
+    config, faults = memory_row_search()
     before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
-    config = ClusterConfig(replicas=("A", "B", "C"), release="4.1", acks="all", min_insync_replicas=2)
     sampler = PssPeak() if workers > 1 else None
     result = explore(config, Bounds(replicas=3, max_ticks=1, max_states=states), faults, ("lost-write",),
                      exhaustive=True, workers=workers, memory=MEMORY_CAP)
@@ -230,11 +237,7 @@ def memory_against(ref: str, workers: int = 1) -> None:
 def instructions_child(depth: int) -> None:
     """The memory row's search on this process to ``depth`` (whichever tree it imported), no
     state bound: one JSON line with its counts."""
-    from hwlib.check import profile_faults
-    from hwlib.profiles import load_profile
-
-    faults = profile_faults(load_profile("power-loss"))[0]
-    config = ClusterConfig(replicas=("A", "B", "C"), release="4.1", acks="all", min_insync_replicas=2)
+    config, faults = memory_row_search()
     result = explore(config, Bounds(replicas=3, max_ticks=1, depth=depth), faults, ("lost-write",), exhaustive=True)
     print(json.dumps({"distinct": result.distinct, "generated": result.generated}))
 
@@ -247,11 +250,16 @@ def instructions_against(ref: str, depth: int) -> None:
     rows = {}
     with checkout(ref, compiled=True) as tree, tempfile.TemporaryDirectory() as scratch:
         for label, source in ((ref, tree), ("this tree", REPO)):
+            # once without valgrind first: a fresh checkout writes the bytecode of the modules a
+            # search imports as it goes, which would be counted as the search's
+            in_tree(__file__, source, "--child", "--instructions", "--instructions-depth", str(depth))
             runs = []
             for bound in (1, depth):
                 out = Path(scratch) / f"callgrind.{len(rows)}.{bound}"
-                counts = json.loads(in_tree(__file__, source, "--child", "--instructions-depth", str(bound),
-                                            prefix=("valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"))
+                counts = json.loads(in_tree(__file__, source, "--child", "--instructions", "--instructions-depth",
+                                            str(bound),
+                                            prefix=("valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"),
+                                            PYTHONHASHSEED="0")
                                     .splitlines()[-1])
                 totals = [line for line in out.read_text().splitlines() if line.startswith(("totals:", "summary:"))]
                 runs.append((int(totals[-1].split()[1]), counts))
@@ -360,11 +368,11 @@ def main() -> None:
     parser.add_argument("--no-tlc", action="store_true", help="leave TLC out")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.instructions and not args.baseline_ref:
+    if args.instructions and not args.baseline_ref and not args.child:
         parser.error("--instructions: compares two trees; give --baseline-ref REF")
     three_workers = args.workers if args.three_replicas else 0
     if args.child:
-        if "--instructions-depth" in sys.argv:
+        if args.instructions:
             instructions_child(args.instructions_depth)
         elif args.memory_row:
             memory_child(args.memory_states, args.workers)
