@@ -61,7 +61,12 @@ class LeaderEpochCache(CopyOnWrite):
         """Its state: ``entries`` as a tuple (see ``state_key``), computed once per write."""
         key = self.memo
         if key is None:
-            key = self.memo = tuple(zip(self._epochs, self._starts, strict=True))
+            # by place, not ``zip``: the compiled engine calls ``zip(..., strict=True)`` as a
+            # generic Python call, and the key is made anew after every write of the cache
+            epochs, starts = self._epochs, self._starts
+            if len(starts) != len(epochs):
+                raise ValueError(f"epoch cache: {len(epochs)} epochs but {len(starts)} start offsets")
+            key = self.memo = tuple([(epochs[i], starts[i]) for i in range(len(epochs))])
         return key
 
     @property
