@@ -15,6 +15,7 @@ the spec at equal bounds. Printed, not asserted.
     python benchmarks/check.py --baseline-ref REF --memory-row [--memory-workers 2]
     python benchmarks/check.py --memory-marginal
     python benchmarks/check.py --baseline-ref REF --instructions [--instructions-depth 5]
+                               [--instructions-row kip320x3]
 
 At 3 replicas, kip320's search runs to completion on ``--workers`` (default: every core) beside
 TLC's complete run of Kip320 - the yardstick: time to complete, distinct and generated states,
@@ -41,7 +42,8 @@ machine's noise does not move, where a second run of the same tree in seconds mo
 each tree's count for its levels 2 to the depth (a run to depth 1, start-up included, is
 subtracted), per transition generated, and the ratio (needs ``valgrind``; minutes). Each tree
 runs the search once first, unmeasured (a fresh checkout writes its modules' bytecode then), and
-every measured run has the same string hash seed.
+every measured run has the same string hash seed. ``--instructions-row kip320x3`` counts the
+``kip320x3`` row's search instead (kip320 at 3 replicas under the TLA+ specification's faults).
 ``--memory-marginal``: that row on this tree to 1 and to 2 million states, each in a fresh process:
 what each further state costs (the difference over the difference), apart from what the search
 holds whatever its size (the live states under the cap, the interpreter, the engine).
@@ -234,17 +236,28 @@ def memory_against(ref: str, workers: int = 1) -> None:
              else "; the searches differ in size"))
 
 
-def instructions_child(depth: int) -> None:
-    """The memory row's search on this process to ``depth`` (whichever tree it imported), no
-    state bound: one JSON line with its counts."""
-    config, faults = memory_row_search()
-    result = explore(config, Bounds(replicas=3, max_ticks=1, depth=depth), faults, ("lost-write",), exhaustive=True)
+#: the searches ``--instructions`` can count, by ``--instructions-row``: each a one-line title
+INSTRUCTION_ROWS = {"memory": "3 replicas, min.insync.replicas=2, 4.1 under power-loss's faults",
+                    THREE: "kip320 at 3 replicas, faults " + ",".join(FAULTS) + " (the kip320x3 row's search)"}
+
+
+def instructions_child(depth: int, row: str = "memory") -> None:
+    """``row``'s search (``INSTRUCTION_ROWS``: the memory row's, or the kip320x3 row's) on this
+    process to ``depth`` (whichever tree it imported), no state bound: one JSON line with its
+    counts."""
+    if row == THREE:
+        result = explore(ClusterConfig(protocol="kip320", acks="all"), Bounds(replicas=3, depth=depth), FAULTS, KINDS,
+                         exhaustive=True)
+    else:
+        config, faults = memory_row_search()
+        result = explore(config, Bounds(replicas=3, max_ticks=1, depth=depth), faults, ("lost-write",),
+                         exhaustive=True)
     print(json.dumps({"distinct": result.distinct, "generated": result.generated}))
 
 
-def instructions_against(ref: str, depth: int) -> None:
-    """``--instructions`` (see the module's docstring): each tree's instructions for the memory
-    row's levels 2 to ``depth``, under callgrind."""
+def instructions_against(ref: str, depth: int, row: str = "memory") -> None:
+    """``--instructions`` (see the module's docstring): each tree's instructions for ``row``'s
+    search (``INSTRUCTION_ROWS``), its levels 2 to ``depth``, under callgrind."""
     if shutil.which("valgrind") is None:
         raise SystemExit("--instructions: needs valgrind (apt-get install valgrind)")
     rows = {}
@@ -252,12 +265,12 @@ def instructions_against(ref: str, depth: int) -> None:
         for label, source in ((ref, tree), ("this tree", REPO)):
             # once without valgrind first: a fresh checkout writes the bytecode of the modules a
             # search imports as it goes, which would be counted as the search's
-            in_tree(__file__, source, "--child", "--instructions", "--instructions-depth", str(depth))
+            child_args = ["--child", "--instructions", "--instructions-row", row, "--instructions-depth"]
+            in_tree(__file__, source, *child_args, str(depth))
             runs = []
             for bound in (1, depth):
                 out = Path(scratch) / f"callgrind.{len(rows)}.{bound}"
-                counts = json.loads(in_tree(__file__, source, "--child", "--instructions", "--instructions-depth",
-                                            str(bound),
+                counts = json.loads(in_tree(__file__, source, *child_args, str(bound),
                                             prefix=("valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"),
                                             PYTHONHASHSEED="0")
                                     .splitlines()[-1])
@@ -265,8 +278,7 @@ def instructions_against(ref: str, depth: int) -> None:
                 runs.append((int(totals[-1].split()[1]), counts))
             (start, first), (whole, last) = runs
             rows[label] = (whole - start, last["generated"] - first["generated"], last["distinct"])
-    print(f"3 replicas, min.insync.replicas=2, 4.1 under power-loss's faults, one process, levels 2 to {depth}: "
-          f"instructions executed (valgrind's callgrind)")
+    print(f"{INSTRUCTION_ROWS[row]}, one process, levels 2 to {depth}: instructions executed (valgrind's callgrind)")
     for label, (instructions, generated, distinct) in rows.items():
         print(f"  {label:<10} {instructions / 1e6:>9,.0f} M instructions {generated:>9,} transitions generated "
               f"{instructions / generated:>9,.0f} a transition  ({distinct:,} distinct)")
@@ -364,6 +376,8 @@ def main() -> None:
                         help="with --baseline-ref: instead, instructions executed by a 3-replica search (valgrind)")
     parser.add_argument("--instructions-depth", type=int, default=5,
                         help="with --instructions: the search's depth bound (default 5: about a minute a tree)")
+    parser.add_argument("--instructions-row", choices=sorted(INSTRUCTION_ROWS), default="memory",
+                        help=f"with --instructions: the memory row's search (default) or the {THREE} row's")
     parser.add_argument("--spec-dir", help="a checkout of hachikuji/kafka-specification (default: clone it)")
     parser.add_argument("--no-tlc", action="store_true", help="leave TLC out")
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
@@ -373,7 +387,7 @@ def main() -> None:
     three_workers = args.workers if args.three_replicas else 0
     if args.child:
         if args.instructions:
-            instructions_child(args.instructions_depth)
+            instructions_child(args.instructions_depth, args.instructions_row)
         elif args.memory_row:
             memory_child(args.memory_states, args.workers)
         else:
@@ -384,7 +398,7 @@ def main() -> None:
         return
     if args.baseline_ref:
         if args.instructions:
-            instructions_against(args.baseline_ref, args.instructions_depth)
+            instructions_against(args.baseline_ref, args.instructions_depth, args.instructions_row)
         elif args.memory_row:
             memory_against(args.baseline_ref, args.memory_workers)
         else:
