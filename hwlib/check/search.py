@@ -424,14 +424,14 @@ class Search:
         not found before, and the transitions it made beyond those this search counted. The
         candidates whose fingerprint is new are numbered in (parent, step) order, as one
         process would number them, and the level is closed with the first violation per kind;
-        returns, per part, each candidate's number (-1: its fingerprint was met before), and
+        returns, per part, each candidate's number (-1: its fingerprint was met before) - the
+        part's rank array, each rank replaced by the number once read (``number_new``) -, and
         the kept states' numbers and fingerprints in number order (the next frontier, as
         ``remote`` holds it)."""
         parts = [part for part, _, _ in replies]
-        numbers = [array("q", [0]) * len(part[0]) for part in parts]
         kept = array("q")
         next_number = len(self.parents)
-        self.number_new(parts, numbers, kept)
+        self.number_new(parts, kept)
         found: dict[str, tuple[int, int, int, str]] = {}
         for _, level_found, generated in replies:
             self.result.generated += generated
@@ -439,14 +439,16 @@ class Search:
                 if kind not in found or first[:3] < found[kind][:3]:
                     found[kind] = first
         self.record_violations(found)
-        return numbers, (range(next_number, next_number + len(kept)), kept)
+        return [rank for rank, _ in parts], (range(next_number, next_number + len(kept)), kept)
 
-    def number_new(self, parts: list[Candidates], numbers: list[array], kept: array) -> None:
+    def number_new(self, parts: list[Candidates], kept: array) -> None:
         """The candidates of ``parts`` in (parent, step) order - each part's are in that order
         already (its frontier expanded in number order, each state's steps in alphabet order) and
         no two parts share a parent, so the parts are merged as sorted runs, in place -: each
         one whose fingerprint is new is added to the visited set, the parent table (its rank) and
-        ``kept``, and its number written to its part's ``numbers``; the others' number is -1."""
+        ``kept``. Each candidate's rank, once read, is replaced by its number (-1: met before):
+        the numbers take no memory beside the candidates (8 bytes a candidate, for the widest
+        level in flight, on the process that merges)."""
         seen, table = self.seen, self.parents
         number: int = len(table)
         count = len(parts)
@@ -468,14 +470,15 @@ class Search:
             assert best_rank > last[best], "number_new: a part's candidates are not in (parent, step) order"
             last[best] = best_rank
             heads[best] = at + 1
-            key: int = parts[best][1][at]
+            ranks, keys = parts[best]
+            key: int = keys[at]
             if seen.added(key):
                 table.append(best_rank)
-                numbers[best][at] = number
+                ranks[at] = number
                 number += 1
                 kept.append(key)
             else:
-                numbers[best][at] = -1
+                ranks[at] = -1
 
     def next_level(self) -> bool:
         """Expands the frontier by one level in this process; False when the search is over.
