@@ -531,6 +531,33 @@ def test_workers_even_out_their_states_and_still_find_exactly_what_one_process_f
     assert sum(len(mine) for level in moved for mine in level) > 100      # states did move
 
 
+def test_a_level_merge_numbers_the_candidates_in_parent_step_order_over_their_ranks():
+    """``Search.merge_level`` (workers and Spark): the parts' candidates are numbered in
+    (parent, step) order across the parts, from the next free number on; a fingerprint met
+    before - in the visited set or earlier in the level - is -1. Each number is written over
+    its candidate's rank once the rank is read, so the process that merges holds no second
+    array the size of the level: the numbers it returns are the parts' rank arrays."""
+    from hwlib.check.search import Search
+
+    search = Search(config("kip101"), Bounds(replicas=2), NO_CRASHES, ("lost-write",), True)
+    search.start()
+    search.next_level()
+    parents, first_new = list(search.parents), len(search.parents)
+    assert first_new >= 3
+    met = search.frontier[0].key                        # state 1's fingerprint, in the visited set
+    fresh = [key for key in range(10 ** 12, 10 ** 12 + 100) if key not in search.seen][:3]
+    one = (array("q", [1 * 256 + 0, 1 * 256 + 3, 1 * 256 + 5]), array("q", [fresh[0], fresh[1], met]))
+    two = (array("q", [2 * 256 + 1, 2 * 256 + 4]), array("q", [fresh[0], fresh[2]]))
+    generated = search.result.generated
+    numbers, (numbered, kept) = search.merge_level([(one, {}, 3), (two, {}, 2)])
+    assert numbers[0] is one[0] and numbers[1] is two[0]
+    # ranks 256 (new), 257 (the same fingerprint: -1), 259, 260 (new), 261 (met before: -1)
+    assert list(one[0]) == [first_new, first_new + 1, -1] and list(two[0]) == [-1, first_new + 2]
+    assert list(kept) == fresh and numbered == range(first_new, first_new + 3)
+    assert list(search.parents) == parents + [256, 259, 2 * 256 + 4]
+    assert all(key in search.seen for key in fresh) and search.result.generated == generated + 5
+
+
 def test_a_worker_stops_expanding_once_its_coordinator_is_gone_or_says_stop():
     """A worker looks at its pipe every WATCH_EVERY frontier states of a level: nothing to
     read, it expands them all; its coordinator's end closed (the coordinator was killed) or a
