@@ -261,11 +261,11 @@ def instructions_against(ref: str, depth: int, row: str = "memory") -> None:
     if shutil.which("valgrind") is None:
         raise SystemExit("--instructions: needs valgrind (apt-get install valgrind)")
     rows = {}
+    child_args = ["--child", "--instructions", "--instructions-row", row, "--instructions-depth"]
     with checkout(ref, compiled=True) as tree, tempfile.TemporaryDirectory() as scratch:
         for label, source in ((ref, tree), ("this tree", REPO)):
             # once without valgrind first: a fresh checkout writes the bytecode of the modules a
             # search imports as it goes, which would be counted as the search's
-            child_args = ["--child", "--instructions", "--instructions-row", row, "--instructions-depth"]
             in_tree(__file__, source, *child_args, str(depth))
             runs = []
             for bound in (1, depth):
