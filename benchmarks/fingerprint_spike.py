@@ -1,0 +1,209 @@
+"""The native spike: the kip320x3 row's search with its state fingerprint's hashing in C, counted in instructions.
+
+The fingerprint (``hwlib.model.space.fingerprint``: Python's hash of the state's key, a nested
+tuple of integers) is the largest part of the model checker's time at 3 replicas. This measures
+what a native fingerprint would leave, on the row's own search (kip320, 3 replicas, the TLA+
+specification's faults, one process, levels 2 to ``--depth``), in three counts:
+
+1. the search on this tree's compiled engine under valgrind's callgrind: instructions a
+   transition, and of them the fingerprint's (inclusive: the key's tuples, their hash, freeing
+   them) - so the search without it, the ceiling of any faster fingerprint;
+2. the same search on the interpreted engine (whose keys and fingerprints are the compiled one's),
+   every fingerprinted key written out as a stream of integers and brackets;
+3. ``fingerprint_spike.c``, built with the C compiler the engine's build uses, hashing each
+   state's stream to CPython 3.11's tuple hash - checked equal to Python's fingerprint for every
+   state - and its instructions a state (callgrind on that function alone).
+
+It prints the search with the C hash in place of the fingerprint's, a transition. What the spike
+leaves out: a native fingerprint must also read the integers from the engine's objects and
+answer the reductions' questions (``hwlib.model.reductions``) in C - here the stream is given -,
+so the projection is a bound, printed beside one where reading costs as much again as hashing.
+Needs the compiled engine, valgrind and gcc; minutes. Printed, not asserted.
+
+    python benchmarks/fingerprint_spike.py [--depth 7] [--baseline-ref REF]
+
+``--baseline-ref REF`` counts the same search on REF's tree too (as ``check.py --instructions``
+does), for the ratios over it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+from array import array
+from pathlib import Path
+
+from baseline import REPO, checkout, in_tree  # beside this script (its folder is on sys.path)
+
+HERE = Path(__file__).resolve().parent
+CHECK = HERE / "check.py"
+SOURCE = HERE / "fingerprint_spike.c"
+#: the stream's tokens (``fingerprint_spike.c``)
+INTEGER, OPEN, CLOSE, END = 0, 1, 2, 3
+
+
+def record(depth: int, scratch: Path) -> None:
+    """(Child, interpreted engine.) The kip320x3 row's search to ``depth``, each fingerprinted
+    state's key written to ``scratch`` as tokens (``tags.bin``, ``values.bin``) and its
+    fingerprint (``fingerprints.bin``); one JSON line with the search's counts and the tokens'."""
+    from check import FAULTS, KINDS
+
+    from hwlib import ENGINE, ClusterConfig
+    from hwlib.check import Bounds, CheckSpec, Hooks, explore
+    from hwlib.check.search import Search
+    from hwlib.model.space import fingerprint
+
+    if "interpreted" not in str(ENGINE):
+        raise SystemExit(f"recording needs the interpreted engine (HWLIB_ENGINE=interpreted), not the {ENGINE}")
+    tags, values, fingerprints = array("b"), array("q"), array("q")
+    counts = {"integers": 0, "tuples": 0}
+
+    def put(item: tuple) -> None:
+        tags.append(OPEN)
+        values.append(0)
+        counts["tuples"] += 1
+        for part in item:
+            if isinstance(part, tuple):
+                put(part)
+            else:
+                tags.append(INTEGER)
+                values.append(int(part))
+                counts["integers"] += 1
+        tags.append(CLOSE)
+        values.append(0)
+
+    def key(self, cluster, checker, spent):
+        ctx = self.context
+        found = fingerprint(cluster, checker, ctx, spent)
+        whole = (ctx.key_of(cluster), checker.verdict_key(ctx.values), spent)
+        if hash(whole) != found:
+            raise AssertionError("the recorded key is not the one the fingerprint hashes")
+        put(whole)
+        tags.append(END)
+        values.append(0)
+        fingerprints.append(found)
+        return found
+
+    Search.key = key
+    spec = CheckSpec.of_search(ClusterConfig(protocol="kip320", acks="all"), Bounds(replicas=3, depth=depth),
+                               FAULTS, KINDS, True, 1, None)
+    result = explore(spec, hooks=Hooks())
+    for name, data in (("tags", tags), ("values", values), ("fingerprints", fingerprints)):
+        (scratch / f"{name}.bin").write_bytes(data.tobytes())
+    print(json.dumps({"distinct": result.distinct, "generated": result.generated, "fingerprints": len(fingerprints),
+                      **counts}))
+
+
+def inclusive(callgrind_out: Path, function: str) -> int:
+    """``function``'s inclusive instructions in a callgrind profile (0 if it never ran)."""
+    text = subprocess.run(["callgrind_annotate", "--inclusive=yes", "--threshold=100", str(callgrind_out)],
+                          capture_output=True, text=True, check=True).stdout
+    pattern = re.compile(rf"^\s*([\d,]+) .*[:\s]{re.escape(function)}(?:\s|$|')")
+    return max([int(m.group(1).replace(",", "")) for m in map(pattern.match, text.splitlines()) if m], default=0)
+
+
+def totals(callgrind_out: Path) -> int:
+    return int([line for line in callgrind_out.read_text().splitlines()
+                if line.startswith(("totals:", "summary:"))][-1].split()[1])
+
+
+def search_counts(depth: int, scratch: Path, tree: Path = REPO) -> dict:
+    """(1.) The row's search on ``tree``'s compiled engine (this one's by default) to 1 and to
+    ``depth`` under callgrind (once unmeasured first, for the bytecode): levels 2 to ``depth``'s
+    instructions, the fingerprint's among them, transitions and distinct states."""
+    args = ("--child", "--instructions", "--instructions-row", "kip320x3", "--instructions-depth")
+    in_tree(str(CHECK), tree, *args, str(depth))
+    runs = []
+    for bound in (1, depth):
+        out = scratch / f"callgrind.{bound}"
+        counts = json.loads(in_tree(str(CHECK), tree, *args, str(bound), PYTHONHASHSEED="0",
+                                    prefix=("valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"))
+                            .splitlines()[-1])
+        runs.append((totals(out), inclusive(out, "CPyDef_space___fingerprint"), counts))
+    (start, start_fp, first), (whole, whole_fp, last) = runs
+    if not whole_fp:
+        raise SystemExit("the fingerprint is not in the profile: is the compiled engine built (make setup)?")
+    return {"instructions": whole - start, "fingerprint": whole_fp - start_fp,
+            "generated": last["generated"] - first["generated"], "distinct": last["distinct"],
+            "whole_generated": last["generated"]}
+
+
+def native_hash(scratch: Path) -> tuple[int, int]:
+    """(3.) ``fingerprint_spike.c`` built and run on the recorded stream: the states it hashed
+    (every one equal to Python's fingerprint, or SystemExit) and its instructions (callgrind on
+    ``state_hash`` alone)."""
+    binary = scratch / "fingerprint_spike"
+    subprocess.run([os.environ.get("CC", "gcc"), "-O2", "-o", str(binary), str(SOURCE)], check=True)
+    files = [str(scratch / f"{name}.bin") for name in ("tags", "values", "fingerprints")]
+    done = subprocess.run([str(binary), *files], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"the C hash differs from Python's fingerprint: {done.stdout.strip()} {done.stderr.strip()}")
+    states = int(done.stdout.split()[0])
+    out = scratch / "callgrind.c"
+    subprocess.run(["valgrind", "--tool=callgrind", "--toggle-collect=state_hash", f"--callgrind-out-file={out}",
+                    str(binary), *files], check=True, capture_output=True)
+    return states, totals(out)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--depth", type=int, default=7, help="the search's depth (default 7: levels 2 to 7)")
+    parser.add_argument("--baseline-ref", metavar="REF",
+                        help="also count the same search on git REF's tree (its own compiled engine): the ratios "
+                             "over it")
+    parser.add_argument("--child-record", metavar="DIR", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child_record:
+        record(args.depth, Path(args.child_record))
+        return
+    for tool in ("valgrind", "callgrind_annotate", os.environ.get("CC", "gcc")):
+        if shutil.which(tool) is None:
+            raise SystemExit(f"needs {tool} (apt-get install valgrind gcc)")
+    with tempfile.TemporaryDirectory(prefix="hwlib-spike-") as name:
+        scratch = Path(name)
+        search = search_counts(args.depth, scratch)
+        recorded = json.loads(in_tree(__file__, REPO, "--child-record", str(scratch), "--depth", str(args.depth),
+                                      HWLIB_ENGINE="interpreted").splitlines()[-1])
+        if recorded["generated"] != search["whole_generated"] or recorded["distinct"] != search["distinct"]:
+            raise SystemExit(f"the interpreted search differs from the compiled one: {recorded} {search}")
+        states, c_instructions = native_hash(scratch)
+        baseline = None
+        if args.baseline_ref:
+            with checkout(args.baseline_ref, compiled=True) as tree:
+                old = search_counts(args.depth, scratch, tree)
+            if old["generated"] != search["generated"]:
+                raise SystemExit(f"{args.baseline_ref}'s search differs in size: {old['generated']:,} transitions")
+            baseline = old["instructions"] / old["generated"]
+    n, fingerprints = search["generated"], recorded["fingerprints"]
+    per = search["instructions"] / n
+    fp_share = search["fingerprint"] / n
+    c_per_state = c_instructions / states
+    c_share = c_per_state * fingerprints / recorded["generated"]
+    ceiling = per - fp_share
+    print(f"kip320 at 3 replicas under the TLA+ specification's faults, one process, levels 2 to {args.depth} "
+          f"({n:,} transitions, {search['distinct']:,} distinct): instructions (valgrind's callgrind)")
+    rows = [("the search today", per), ("without the fingerprint (the ceiling)", ceiling),
+            ("with the C hash in its place", ceiling + c_share),
+            ("with the C hash, reading costing as much again", ceiling + 2 * c_share)]
+    if baseline is not None:
+        rows.insert(0, (f"{args.baseline_ref}'s search", baseline))
+    for label, cost in rows:
+        ratios = [f"{per / cost:.2f}x fewer than today"] if cost < per else []
+        if baseline is not None and cost < baseline:
+            ratios.append(f"{baseline / cost:.2f}x fewer than {args.baseline_ref}")
+        print(f"  {label:<48} {cost:>9,.0f} a transition" + (": " + ", ".join(ratios) if ratios else ""))
+    print(f"  its fingerprint: {fp_share:,.0f} a transition ({fp_share / per:.0%}), "
+          f"{search['fingerprint'] / n * recorded['generated'] / fingerprints:,.0f} a fingerprint "
+          f"({fingerprints / recorded['generated']:.0%} of the transitions reach one)")
+    print(f"  a key: {recorded['integers'] / fingerprints:.0f} integers in {recorded['tuples'] / fingerprints:.0f} "
+          f"tuples; the C hash of its integers: {c_per_state:,.0f} a state (equal to Python's fingerprint "
+          f"for all {states:,})")
+
+
+if __name__ == "__main__":
+    main()
