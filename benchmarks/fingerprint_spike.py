@@ -1,9 +1,9 @@
-"""The native spike: the kip320x3 row's search with its state fingerprint's hashing in C, counted in instructions.
+"""The native spike: the kip320x3 row's search with its state fingerprint read and hashed in C, counted in instructions.
 
 The fingerprint (``hwlib.model.space.fingerprint``: Python's hash of the state's key, a nested
 tuple of integers) is the largest part of the model checker's time at 3 replicas. This measures
 what a native fingerprint would leave, on the row's own search (kip320, 3 replicas, the TLA+
-specification's faults, one process, levels 2 to ``--depth``), in three counts:
+specification's faults, one process, levels 2 to ``--depth``), in four counts:
 
 1. the search on this tree's compiled engine under valgrind's callgrind: instructions a
    transition, and of them the fingerprint's (inclusive: the key's tuples, their hash, freeing
@@ -11,14 +11,20 @@ specification's faults, one process, levels 2 to ``--depth``), in three counts:
 2. the same search on the interpreted engine (whose keys and fingerprints are the compiled one's),
    every fingerprinted key written out as a stream of integers and brackets;
 3. ``fingerprint_spike.c``, built with the C compiler the engine's build uses, hashing each
-   state's stream to CPython 3.11's tuple hash - checked equal to Python's fingerprint for every
-   state - and its instructions a state (callgrind on that function alone).
+   state's stream to CPython's tuple hash - checked equal to Python's fingerprint for every
+   state - and its instructions a state (callgrind on that function alone): the hashing half;
+4. the reading half: ``fingerprint_spike_read.c``, an extension module built against mypyc's C
+   for the same sources (their struct layouts), reads the replicas' part of the key - the
+   largest - straight from the compiled engine's objects and hashes it, checked equal to
+   Python's hash of that part for every state of the search's frontier at depth 6; its
+   instructions a state beside Python's for the same part.
 
-It prints the search with the C hash in place of the fingerprint's, a transition. What the spike
-leaves out: a native fingerprint must also read the integers from the engine's objects and
-answer the reductions' questions (``hwlib.model.reductions``) in C - here the stream is given -,
-so the projection is a bound, printed beside one where reading costs as much again as hashing.
-Needs the compiled engine, valgrind and gcc; minutes. Printed, not asserted.
+It prints the search with the fingerprint replaced: by the C hash of the given stream; by it
+with reading costing as much again; and by every part read and hashed at the reader's cost a
+token (an integer, or a tuple's two brackets). What the spike leaves out: the reader reads the
+whole state, without the model checker's reductions (``hwlib.model.reductions``), whose questions
+a native fingerprint would answer in C too, and the other parts of the key. Needs the compiled
+engine, valgrind and gcc; about ten minutes. Printed, not asserted.
 
     python benchmarks/fingerprint_spike.py [--depth 7] [--baseline-ref REF]
 
@@ -34,6 +40,8 @@ import os
 import re
 import shutil
 import subprocess
+import sys
+import sysconfig
 import tempfile
 from array import array
 from pathlib import Path
@@ -43,6 +51,11 @@ from baseline import REPO, checkout, in_tree  # beside this script (its folder i
 HERE = Path(__file__).resolve().parent
 CHECK = HERE / "check.py"
 SOURCE = HERE / "fingerprint_spike.c"
+READER = HERE / "fingerprint_spike_read.c"
+#: the reading half is measured on the states of the row's search at this depth (its frontier)
+READ_DEPTH = 6
+#: how many times the reading half's loops go over those states
+READ_ROUNDS = 3
 #: the stream's tokens (``fingerprint_spike.c``)
 INTEGER, OPEN, CLOSE, END = 0, 1, 2, 3
 
@@ -150,6 +163,103 @@ def native_hash(scratch: Path) -> tuple[int, int]:
     return states, totals(out)
 
 
+def build_reader(scratch: Path) -> None:
+    """(4.) ``fingerprint_spike_read.c`` built as an extension module in ``scratch``, against
+    mypyc's C for this tree's compiled modules (generated there for their struct layouts; the
+    same sources and mypyc as the engine's build, so the same layouts - the reading half checks
+    its hash against Python's on every state)."""
+    generate = ("from hwlib.compiled import COMPILED\n"
+                "from mypyc.build import mypycify\n"
+                "mypycify(['--ignore-missing-imports', *(f'hwlib/{m}.py' for m in COMPILED)], opt_level='3', "
+                f"group_name='hwlib_engine', target_dir={str(scratch / 'c')!r})\n")
+    subprocess.run([sys.executable, "-c", generate], cwd=REPO, check=True, capture_output=True,
+                   env=dict(os.environ, PYTHONPATH=str(REPO)))
+    import mypyc
+
+    runtime = Path(mypyc.__file__).parent / "lib-rt"
+    target = scratch / f"fingerprint_spike_read{sysconfig.get_config_var('EXT_SUFFIX')}"
+    subprocess.run([os.environ.get("CC", "gcc"), "-O2", "-shared", "-fPIC", f"-I{sysconfig.get_paths()['include']}",
+                    f"-I{scratch / 'c'}", f"-I{runtime}", "-o", str(target), str(READER)], check=True)
+
+
+def read_child(scratch: Path, mode: str) -> None:
+    """(Child, compiled engine.) The row's search to ``READ_DEPTH``, its frontier's states
+    rebuilt, and ``READ_ROUNDS`` times over them: ``check`` - the replicas' key hashed in Python
+    (``tuple([r.key(ctx) for r in cluster.replicas])``, a plain ``KeyContext``) and by the C
+    reader, counted where they differ, and the key's size -, ``python`` or ``c`` (one of the
+    two), or ``none`` (the search alone). One JSON line."""
+    sys.path.insert(0, str(scratch))
+    import fingerprint_spike_read as reader
+    from check import FAULTS, KINDS
+
+    from hwlib import ENGINE, ClusterConfig
+    from hwlib.check import Bounds, CheckSpec
+    from hwlib.engine.state_key import CODES, KeyContext
+
+    if "compiled" not in str(ENGINE):
+        raise SystemExit(f"the reader reads the compiled engine's objects, not the {ENGINE}'s (make setup)")
+    search = CheckSpec.of_search(ClusterConfig(protocol="kip320", acks="all"), Bounds(replicas=3, depth=READ_DEPTH),
+                                 FAULTS, KINDS, True, 1, None).search()
+    search.start()
+    while search.next_level():
+        pass
+    states = [node.cluster for node in search.frontier_nodes()]
+    values, order = search.context.values, tuple(states[0].config.replicas)
+    index = {name: i for i, name in enumerate(order)}
+    ctx = KeyContext(order, values)
+    out = {"states": len(states)}
+
+    def python_hash(cluster) -> int:
+        lag, session, auto_commit = cluster.caps
+        ctx.at(cluster.time.now, lag, session, auto_commit)
+        return hash(tuple([r.key(ctx) for r in cluster.replicas]))
+
+    if mode == "check":
+        sizes = {"integers": 0, "tuples": 0}
+
+        def count(item: tuple) -> None:
+            sizes["tuples"] += 1
+            for part in item:
+                if isinstance(part, tuple):
+                    count(part)
+                else:
+                    sizes["integers"] += 1
+
+        differ = 0
+        for cluster in states:
+            differ += python_hash(cluster) != reader.replicas_hash(cluster, values, CODES, index, order)
+            count(tuple([r.key(ctx) for r in cluster.replicas]))
+        out.update(differ=differ, **sizes)
+    for _ in range(READ_ROUNDS if mode in ("python", "c") else 0):
+        for cluster in states:
+            if mode == "c":
+                reader.replicas_hash(cluster, values, CODES, index, order)
+            else:
+                python_hash(cluster)
+    print(json.dumps(out))
+
+
+def reading(scratch: Path) -> dict:
+    """(4.) The reading half: the replicas' key of the states at ``READ_DEPTH``, hashed in
+    Python and read and hashed by the C reader - equal on every state, or SystemExit -, and each
+    one's instructions a state (Python's: its loop's run less the search's alone; C's: callgrind
+    on ``replicas_hash`` alone)."""
+    build_reader(scratch)
+    checked = json.loads(in_tree(__file__, REPO, "--child-read", str(scratch), "check").splitlines()[-1])
+    if checked["differ"]:
+        raise SystemExit(f"the C reader's hash differs from Python's on {checked['differ']} of {checked['states']} "
+                         "states: its struct layouts are not the engine's?")
+    counts = {}
+    for mode in ("none", "python", "c"):
+        out = scratch / f"callgrind.read.{mode}"
+        toggle = ("--toggle-collect=replicas_hash",) if mode == "c" else ()
+        in_tree(__file__, REPO, "--child-read", str(scratch), mode, PYTHONHASHSEED="0",
+                prefix=("valgrind", "--tool=callgrind", *toggle, f"--callgrind-out-file={out}"))
+        counts[mode] = totals(out)
+    calls = READ_ROUNDS * checked["states"]
+    return {**checked, "python": (counts["python"] - counts["none"]) / calls, "c": counts["c"] / calls}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--depth", type=int, default=7, help="the search's depth (default 7: levels 2 to 7)")
@@ -157,9 +267,13 @@ def main() -> None:
                         help="also count the same search on git REF's tree (its own compiled engine): the ratios "
                              "over it")
     parser.add_argument("--child-record", metavar="DIR", help=argparse.SUPPRESS)
+    parser.add_argument("--child-read", nargs=2, metavar=("DIR", "MODE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child_record:
         record(args.depth, Path(args.child_record))
+        return
+    if args.child_read:
+        read_child(Path(args.child_read[0]), args.child_read[1])
         return
     for tool in ("valgrind", "callgrind_annotate", os.environ.get("CC", "gcc")):
         if shutil.which(tool) is None:
@@ -172,6 +286,7 @@ def main() -> None:
         if recorded["generated"] != search["whole_generated"] or recorded["distinct"] != search["distinct"]:
             raise SystemExit(f"the interpreted search differs from the compiled one: {recorded} {search}")
         states, c_instructions = native_hash(scratch)
+        read = reading(scratch)
         baseline = None
         if args.baseline_ref:
             with checkout(args.baseline_ref, compiled=True) as tree:
@@ -187,9 +302,15 @@ def main() -> None:
     ceiling = per - fp_share
     print(f"kip320 at 3 replicas under the TLA+ specification's faults, one process, levels 2 to {args.depth} "
           f"({n:,} transitions, {search['distinct']:,} distinct): instructions (valgrind's callgrind)")
+    # the reading half's cost a token (an integer, or a tuple's two brackets), over a whole key
+    tokens = (recorded["integers"] + 2 * recorded["tuples"]) / fingerprints
+    read_tokens = (read["integers"] + 2 * read["tuples"]) / read["states"]
+    native = read["c"] / read_tokens * tokens
+    native_share = native * fingerprints / recorded["generated"]
     rows = [("the search today", per), ("without the fingerprint (the ceiling)", ceiling),
             ("with the C hash in its place", ceiling + c_share),
-            ("with the C hash, reading costing as much again", ceiling + 2 * c_share)]
+            ("with the C hash, reading costing as much again", ceiling + 2 * c_share),
+            ("every part read and hashed at the reader's cost", ceiling + native_share)]
     if baseline is not None:
         rows.insert(0, (f"{args.baseline_ref}'s search", baseline))
     for label, cost in rows:
@@ -203,6 +324,12 @@ def main() -> None:
     print(f"  a key: {recorded['integers'] / fingerprints:.0f} integers in {recorded['tuples'] / fingerprints:.0f} "
           f"tuples; the C hash of its integers: {c_per_state:,.0f} a state (equal to Python's fingerprint "
           f"for all {states:,})")
+    print(f"  the reader: the replicas' key of the {read['states']:,} states at depth {READ_DEPTH} (the whole state, "
+          f"no reductions; {read['integers'] / read['states']:.0f} integers in {read['tuples'] / read['states']:.0f} "
+          f"tuples) in Python {read['python']:,.0f} a state, read from the compiled objects and hashed in C "
+          f"{read['c']:,.0f} (equal to Python's hash for all): {read['python'] / read['c']:.1f}x; at its "
+          f"{read['c'] / read_tokens:.0f} a token (an integer or a tuple's two brackets; the hash alone "
+          f"{c_per_state / tokens:.0f}), a whole key {native:,.0f} (the reductions' questions not counted)")
 
 
 if __name__ == "__main__":
