@@ -24,7 +24,8 @@ with reading costing as much again; and by every part read and hashed at the rea
 token (an integer, or a tuple's two brackets). What the spike leaves out: the reader reads the
 whole state, without the model checker's reductions (``hwlib.model.reductions``), whose questions
 a native fingerprint would answer in C too, and the other parts of the key. Needs the compiled
-engine, valgrind and gcc; about ten minutes. Printed, not asserted.
+engine, valgrind and gcc; about eight minutes, thirteen with a baseline ref (its engine built).
+Printed, not asserted.
 
     python benchmarks/fingerprint_spike.py [--depth 7] [--baseline-ref REF]
 
