@@ -255,29 +255,41 @@ def instructions_child(depth: int, row: str = "memory") -> None:
     print(json.dumps({"distinct": result.distinct, "generated": result.generated}))
 
 
+def callgrind_total(out: Path) -> int:
+    """The instructions a callgrind profile (``--callgrind-out-file``) counted in all."""
+    return int([line for line in out.read_text().splitlines() if line.startswith(("totals:", "summary:"))][-1]
+               .split()[1])
+
+
+def instruction_runs(source: Path, row: str, depth: int, scratch: Path, name: str) -> list[tuple[Path, dict]]:
+    """``row``'s search (``INSTRUCTION_ROWS``) on ``source``'s tree to 1 and to ``depth``, each
+    in a fresh process under callgrind with one string hash seed, after one run without it (a
+    fresh checkout writes the bytecode of the modules a search imports as it goes, which would be
+    counted as the search's): each run's profile (in ``scratch``, named after ``name``) and the
+    counts it printed."""
+    child_args = ["--child", "--instructions", "--instructions-row", row, "--instructions-depth"]
+    in_tree(__file__, source, *child_args, str(depth))
+    runs = []
+    for bound in (1, depth):
+        out = scratch / f"callgrind.{name}.{bound}"
+        counts = json.loads(in_tree(__file__, source, *child_args, str(bound), PYTHONHASHSEED="0",
+                                    prefix=("valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"))
+                            .splitlines()[-1])
+        runs.append((out, counts))
+    return runs
+
+
 def instructions_against(ref: str, depth: int, row: str = "memory") -> None:
     """``--instructions`` (see the module's docstring): each tree's instructions for ``row``'s
     search (``INSTRUCTION_ROWS``), its levels 2 to ``depth``, under callgrind."""
     if shutil.which("valgrind") is None:
         raise SystemExit("--instructions: needs valgrind (apt-get install valgrind)")
     rows = {}
-    child_args = ["--child", "--instructions", "--instructions-row", row, "--instructions-depth"]
     with checkout(ref, compiled=True) as tree, tempfile.TemporaryDirectory() as scratch:
         for label, source in ((ref, tree), ("this tree", REPO)):
-            # once without valgrind first: a fresh checkout writes the bytecode of the modules a
-            # search imports as it goes, which would be counted as the search's
-            in_tree(__file__, source, *child_args, str(depth))
-            runs = []
-            for bound in (1, depth):
-                out = Path(scratch) / f"callgrind.{len(rows)}.{bound}"
-                counts = json.loads(in_tree(__file__, source, *child_args, str(bound),
-                                            prefix=("valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"),
-                                            PYTHONHASHSEED="0")
-                                    .splitlines()[-1])
-                totals = [line for line in out.read_text().splitlines() if line.startswith(("totals:", "summary:"))]
-                runs.append((int(totals[-1].split()[1]), counts))
-            (start, first), (whole, last) = runs
-            rows[label] = (whole - start, last["generated"] - first["generated"], last["distinct"])
+            (start, first), (whole, last) = instruction_runs(source, row, depth, Path(scratch), str(len(rows)))
+            rows[label] = (callgrind_total(whole) - callgrind_total(start), last["generated"] - first["generated"],
+                           last["distinct"])
     print(f"{INSTRUCTION_ROWS[row]}, one process, levels 2 to {depth}: instructions executed (valgrind's callgrind)")
     for label, (instructions, generated, distinct) in rows.items():
         print(f"  {label:<10} {instructions / 1e6:>9,.0f} M instructions {generated:>9,} transitions generated "

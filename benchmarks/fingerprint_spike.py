@@ -48,9 +48,9 @@ from array import array
 from pathlib import Path
 
 from baseline import REPO, checkout, in_tree  # beside this script (its folder is on sys.path)
+from check import FAULTS, KINDS, THREE, callgrind_total, instruction_runs
 
 HERE = Path(__file__).resolve().parent
-CHECK = HERE / "check.py"
 SOURCE = HERE / "fingerprint_spike.c"
 READER = HERE / "fingerprint_spike_read.c"
 #: the reading half is measured on the states of the row's search at this depth (its frontier)
@@ -65,8 +65,6 @@ def record(depth: int, scratch: Path) -> None:
     """(Child, interpreted engine.) The kip320x3 row's search to ``depth``, each fingerprinted
     state's key written to ``scratch`` as tokens (``tags.bin``, ``values.bin``) and its
     fingerprint (``fingerprints.bin``); one JSON line with the search's counts and the tokens'."""
-    from check import FAULTS, KINDS
-
     from hwlib import ENGINE, ClusterConfig
     from hwlib.check import Bounds, CheckSpec, Hooks, explore
     from hwlib.check.search import Search
@@ -75,19 +73,16 @@ def record(depth: int, scratch: Path) -> None:
     if "interpreted" not in str(ENGINE):
         raise SystemExit(f"recording needs the interpreted engine (HWLIB_ENGINE=interpreted), not the {ENGINE}")
     tags, values, fingerprints = array("b"), array("q"), array("q")
-    counts = {"integers": 0, "tuples": 0}
 
     def put(item: tuple) -> None:
         tags.append(OPEN)
         values.append(0)
-        counts["tuples"] += 1
         for part in item:
             if isinstance(part, tuple):
                 put(part)
             else:
                 tags.append(INTEGER)
                 values.append(int(part))
-                counts["integers"] += 1
         tags.append(CLOSE)
         values.append(0)
 
@@ -110,7 +105,7 @@ def record(depth: int, scratch: Path) -> None:
     for name, data in (("tags", tags), ("values", values), ("fingerprints", fingerprints)):
         (scratch / f"{name}.bin").write_bytes(data.tobytes())
     print(json.dumps({"distinct": result.distinct, "generated": result.generated, "fingerprints": len(fingerprints),
-                      **counts}))
+                      "integers": tags.count(INTEGER), "tuples": tags.count(OPEN)}))
 
 
 def inclusive(callgrind_out: Path, function: str) -> int:
@@ -121,28 +116,15 @@ def inclusive(callgrind_out: Path, function: str) -> int:
     return max([int(m.group(1).replace(",", "")) for m in map(pattern.match, text.splitlines()) if m], default=0)
 
 
-def totals(callgrind_out: Path) -> int:
-    return int([line for line in callgrind_out.read_text().splitlines()
-                if line.startswith(("totals:", "summary:"))][-1].split()[1])
-
-
 def search_counts(depth: int, scratch: Path, tree: Path = REPO) -> dict:
     """(1.) The row's search on ``tree``'s compiled engine (this one's by default) to 1 and to
-    ``depth`` under callgrind (once unmeasured first, for the bytecode): levels 2 to ``depth``'s
+    ``depth`` under callgrind (``check.instruction_runs``): levels 2 to ``depth``'s
     instructions, the fingerprint's among them, transitions and distinct states."""
-    args = ("--child", "--instructions", "--instructions-row", "kip320x3", "--instructions-depth")
-    in_tree(str(CHECK), tree, *args, str(depth))
-    runs = []
-    for bound in (1, depth):
-        out = scratch / f"callgrind.{bound}"
-        counts = json.loads(in_tree(str(CHECK), tree, *args, str(bound), PYTHONHASHSEED="0",
-                                    prefix=("valgrind", "--tool=callgrind", f"--callgrind-out-file={out}"))
-                            .splitlines()[-1])
-        runs.append((totals(out), inclusive(out, "CPyDef_space___fingerprint"), counts))
-    (start, start_fp, first), (whole, whole_fp, last) = runs
+    (start, first), (whole, last) = instruction_runs(tree, THREE, depth, scratch, "search")
+    start_fp, whole_fp = (inclusive(out, "CPyDef_space___fingerprint") for out in (start, whole))
     if not whole_fp:
         raise SystemExit("the fingerprint is not in the profile: is the compiled engine built (make setup)?")
-    return {"instructions": whole - start, "fingerprint": whole_fp - start_fp,
+    return {"instructions": callgrind_total(whole) - callgrind_total(start), "fingerprint": whole_fp - start_fp,
             "generated": last["generated"] - first["generated"], "distinct": last["distinct"],
             "whole_generated": last["generated"]}
 
@@ -161,7 +143,7 @@ def native_hash(scratch: Path) -> tuple[int, int]:
     out = scratch / "callgrind.c"
     subprocess.run(["valgrind", "--tool=callgrind", "--toggle-collect=state_hash", f"--callgrind-out-file={out}",
                     str(binary), *files], check=True, capture_output=True)
-    return states, totals(out)
+    return states, callgrind_total(out)
 
 
 def build_reader(scratch: Path) -> None:
@@ -191,7 +173,6 @@ def read_child(scratch: Path, mode: str) -> None:
     two), or ``none`` (the search alone). One JSON line."""
     sys.path.insert(0, str(scratch))
     import fingerprint_spike_read as reader
-    from check import FAULTS, KINDS
 
     from hwlib import ENGINE, ClusterConfig
     from hwlib.check import Bounds, CheckSpec
@@ -256,7 +237,7 @@ def reading(scratch: Path) -> dict:
         toggle = ("--toggle-collect=replicas_hash",) if mode == "c" else ()
         in_tree(__file__, REPO, "--child-read", str(scratch), mode, PYTHONHASHSEED="0",
                 prefix=("valgrind", "--tool=callgrind", *toggle, f"--callgrind-out-file={out}"))
-        counts[mode] = totals(out)
+        counts[mode] = callgrind_total(out)
     calls = READ_ROUNDS * checked["states"]
     return {**checked, "python": (counts["python"] - counts["none"]) / calls, "c": counts["c"] / calls}
 
