@@ -13,7 +13,8 @@ the spec at equal bounds. Printed, not asserted.
                                [--master local[2]] [--no-complete] [--every-generation]
     python benchmarks/check.py --baseline-ref REF [--repeat 2] [--three-replicas]
     python benchmarks/check.py --baseline-ref REF --memory-row [--memory-workers 2]
-    python benchmarks/check.py --memory-marginal
+    python benchmarks/check.py --memory-marginal [--memory-workers 2] [--repeat 3] [--baseline-ref REF]
+                               [--memory-states 1000000]
     python benchmarks/check.py --baseline-ref REF --instructions [--instructions-depth 5]
                                [--instructions-row kip320x3]
 
@@ -44,9 +45,12 @@ subtracted), per transition generated, and the ratio (needs ``valgrind``; minute
 runs the search once first, unmeasured (a fresh checkout writes its modules' bytecode then), and
 every measured run has the same string hash seed. ``--instructions-row kip320x3`` counts the
 ``kip320x3`` row's search instead (kip320 at 3 replicas under the TLA+ specification's faults).
-``--memory-marginal``: that row on this tree to 1 and to 2 million states, each in a fresh process:
-what each further state costs (the difference over the difference), apart from what the search
-holds whatever its size (the live states under the cap, the interpreter, the engine).
+``--memory-marginal``: that row on this tree to 1 and to 2 million states (``--memory-states``:
+the first bound), each in a fresh process: what each further state costs (the difference over
+the difference), apart from what the search holds whatever its size (the live states under the
+cap, the interpreter, the engine); with ``--repeat N`` each size N times (the medians; on
+workers, where the peak falls varies by tens of MiB from run to run), with ``--baseline-ref
+REF`` REF's tree too, the trees alternating.
 """
 
 from __future__ import annotations
@@ -54,6 +58,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import statistics
 import tempfile
 import time
 from pathlib import Path
@@ -299,24 +304,44 @@ def instructions_against(ref: str, depth: int, row: str = "memory") -> None:
           + ("" if old_generated == new_generated else "; the searches differ in size"))
 
 
-def memory_marginal(workers: int = 1) -> None:
-    """The memory row on this tree to 1 and 2 million states (fresh processes; on ``workers``
-    processes, their PSS summed, where more than one): bytes per distinct state at each, and the
-    marginal bytes of a state - (peak 2 - peak 1) / (states 2 - states 1) - which is what a long
-    search pays per state."""
-    rows = [json.loads(in_tree(__file__, REPO, "--child", "--memory-row", "--workers", str(workers),
-                               "--memory-states", str(n)).splitlines()[-1])
-            for n in (MEMORY_STATES, 2 * MEMORY_STATES)]
+def memory_marginal(workers: int = 1, repeat: int = 1, states: int = MEMORY_STATES, ref: str | None = None) -> None:
+    """The memory row to ``states`` and twice as many states (each search ends with the level
+    that passes its bound), each in a fresh process - on ``workers`` processes, their PSS summed,
+    where more than one -, ``repeat`` times, the sizes alternating; with ``ref``, on its tree
+    too (a worktree with its own compiled engine), the trees alternating. Per tree: each run's
+    peak, bytes per distinct state, and the marginal bytes of a state - (peak 2 - peak 1) /
+    (states 2 - states 1), what a long search pays per state - from the medians of the runs,
+    and its range over the runs taken in pairs (where the peak falls varies from run to run:
+    the states kept live under the cap are counted as the processes' memory grows)."""
+    from contextlib import ExitStack
+
+    with ExitStack() as stack:
+        trees = [("this tree", REPO)]
+        if ref is not None:
+            trees.insert(0, (ref, stack.enter_context(checkout(ref, compiled=True))))
+        runs: dict[str, list[list[dict]]] = {label: [[], []] for label, _ in trees}
+        for _ in range(repeat):
+            for label, source in trees:
+                for size, bound in enumerate((states, 2 * states)):
+                    runs[label][size].append(json.loads(in_tree(
+                        __file__, source, "--child", "--memory-row", "--workers", str(workers),
+                        "--memory-states", str(bound)).splitlines()[-1]))
     where = "one process" if workers == 1 else f"{workers} workers (PSS summed over the processes)"
     print(f"3 replicas, min.insync.replicas=2, 4.1 under power-loss's faults, {where}, --memory {MEMORY_CAP} "
-          f"(live states): peak resident bytes")
-    for row in rows:
-        print(f"  {row['distinct']:>11,} distinct {row['bytes'] / 2 ** 20:>8,.1f} MiB "
-              f"{row['bytes'] / row['distinct']:>6,.0f} B/state {row['generated'] / row['seconds']:>9,.0f} states/s")
-    one, two = rows
-    marginal = (two["bytes"] - one["bytes"]) / (two["distinct"] - one["distinct"])
-    print(f"  each further state: {marginal:,.1f} B; held whatever the size: "
-          f"{(one['bytes'] - marginal * one['distinct']) / 2 ** 20:,.1f} MiB")
+          f"(live states): peak resident bytes, {repeat} run(s) a size")
+    for label, (small, large) in runs.items():
+        print(f"  {label}")
+        for row in small + large:
+            rate = row["generated"] / row["seconds"]
+            print(f"    {row['distinct']:>11,} distinct {row['bytes'] / 2 ** 20:>8,.1f} MiB "
+                  f"{row['bytes'] / row['distinct']:>6,.0f} B/state {rate:>9,.0f} states/s")
+        apart = large[0]["distinct"] - small[0]["distinct"]
+        one, two = (statistics.median(row["bytes"] for row in rows) for rows in (small, large))
+        marginal = (two - one) / apart
+        pairs = [(b["bytes"] - a["bytes"]) / apart for a, b in zip(small, large, strict=True)]
+        spread = f" (runs in pairs: {min(pairs):,.1f} - {max(pairs):,.1f})" if repeat > 1 else ""
+        print(f"    each further state: {marginal:,.1f} B{spread}; held whatever the size: "
+              f"{(one - marginal * small[0]['distinct']) / 2 ** 20:,.1f} MiB")
 
 
 def against(ref: str, repeat: int, three_workers: int = 0) -> None:
@@ -373,7 +398,9 @@ def main() -> None:
                         help="then every generation's complete 3-replica search, one after another (hours)")
     parser.add_argument("--master", help="also run it on this Spark master (hwlib check --master), e.g. local[2]")
     parser.add_argument("--baseline-ref", help="compare the 2-replica searches with this git ref's, in one run")
-    parser.add_argument("--repeat", type=int, default=2, help="with --baseline-ref: runs per tree (best kept)")
+    parser.add_argument("--repeat", type=int,
+                        help="with --baseline-ref: runs per tree, best kept (default 2); with --memory-marginal: "
+                             "runs per size and tree, the median kept (default 1)")
     parser.add_argument("--three-replicas", action="store_true",
                         help="with --baseline-ref: kip320's complete 3-replica search on both trees too (minutes)")
     parser.add_argument("--memory-row", action="store_true",
@@ -383,7 +410,8 @@ def main() -> None:
                              "(PSS summed)")
     parser.add_argument("--memory-marginal", action="store_true",
                         help="the memory row on this tree to 1 and 2 million states: the bytes of each further state")
-    parser.add_argument("--memory-states", type=int, default=MEMORY_STATES, help=argparse.SUPPRESS)
+    parser.add_argument("--memory-states", type=int, default=MEMORY_STATES,
+                        help="with --memory-marginal: the smaller search's states (the other's: twice as many)")
     parser.add_argument("--instructions", action="store_true",
                         help="with --baseline-ref: instead, instructions executed by a 3-replica search (valgrind)")
     parser.add_argument("--instructions-depth", type=int, default=5,
@@ -406,7 +434,8 @@ def main() -> None:
             child(three_workers)
         return
     if args.memory_marginal:
-        memory_marginal(args.memory_workers)
+        memory_marginal(args.memory_workers, args.repeat or 1, args.memory_states,
+                        args.baseline_ref)
         return
     if args.baseline_ref:
         if args.instructions:
@@ -414,7 +443,7 @@ def main() -> None:
         elif args.memory_row:
             memory_against(args.baseline_ref, args.memory_workers)
         else:
-            against(args.baseline_ref, args.repeat, three_workers)
+            against(args.baseline_ref, args.repeat or 2, three_workers)
         return
     print(f"engine: {ENGINE}")
     spec = None

@@ -35,7 +35,7 @@ COMPILED = tuple(f"engine/{m}" for m in (
     "logical_time", "delayed", "state_key")) + (
     "anomalies/memory", "anomalies/replication", "anomalies/clients", "anomalies/checker", "util/canonical",
     "util/shared", "run", "faults", "model/budget", "model/reductions", "model/space", "model/transition",
-    "check/fingerprints",
+    "check/fingerprints", "check/level_merge",
     "check/search",
     "explain/observations", "explain/search")
 

@@ -6,7 +6,9 @@ states, that alone outgrows a laptop. ``Fingerprints`` keeps the integers themse
 ``array('q')`` with linear probing, at most three quarters full: 11 - 21 bytes a state (a search
 looks a fingerprint up once per transition, so the longer probes of a fuller table cost nothing
 the engine's step would notice), the same answers. Its table can live in shared memory
-(``shared_visited``), where worker processes read it in place.
+(``shared_visited``), where worker processes read it in place. Given at most so many slots
+(``most``), it is a filter of bounded memory instead: full, it forgets what it holds and starts
+over - a key added before may then be said not in, never the reverse.
 (No library in this project's stack offers a compact int64 set: pandas' hash tables are private
 API, and the one PyPI package for it, cykhash, comes as a Cython source distribution only.)
 """
@@ -37,10 +39,15 @@ class Fingerprints:
     """A set of signed 64-bit integers (Python's ``hash`` values): ``add`` (``added``: and
     whether it was new), ``in``, ``len``, iteration (in no particular order), ``update``.
     With ``tables``, its table is made there (shared memory, which other processes read in
-    place: ``shape`` and ``viewing``)."""
+    place: ``shape`` and ``viewing``). With ``most`` (a power of two), its table never has more
+    slots: where it would grow past them it is emptied instead (``forgotten`` counts how often)."""
 
-    def __init__(self, keys: Iterable[int] = (), tables: Tables | None = None) -> None:
+    def __init__(self, keys: Iterable[int] = (), tables: Tables | None = None, most: int | None = None) -> None:
+        assert most is None or (most >= 1024 and most & (most - 1) == 0), "Fingerprints: most is a power of two"
         self._tables = tables
+        self._most: i64 = most if most is not None else 0
+        #: how many times the table was emptied for want of slots (``most``)
+        self.forgotten = 0
         self._table: Any = self._new(1024)
         self._mask: i64 = 1023
         self._size = 0
@@ -115,8 +122,15 @@ class Fingerprints:
                 yield key
 
     def _grow(self) -> None:
-        """Twice the slots, every fingerprint placed anew."""
+        """Twice the slots, every fingerprint placed anew - or, at ``most`` slots, none."""
         old = self._table
+        if self._most and len(old) >= self._most:
+            self._table = self._new(len(old))
+            self._size = int(self._zero)
+            self.forgotten += 1
+            if self._tables is not None:
+                self._tables.drop(old)
+            return
         self._table = self._new(2 * len(old))
         self._mask = 2 * len(old) - 1
         self._size = int(self._zero)

@@ -5,9 +5,10 @@ guard says so) to a clone, judges the new state with a clone of the run's own
 ``AnomalyChecker`` (the same checks a sweep makes, and the run-end checks as if the schedule
 ended there), and keeps it when its fingerprint (``model.fingerprint``) is new. Breadth
 first: the first state that shows an anomaly kind ends the shortest schedule that shows it.
-``expand`` is the one expansion loop and ``merge_level`` the one level merge: the in-process
-level (``next_level``), the worker processes and the Spark tasks all use them, so each runner
-finds the same states, numbered alike.
+``expand`` is the one expansion loop - the in-process level (``next_level``), the worker
+processes and the Spark tasks all use it - and ``LevelMerge`` the one merge of a level expanded
+in parts (workers, Spark), numbering its new states in the order one process numbers them as it
+makes them, so each runner finds the same states, numbered alike.
 
 Bounds: records produced (``max_records``), the controller's leader epoch (``max_epoch``:
 states beyond it are cut), the changes queued for a broker cut off from the controller
@@ -38,13 +39,14 @@ from ..model.transition import KafkaModel
 from ..model.vocabulary import CheckError
 from ..util.resident import resident_bytes
 from .fingerprints import Fingerprints
+from .level_merge import LevelMerge
 
 #: how many new live states an expansion makes between two reads of the process's resident memory
 RESIDENT_EVERY = 512
 
-#: a level's candidates, as one runner's part sends them: two ``array('q')`` of the same length
-#: - each one's rank, parent state * 256 + step index (its parent table entry, should it be
-#: kept), and its fingerprint -, in rank order: 16 bytes a candidate
+#: a level's candidates, as one runner's part gives them (``LevelMerge``): two ``array('q')`` of
+#: the same length - each one's rank, parent state * 256 + step index (its parent table entry,
+#: should it be kept), and its fingerprint -, in rank order
 Candidates = tuple[array, array]
 
 
@@ -398,87 +400,67 @@ class Search:
                 yield child
             release_node(node)
 
-    def candidates(self, nodes: Iterable[Node], seen: Fingerprints,
-                   keep_live: bool = True) -> tuple[list[Node], Candidates]:
-        """A part's level for ``merge_level``: the states ``expand`` makes of ``nodes`` at the
-        search's depth that are not in ``seen`` (nor met before in this call), as ``Candidates`` - all
-        that is kept of a cold one until the level is merged - and, with ``keep_live``, the live
-        ones as nodes (the first made); without, each is released at once."""
-        live: list[Node] = []
-        rank, key = array("q"), array("q")
-        for child in self.expand(nodes, self.depth, seen):
-            assert child.key is not None, "candidates: a new state has its fingerprint"
-            if child.cluster is not None:
-                if keep_live:
-                    assert len(live) == len(key), "candidates: a live state after a cold one"
-                    live.append(child)
-                else:
-                    release_node(child)
-            rank.append(child.parent * 256 + child.step)
-            key.append(child.key)
-        return live, (rank, key)
-
-    def merge_level(self, replies: list[tuple[Candidates, dict, int]]) -> tuple[list[array], tuple[range, array]]:
-        """The one level merge (every runner uses it). ``replies``: per part of the frontier
-        (each frontier state in one part), its ``Candidates``, its first transition per kind
-        not found before, and the transitions it made beyond those this search counted. The
-        candidates whose fingerprint is new are numbered in (parent, step) order, as one
-        process would number them, and the level is closed with the first violation per kind;
-        returns, per part, each candidate's number (-1: its fingerprint was met before) - the
-        part's rank array, each rank replaced by the number once read (``number_new``) -, and
-        the kept states' numbers and fingerprints in number order (the next frontier, as
-        ``remote`` holds it)."""
-        parts = [part for part, _, _ in replies]
-        kept = array("q")
-        next_number = len(self.parents)
-        self.number_new(parts, kept)
-        found: dict[str, tuple[int, int, int, str]] = {}
-        for _, level_found, generated in replies:
-            self.result.generated += generated
-            for kind, first in level_found.items():
-                if kind not in found or first[:3] < found[kind][:3]:
-                    found[kind] = first
-        self.record_violations(found)
-        return [rank for rank, _ in parts], (range(next_number, next_number + len(kept)), kept)
-
-    def number_new(self, parts: list[Candidates], kept: array) -> None:
-        """The candidates of ``parts`` in (parent, step) order - each part's are in that order
-        already (its frontier expanded in number order, each state's steps in alphabet order) and
-        no two parts share a parent, so the parts are merged as sorted runs, in place -: each
-        one whose fingerprint is new is added to the visited set, the parent table (its rank) and
-        ``kept``. Each candidate's rank, once read, is replaced by its number (-1: met before):
-        the numbers take no memory beside the candidates (8 bytes a candidate, for the widest
-        level in flight, on the process that merges)."""
-        seen, table = self.seen, self.parents
-        number: int = len(table)
-        count = len(parts)
-        heads = [0] * count
-        ends = [len(part[0]) for part in parts]
-        last = [-1] * count
-        while True:
-            best: int = -1
-            best_rank: int = 0
-            for p in range(count):
-                at = heads[p]
-                if at < ends[p]:
-                    rank: int = parts[p][0][at]
-                    if best < 0 or rank < best_rank:
-                        best, best_rank = p, rank
-            if best < 0:
-                return
-            at = heads[best]
-            assert best_rank > last[best], "number_new: a part's candidates are not in (parent, step) order"
-            last[best] = best_rank
-            heads[best] = at + 1
-            ranks, keys = parts[best]
-            key: int = keys[at]
-            if seen.added(key):
-                table.append(best_rank)
-                ranks[at] = number
-                number += 1
-                kept.append(key)
+    def candidate_chunks(self, nodes: Iterable[Node], seen: Fingerprints, live: list[Node] | None,
+                         level: Fingerprints | None = None, size: int = 0) -> Iterator[tuple[array, array, int]]:
+        """A part's level for a ``LevelMerge``: the states ``expand`` makes of ``nodes`` at the
+        search's depth that are not in ``seen`` (nor in ``level``: see ``expand``), as
+        candidates - rank (parent * 256 + step index) and fingerprint, all that is kept of a
+        cold one -, in chunks of ``size`` (0: the part's all in one) as they are made, each with
+        how many of its first candidates are live. The live ones are appended to ``live`` (the
+        first made: every one after a cold one is cold); without ``live``, each is released at
+        once and none is counted live."""
+        ranks, keys = array("q"), array("q")
+        hot = 0
+        cold_met = False
+        for child in self.expand(nodes, self.depth, seen, level):
+            assert child.key is not None, "candidate_chunks: a new state has its fingerprint"
+            if child.cluster is None:
+                cold_met = True
+            elif live is None:
+                release_node(child)
             else:
-                ranks[at] = -1
+                assert not cold_met, "candidate_chunks: a live state after a cold one"
+                live.append(child)
+                hot += 1
+            ranks.append(child.parent * 256 + child.step)
+            keys.append(child.key)
+            if size and len(ranks) >= size:
+                yield ranks, keys, hot
+                ranks, keys, hot = array("q"), array("q"), 0
+        if len(ranks) or not size:
+            yield ranks, keys, hot
+
+    def candidates(self, nodes: Iterable[Node], seen: Fingerprints) -> Candidates:
+        """``candidate_chunks`` in one chunk, every state released (a Spark task's part)."""
+        for ranks, keys, _ in self.candidate_chunks(nodes, seen, None):
+            return ranks, keys
+        raise AssertionError("candidates: one chunk")
+
+    def level_merge(self, parts: int, keys: bool = False) -> LevelMerge:
+        """The merge of this level's ``parts`` parts into the visited set and parent table
+        (``LevelMerge``; with ``keys``, it keeps the kept states' fingerprints too)."""
+        return LevelMerge(self.seen, self.parents, parts, keys)
+
+    def close_level(self, merge: LevelMerge) -> tuple[range, array]:
+        """The level ``merge`` numbered, closed: its transitions counted, its first violation
+        per kind recorded; returns its kept states' numbers and the fingerprints it kept (none
+        unless asked for) - the next frontier, as ``remote`` holds it."""
+        self.result.generated += merge.generated
+        self.record_violations(merge.found)
+        return merge.numbered(), merge.keys if merge.keys is not None else array("q")
+
+    def merge_level(self, replies: list[tuple[Candidates, dict, int]]) -> tuple[range, array]:
+        """A level whose parts came whole (Spark tasks). ``replies``: per part of the
+        frontier, its ``Candidates``, its first transition per kind not found before, and the
+        transitions it made beyond those this search counted. Returns the next frontier's
+        numbers and fingerprints (``close_level``)."""
+        merge = self.level_merge(len(replies), keys=True)
+        for part, ((ranks, keys), found, generated) in enumerate(replies):
+            merge.feed(part, ranks, keys)
+            merge.end(part, found, generated)
+        waiting = merge.run()
+        assert waiting < 0, "merge_level: every part is given"
+        return self.close_level(merge)
 
     def next_level(self) -> bool:
         """Expands the frontier by one level in this process; False when the search is over.

@@ -142,22 +142,27 @@ class Followed:
     def mapping(self, name: str, slots: int) -> Any:
         """The int64 view of segment ``name``'s first ``slots`` entries."""
         if name != self._name:
-            self.close()
+            self._unmap()
             self._mapped = Mapped(SharedMemory(name=name), slots)
             self._name = name
         assert self._mapped is not None
         return self._mapped.table
 
-    def close(self) -> None:
-        """Unmaps the segment (what ``mapping`` gave can no longer be read)."""
+    def _unmap(self) -> None:
         if self._mapped is not None:
             self._mapped.close()
             self._mapped, self._name = None, ""
 
+    def close(self) -> None:
+        """Unmaps the segment (what ``mapping`` gave can no longer be read)."""
+        self._unmap()
+
 
 class SharedView(Followed):
     """A worker's reading of the coordinator's visited set: ``follow`` maps the table a command
-    names and points ``seen`` at it."""
+    names and points ``seen`` at it - the same set object from one segment to the next, so a
+    search that holds it reads the new table (a worker follows a grown table in the middle of
+    an expansion)."""
 
     def __init__(self) -> None:
         super().__init__()

@@ -11,8 +11,9 @@ Per level:
    index), with the first violation per kind it met.
    A state handed over cold has no fingerprint kept (``Search.cold``): the task returns the
    one its replay made, and the driver checks it is in the visited set;
-2. the driver merges them with ``Search.merge_level`` (the merge one process runs): the
-   fingerprints it has seen dropped, the kept states numbered as one process would.
+2. the driver merges them with ``Search.merge_level`` (a ``LevelMerge``, as the worker
+   processes' coordinator does): the fingerprints it has seen dropped, the kept states
+   numbered as one process would.
 
 So state counts, violations and their schedules equal a one-process search's, on any cluster.
 Tasks are stateless (a frontier state is rebuilt from its schedule, a few steps), so a lost
@@ -50,7 +51,7 @@ def _expand(setup: tuple, depth: int, known: list[str], items: list[tuple[int, i
                 unchecked.append((index, node.key))
             yield node
 
-    _, candidates = search.candidates(rebuilt(), Fingerprints(), keep_live=False)     # only numbers are sent
+    candidates = search.candidates(rebuilt(), Fingerprints())      # only numbers are sent
     return (candidates, search.level_found, search.result.generated), unchecked
 
 
@@ -82,7 +83,7 @@ class SparkLevels:
             for index, key in unchecked:
                 if key not in search.seen:
                     raise replay_error(index, search.resumed)
-        _, search.remote = search.merge_level([reply for reply, _ in replies])
+        search.remote = search.merge_level([reply for reply, _ in replies])
         return True
 
     def close(self) -> None:

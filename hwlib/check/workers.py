@@ -6,20 +6,29 @@ fingerprint-verified). A worker reads a schedule from this process's parent tabl
 memory (``shared_parents``), so it keeps a cold state as its number alone. Then, per level:
 
 1. every worker expands its states with ``Search.expand`` (the loop one process runs),
-   dropping what it has seen - the visited set as of the last level, this process's own table
-   read in shared memory (``shared_visited``), plus its own new states of this level - and
-   sends the rest as (rank, fingerprint) - the rank is parent state * 256 + step index -, in
-   that order (``search.Candidates``: two arrays, which are all it keeps of a cold one, sent
-   as raw memory: ``send_arrays``).
+   dropping what it has seen - the visited set, this process's own table read in shared
+   memory (``shared_visited``), plus the level's states it met itself lately (a filter of
+   ``FILTER_SLOTS``, emptied when full) - and sends the rest as (rank, fingerprint) - the rank
+   is parent state * 256 + step index - in that order, in chunks of ``CHUNK`` as it makes them
+   (``Search.candidate_chunks``: two arrays, sent as raw memory: ``send_arrays``), each chunk
+   saying how many of its first states it keeps live.
    Each may hold resident an equal share of what the search's memory limit leaves beside this
    process's own resident memory (``Search.resident_limit``);
-2. this process merges the workers' lists with ``Search.merge_level`` (the merge one process
-   runs): the first state of each new fingerprint kept, numbered as one process would, and
-   the first violation per kind merged the same way;
-3. each worker keeps its states that were numbered and drops the others (a duplicate that
-   another worker met first). Where that leaves one worker more than its share of the next
-   level (``balance``), its last states move to the workers short of theirs, as numbers
-   whose schedules they read and replay (``Search.adopt``, as when the search is first shared).
+2. meanwhile this process merges the workers' chunks as they come (``LevelMerge``, the merge
+   Spark's driver runs): smallest rank first, the first state of each new fingerprint numbered
+   as one process would number it - into the visited set the workers read, which so drops
+   more of their duplicates as the level goes on: a fingerprint added there was numbered at a
+   smaller rank than any a worker has still to send - and the first violation per kind merged
+   the same way. A chunk is not kept once numbered: what this process keeps of the level is
+   each worker's share of the next frontier as numbers (8 bytes a state) and the numbers of
+   the states each keeps live, and a worker keeps none of its candidates once sent. The merge
+   reads from the one worker whose chunk it waits for; the others wait to send (the pipe
+   full), so none runs ahead by more than a chunk and a pipe's buffer;
+3. each worker keeps its live states that were numbered and drops the others (a duplicate
+   another worker met first, or that its filter had forgotten), and takes the numbers of its
+   cold ones. Where that leaves one worker more than its share of the next level
+   (``balance``), its last states move to the workers short of theirs, as numbers whose
+   schedules they read and replay (``Search.adopt``, as when the search is first shared).
 
 So the state counts, the violations and their schedules equal a one-process search's, on
 any number of workers (moving a state changes only which process expands it). Workers are
@@ -36,11 +45,13 @@ import multiprocessing
 import signal
 import traceback
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import numpy as np
 
 from ..model.vocabulary import CheckError
+from .fingerprints import Fingerprints
 from .search import Node, Search, release_node
 from .shared_parents import ParentsView, SharedParents
 from .shared_visited import SharedView, handle, shared_copy
@@ -56,6 +67,13 @@ WATCH_EVERY = 256
 #: share by this fraction of the share: a moved state is replayed, a third of an expansion
 BALANCE_ABOVE = 0.02
 
+#: how many candidates a worker sends at a time: 256 KiB, its two arrays
+CHUNK = 1 << 14
+
+#: the slots of a worker's filter of the level's states it met (8 MiB): where it fills, it is
+#: emptied, and a duplicate it forgot is dropped by the merge instead
+FILTER_SLOTS = 1 << 20
+
 
 class WorkerError(RuntimeError):
     """A worker failed: its traceback, as it printed it."""
@@ -65,15 +83,22 @@ class Orphaned(Exception):
     """The coordinator went away (or stopped the search) while a worker was expanding."""
 
 
-def watched(nodes: Iterable[Node], pipe) -> Iterator[Node]:
-    """The worker's frontier, with a look at its pipe every ``WATCH_EVERY`` states: the
-    coordinator sends nothing while a level is expanded, so anything to read - its "stop", or
-    the end of file of a pipe whose other end closed because the coordinator was killed -
-    raises ``Orphaned``. Without it a worker would expand the rest of a level of millions of
-    states for no one."""
+def watched(nodes: Iterable[Node], pipe, follow: Callable[[tuple], None] | None = None) -> Iterator[Node]:
+    """The worker's frontier, with a look at its pipe every ``WATCH_EVERY`` states: while a
+    level is expanded the coordinator sends nothing but "follow" - its visited set or parent
+    table moved to a bigger segment, which ``follow`` is given -, so anything else to read -
+    its "stop", or the end of file of a pipe whose other end closed because the coordinator was
+    killed - raises ``Orphaned``. Without it a worker would expand the rest of a level of
+    millions of states for no one."""
     for i, node in enumerate(nodes):
-        if i % WATCH_EVERY == 0 and i and pipe.poll():
-            raise Orphaned
+        while i % WATCH_EVERY == 0 and i and pipe.poll():
+            try:
+                command, *args = pipe.recv()
+            except (EOFError, OSError):
+                raise Orphaned from None
+            if command != "follow" or follow is None:
+                raise Orphaned
+            follow(tuple(args))
         yield node
 
 
@@ -110,14 +135,18 @@ class Coordinator:
             raise
         search.hand_over()
 
-    def _answer(self, pipe):
+    def _message(self, pipe) -> tuple[str, Any]:
+        """A worker's next message, (kind, payload); its error as ``WorkerError``."""
         try:
             kind, payload = pipe.recv()
         except EOFError:
             raise WorkerError("a model-checking worker ended without answering") from None
         if kind == "error":
             raise WorkerError(payload)
-        return payload
+        return kind, payload
+
+    def _answer(self, pipe):
+        return self._message(pipe)[1]
 
     def next_level(self) -> bool:
         search = self.search
@@ -128,22 +157,42 @@ class Coordinator:
         seen = handle(search.seen, self.tables)
         for pipe in self.pipes:
             pipe.send(("expand", seen, search.depth, known, share))
-        replies = []
-        for pipe in self.pipes:
-            count, level_found, generated = self._answer(pipe)
-            rank, key = recv_arrays(pipe, count, 2)
-            replies.append(((rank, key), level_found, generated))
-        numbers, search.remote = search.merge_level(replies)
-        given = balance(numbers, [key for (_, key), _, _ in replies])
-        del replies                             # 16 bytes a candidate: freed before the next frontier is made
-        parents = search.parents.handle()       # with this level's states
-        for pipe, mine, theirs in zip(self.pipes, numbers, given, strict=True):
-            pipe.send(("keep", len(mine), theirs, parents))
+        merge = search.level_merge(len(self.pipes))
+        tables = self.tables_now()
+        waiting = merge.run()
+        while waiting >= 0:                     # the worker whose chunk (or end) the merge needs next
+            if self.tables_now() != tables:     # a table grew: the workers read the new one from now on
+                tables = self.tables_now()
+                for pipe in self.pipes:
+                    pipe.send(("follow", handle(search.seen, self.tables), search.parents.handle()))
+            pipe = self.pipes[waiting]
+            kind, payload = self._message(pipe)
+            if kind == "chunk":
+                count, live = payload
+                ranks, keys = recv_arrays(pipe, count, 2)
+                merge.feed(waiting, ranks, keys, live)
+            else:
+                found, generated = payload
+                merge.end(waiting, found, generated)
+            waiting = merge.run()
+        search.remote = search.close_level(merge)
+        live_numbers, cold = merge.live_numbers, merge.kept
+        given = balance(live_numbers, cold)
+        del merge
+        parents, seen = search.parents.handle(), handle(search.seen, self.tables)    # with this level's states
+        for pipe, mine, theirs, received in zip(self.pipes, live_numbers, cold, given, strict=True):
+            pipe.send(("keep", len(mine), len(theirs), received, parents, seen))
             send_arrays(pipe, [mine])
-        del numbers
+            send_arrays(pipe, [theirs])
+        del live_numbers, cold
         for pipe in self.pipes:
             self._answer(pipe)
         return True
+
+    def tables_now(self) -> tuple[str, str]:
+        """The segments of the visited set and the parent table as they are now (a table that
+        grows moves to a new one)."""
+        return self.tables.name(), self.search.parents.handle()[0]
 
     def share(self) -> int | None:
         """The bytes each worker may hold resident this level: an equal share of what the
@@ -171,25 +220,33 @@ class Coordinator:
             self.parents.close()
 
 
-def balance(numbers: list[array], keys: list[array]) -> list[list[tuple[int, int]]]:
-    """Evens out the next level's states between the workers. ``numbers``: per worker, the
-    number of each of its candidates (-1: not kept), ``keys`` their fingerprints; a worker's
-    kept states are numbered in the order of its candidates. When one keeps more than
-    ``BALANCE_ABOVE`` over its share, each worker's states past its share are marked given away
-    (-2) in its ``numbers``; returns, per worker, the states it receives as (number, key) -
-    those of the others, as many as it lacks."""
-    held = [np.flatnonzero(np.frombuffer(mine, np.int64) >= 0) for mine in numbers]    # positions
-    share = -(-sum(map(len, held)) // len(held))
-    if all(len(mine) <= share * (1 + BALANCE_ABOVE) for mine in held):
-        return [[] for _ in held]
-    surplus = []
-    for w, positions in enumerate(held):
-        for position in positions[share:].tolist():
-            surplus.append((numbers[w][position], keys[w][position]))
-            numbers[w][position] = -2
+def balance(live: list[array], cold: list[array]) -> list[list[int]]:
+    """Evens out the next level's states between the workers. Per worker, ``live`` the
+    numbers of its live candidates (-1: not kept) and ``cold`` those of its kept cold ones;
+    its live ones come first in number order. When one keeps more than ``BALANCE_ABOVE`` over
+    its share, each worker's states past its share are taken from it - its last ones: cut from
+    its ``cold``, a live one marked given away (-2) in its ``live`` -; returns, per worker, the
+    numbers it receives - those of the others, as many as it lacks."""
+    held = [np.flatnonzero(np.frombuffer(numbers, np.int64) >= 0) for numbers in live]    # positions
+    counts = [len(positions) + len(numbers) for positions, numbers in zip(held, cold, strict=True)]
+    share = -(-sum(counts) // len(counts))
+    if all(count <= share * (1 + BALANCE_ABOVE) for count in counts):
+        return [[] for _ in counts]
+    surplus: list[int] = []
+    for w, count in enumerate(counts):
+        over = count - share
+        if over <= 0:
+            continue
+        from_live = max(over - len(cold[w]), 0)         # its last states: the cold ones, then live ones
+        for position in held[w][len(held[w]) - from_live:].tolist():
+            surplus.append(live[w][position])
+            live[w][position] = -2
+        cut = len(cold[w]) - (over - from_live)
+        surplus.extend(cold[w][cut:])
+        del cold[w][cut:]
     received = []
-    for positions in held:      # the workers lack at least as many as the others hold past their share
-        take = max(share - len(positions), 0)
+    for count in counts:        # the workers lack at least as many as the others hold past their share
+        take = max(share - count, 0)
         received.append(surplus[:take])
         surplus = surplus[take:]
     return received
@@ -238,22 +295,21 @@ def recv_arrays(pipe, count: int, how_many: int) -> list[array]:
     return arrays
 
 
-def kept(search: Search, live: list[Node], numbers: array, received: list[tuple[int, int]]) -> None:
-    """The worker's next frontier: of its level's new states (``live`` the first, the others
-    cold), those the coordinator numbered (``numbers``: -1, met first by another worker; -2,
-    moved to another), with the states ``received`` from the others; live nodes and cold
-    numbers, each in number order."""
-    assert len(live) <= len(numbers), "kept: a number for each new state"
+def kept(search: Search, live: list[Node], numbers: array, cold: array, received: list[int]) -> None:
+    """The worker's next frontier: of its level's live new states (``live``), those the
+    coordinator numbered (``numbers``, one for each: -1, met first by another worker or
+    forgotten by the filter; -2, moved to another), its ``cold`` ones' numbers, and the states
+    ``received`` from the others (numbers); live nodes and cold numbers, each in number order."""
+    assert len(live) == len(numbers), "kept: a number for each live new state"
     mine = []
-    for child, number in zip(live, numbers, strict=False):
+    for child, number in zip(live, numbers, strict=True):
         if number < 0:
             release_node(child)
         else:
             child.index = number
             mine.append(child)
-    cold = array("q", [number for number in numbers[len(live):] if number >= 0])
     if received:                # expanded in number order, among the others
-        theirs, theirs_cold = search.adopt(received)
+        theirs, theirs_cold = search.adopt([(number, None) for number in received])
         mine = list(heapq.merge(mine, theirs, key=lambda node: node.index))
         cold = array("q", heapq.merge(cold, theirs_cold))
     search.frontier, search.cold = mine, cold
@@ -271,7 +327,10 @@ def _serve(pipe, search: Search, view: SharedView, parents: ParentsView) -> None
             if command == "stop":
                 search.drop_frontier()
                 return
-            if command == "adopt":
+            if command == "follow":             # a table grew after this worker's part of the level was sent
+                seen, table = args
+                search.seen, search.parents = view.follow(seen), parents.follow(table)
+            elif command == "adopt":
                 items, seen, table = args
                 search.seen, search.parents = view.follow(seen), parents.follow(table)
                 search.frontier, search.cold = search.adopt(items)
@@ -284,20 +343,28 @@ def _serve(pipe, search: Search, view: SharedView, parents: ParentsView) -> None
                 search.result.generated = 0
                 nodes = search.frontier_nodes()
                 search.frontier, search.cold = [], range(0)
+                level = Fingerprints(most=FILTER_SLOTS)
+
+                def follow(tables: tuple) -> None:     # read in place: ``expand`` holds the same set
+                    search.seen, search.parents = view.follow(tables[0]), parents.follow(tables[1])
+
                 try:
-                    live, candidates = search.candidates(watched(nodes, pipe), search.seen)
+                    for ranks, keys, hot in search.candidate_chunks(watched(nodes, pipe, follow), search.seen, live,
+                                                                    level, CHUNK):
+                        pipe.send(("chunk", (len(ranks), hot)))
+                        send_arrays(pipe, [ranks, keys])
                 except Orphaned:
                     return
-                pipe.send(("ok", (len(candidates[0]), search.level_found, search.result.generated)))
-                send_arrays(pipe, list(candidates))
-                del candidates          # not held through the next level's expansion
+                del level
+                pipe.send(("done", (search.level_found, search.result.generated)))
                 search.level_found = {}
             elif command == "keep":
-                count, received, table = args
+                count, cold_count, received, table, seen = args
                 numbers, = recv_arrays(pipe, count, 1)
-                search.parents = parents.follow(table)
-                kept(search, live, numbers, sorted(received))
-                del numbers
+                cold, = recv_arrays(pipe, cold_count, 1)
+                search.parents, search.seen = parents.follow(table), view.follow(seen)
+                kept(search, live, numbers, cold, sorted(received))
+                del numbers, cold
                 live = []
                 pipe.send(("ok", len(search.frontier) + len(search.cold)))
         except BaseException:

@@ -487,27 +487,32 @@ def test_two_workers_find_exactly_what_one_process_finds(monkeypatch, protocol, 
 
 def test_workers_even_out_their_states_and_still_find_exactly_what_one_process_finds(monkeypatch):
     """``workers.balance``: a worker's states past its share of the next level move to the
-    workers short of theirs (its last ones, marked -2 where it keeps its numbers), and only
-    when one holds more than ``BALANCE_ABOVE`` over its share. Moving at every level (above
-    0) changes nothing a search finds: the same state counts, violations and schedules, every
-    state numbered alike and reached from the same parent by the same step."""
+    workers short of theirs - its last ones in number order: its cold ones cut from its list,
+    then live ones, marked -2 where it keeps their numbers -, and only when one holds more than
+    ``BALANCE_ABOVE`` over its share. Moving at every level (above 0) changes nothing a search
+    finds: the same state counts, violations and schedules, every state numbered alike and
+    reached from the same parent by the same step."""
     from hwlib.check import workers
 
-    def kept(*counts):
-        """Per worker, ``count`` states kept of twice as many candidates (every other one met
-        before: -1), numbered worker after worker; their fingerprints 1000 + number."""
-        start, numbers, keys = 0, [], []
+    def kept(*counts, live=2):
+        """Per worker, ``count`` states kept, numbered worker after worker: its first ``live``
+        live, each after a live duplicate (-1), the rest cold."""
+        start, lives, colds = 0, [], []
         for count in counts:
-            numbers.append(array("q", [n for i in range(count) for n in (start + i, -1)]))
-            keys.append(array("q", [k for i in range(count) for k in (1000 + start + i, 0)]))
+            hot = min(live, count)
+            lives.append(array("q", [n for i in range(hot) for n in (-1, start + i)]))
+            colds.append(array("q", range(start + hot, start + count)))
             start += count
-        return numbers, keys
+        return lives, colds
 
-    numbers, keys = kept(10, 2, 3)
-    received = workers.balance(numbers, keys)                   # 15 states: 5 each
-    assert received == [[], [(5, 1005), (6, 1006), (7, 1007)], [(8, 1008), (9, 1009)]]
-    assert list(numbers[0]) == [n for i in range(10) for n in (i if i < 5 else -2, -1)]
-    assert list(numbers[1]) == [10, -1, 11, -1] and list(numbers[2]) == [12, -1, 13, -1, 14, -1]
+    lives, colds = kept(10, 2, 3)
+    received = workers.balance(lives, colds)                    # 15 states: 5 each
+    assert received == [[], [5, 6, 7], [8, 9]]
+    assert list(lives[0]) == [-1, 0, -1, 1] and list(colds[0]) == [2, 3, 4]
+    assert list(lives[1]) == [-1, 10, -1, 11] and list(colds[1]) == []
+    lives, colds = kept(10, 0, 0, live=8)                       # 4 each: live ones given too
+    assert workers.balance(lives, colds) == [[], [4, 5, 6, 7], [8, 9]]
+    assert list(lives[0]) == [n for i in range(8) for n in (-1, i if i < 4 else -2)] and list(colds[0]) == []
     assert workers.balance(*kept(5, 5, 5)) == [[], [], []]
     monkeypatch.setattr(workers, "BALANCE_ABOVE", 0.5)
     assert workers.balance(*kept(7, 4, 4)) == [[], [], []]      # 7 <= 5 x 1.5
@@ -516,7 +521,7 @@ def test_workers_even_out_their_states_and_still_find_exactly_what_one_process_f
     monkeypatch.setattr(workers, "BALANCE_ABOVE", 0.0)
     moved = []
     real = workers.balance
-    monkeypatch.setattr(workers, "balance", lambda numbers, keys: moved.append(real(numbers, keys)) or moved[-1])
+    monkeypatch.setattr(workers, "balance", lambda live, cold: moved.append(real(live, cold)) or moved[-1])
     numbered: dict[int, list] = {1: [], 2: []}         # per level, every state's parent and step
 
     def level_done(search, processes):
@@ -532,11 +537,11 @@ def test_workers_even_out_their_states_and_still_find_exactly_what_one_process_f
 
 
 def test_a_level_merge_numbers_the_candidates_in_parent_step_order_over_their_ranks():
-    """``Search.merge_level`` (workers and Spark): the parts' candidates are numbered in
-    (parent, step) order across the parts, from the next free number on; a fingerprint met
-    before - in the visited set or earlier in the level - is -1. Each number is written over
-    its candidate's rank once the rank is read, so the process that merges holds no second
-    array the size of the level: the numbers it returns are the parts' rank arrays."""
+    """``LevelMerge`` (workers and Spark): the parts' candidates are numbered in (parent,
+    step) order across the parts, from the next free number on; a fingerprint met before - in
+    the visited set or earlier in the level - is not numbered. Given in chunks, it numbers while
+    every part not ended has one waiting and says which part it waits for; it keeps, per part,
+    the number of each live candidate (-1: not kept) and its kept cold ones' numbers."""
     from hwlib.check.search import Search
 
     search = Search(config("kip101"), Bounds(replicas=2), NO_CRASHES, ("lost-write",), True)
@@ -549,24 +554,55 @@ def test_a_level_merge_numbers_the_candidates_in_parent_step_order_over_their_ra
     one = (array("q", [1 * 256 + 0, 1 * 256 + 3, 1 * 256 + 5]), array("q", [fresh[0], fresh[1], met]))
     two = (array("q", [2 * 256 + 1, 2 * 256 + 4]), array("q", [fresh[0], fresh[2]]))
     generated = search.result.generated
-    numbers, (numbered, kept) = search.merge_level([(one, {}, 3), (two, {}, 2)])
-    assert numbers[0] is one[0] and numbers[1] is two[0]
-    # ranks 256 (new), 257 (the same fingerprint: -1), 259, 260 (new), 261 (met before: -1)
-    assert list(one[0]) == [first_new, first_new + 1, -1] and list(two[0]) == [-1, first_new + 2]
-    assert list(kept) == fresh and numbered == range(first_new, first_new + 3)
+    merge = search.level_merge(2)
+    assert merge.run() == 0                             # waits for part 0's first chunk
+    merge.feed(0, one[0][:2], one[1][:2], live=1)
+    assert merge.run() == 1
+    merge.feed(1, *two, live=2)
+    assert merge.run() == 0                             # ranks 256, 257 and 259 taken; 260 waits for part 0
+    assert merge.number == first_new + 2
+    merge.feed(0, one[0][2:], one[1][2:])
+    merge.end(0, {"strong-isr": (1, 5, 0, "late")}, 3)
+    assert merge.run() == 1
+    merge.end(1, {"strong-isr": (1, 3, 0, "early")}, 2)
+    assert merge.run() == -1
+    # ranks 256 (new), 257 (the same fingerprint), 259, 260 (new), 261 (met before)
+    assert [list(numbers) for numbers in merge.live_numbers] == [[first_new], [-1, first_new + 2]]
+    assert [list(numbers) for numbers in merge.kept] == [[first_new + 1], []]
+    numbered, kept = search.close_level(merge)
+    assert numbered == range(first_new, first_new + 3) and list(kept) == []     # no fingerprints asked for
     assert list(search.parents) == parents + [256, 259, 2 * 256 + 4]
     assert all(key in search.seen for key in fresh) and search.result.generated == generated + 5
+    assert search.result.violations["strong-isr"].detail == "early"
+
+    again = Search(config("kip101"), Bounds(replicas=2), NO_CRASHES, ("lost-write",), True)  # whole parts (Spark)
+    again.start()
+    again.next_level()
+    numbered, kept = again.merge_level([(one, {}, 3), (two, {}, 2)])
+    assert numbered == range(first_new, first_new + 3) and list(kept) == fresh
+    assert list(again.parents) == parents + [256, 259, 2 * 256 + 4]
 
 
 def test_a_worker_stops_expanding_once_its_coordinator_is_gone_or_says_stop():
     """A worker looks at its pipe every WATCH_EVERY frontier states of a level: nothing to
-    read, it expands them all; its coordinator's end closed (the coordinator was killed) or a
-    "stop" waiting, it ends at the next look instead of finishing the level."""
+    read, it expands them all; a "follow" (a table grew), it reads the new tables and goes on;
+    its coordinator's end closed (the coordinator was killed) or a "stop" waiting, it ends at
+    the next look instead of finishing the level."""
     import multiprocessing
 
     from hwlib.check.workers import WATCH_EVERY, Orphaned, watched
 
     nodes = list(range(3 * WATCH_EVERY + 5))
+    coordinator, worker = multiprocessing.Pipe()
+    followed = []
+    coordinator.send(("follow", ("visited", 1024, 7, False), ("parents", 65536)))
+    coordinator.send(("follow", ("visited 2", 2048, 9, False), ("parents", 65536)))
+    assert list(watched(nodes, worker, followed.append)) == nodes
+    assert followed == [(("visited", 1024, 7, False), ("parents", 65536)),
+                        (("visited 2", 2048, 9, False), ("parents", 65536))]
+    coordinator.send(("follow", ("visited", 1024, 7, False), ("parents", 65536)))
+    with pytest.raises(Orphaned):               # no one to follow: not a worker's expansion
+        list(watched(nodes, worker))
     for going in ("closed", "stop"):
         coordinator, worker = multiprocessing.Pipe()
         assert list(watched(nodes, worker)) == nodes
@@ -579,6 +615,56 @@ def test_a_worker_stops_expanding_once_its_coordinator_is_gone_or_says_stop():
             for node in watched(nodes, worker):
                 expanded.append(node)
         assert expanded == nodes[:WATCH_EVERY]
+        worker.close()
+
+
+def test_a_worker_reads_the_visited_set_grown_in_the_middle_of_its_expansion(monkeypatch):
+    """The coordinator numbers a level's states into the visited set while the workers expand
+    it, and a table that grows moves to a new segment: it sends "follow", and the worker, at its
+    next look at the pipe, reads the new table from then on - through the same set its
+    expansion holds - with the old segment unmapped. Its candidates are those an expansion
+    against a set never moved makes."""
+    import multiprocessing
+    import random
+
+    from hwlib.check import workers
+    from hwlib.check.search import Search
+    from hwlib.check.shared_visited import SharedView, handle, shared_copy
+
+    def searched():
+        search = Search(config("kip101"), Bounds(replicas=2), NO_CRASHES, ("lost-write",), True)
+        search.start()
+        for _ in range(4):
+            search.next_level()
+        return search
+
+    plain = searched()
+    expected = plain.candidates(plain.frontier_nodes(), plain.seen)
+    search = searched()
+    assert len(search.frontier) > 10
+    coordinator_set, tables = shared_copy(search.seen)
+    view = SharedView()
+    coordinator, worker = multiprocessing.Pipe()
+    try:
+        search.seen = view.follow(handle(coordinator_set, tables))
+        first = tables.name()
+        rng = random.Random(3)
+        coordinator_set.update(rng.getrandbits(63) for _ in range(3 * len(coordinator_set)))   # none a state's
+        assert tables.name() != first                   # grown: a new segment
+        coordinator.send(("follow", handle(coordinator_set, tables), None))
+        monkeypatch.setattr(workers, "WATCH_EVERY", 1)
+        followed = []
+
+        def follow(shared):
+            followed.append(view.follow(shared[0]))
+
+        got = search.candidates(workers.watched(search.frontier_nodes(), worker, follow), search.seen)
+        assert followed == [search.seen] and view._name == tables.name()
+        assert [list(a) for a in got] == [list(a) for a in expected] and len(got[0]) > 10
+    finally:
+        view.close()
+        tables.close()
+        coordinator.close()
         worker.close()
 
 

@@ -20,7 +20,8 @@ def test_a_reader_sees_every_fingerprint_the_writer_added_through_every_growth()
     """The writer's table doubles as it fills (each time a new segment, the old one unlinked);
     a reader that follows the handle it is given before each lookup answers exactly as the
     writer's own set and a private ``Fingerprints`` do - 0 included, which lives beside the
-    table - and once the search is over no segment is left by name, while the writer's set
+    table -, through one set object (a worker's expansion holds it while it follows a grown
+    table), and once the search is over no segment is left by name, while the writer's set
     can still be read."""
     rng = random.Random(7)
     keys = [rng.getrandbits(64) - 2 ** 63 for _ in range(6000)] + [0, 1, -1]
@@ -30,12 +31,15 @@ def test_a_reader_sees_every_fingerprint_the_writer_added_through_every_growth()
     private = Fingerprints(keys[:10])
     view = SharedView()
     names = [tables.name()]
+    readers: list[Fingerprints] = []
     try:
         for start in range(10, len(keys), 500):
             for key in keys[start:start + 500]:
                 assert seen.added(key) == private.added(key)
             names.append(tables.name())
             reader = view.follow(handle(seen, tables))
+            assert reader is view.seen and (start == 10 or reader is readers[-1])
+            readers.append(reader)
             assert len(reader) == len(seen) == len(private)
             assert all(key in reader for key in keys[:start + 500])
             assert not any(key in reader for key in absent + keys[start + 500:] if key not in private)
