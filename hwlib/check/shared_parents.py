@@ -10,11 +10,14 @@ lives in a POSIX shared-memory segment (``SharedParents``) that each worker maps
 (``ParentsView``): a worker keeps a cold state as its number alone and reads its schedule
 in place.
 
-The discipline is the visited set's (``shared_visited``): the coordinator appends only while
-it merges a level, when every worker waits for its next command, and each command names the
-table as it is then (``handle``); a full table is copied into a segment twice its size and the
-old one is unlinked at once; the last one is unlinked when the search ends (``close``), and a
-segment ``/dev/shm`` has no room for is refused in one line before it is made.
+The discipline is the visited set's (``shared_visited``): the coordinator appends a level's
+states while the workers expand it, and a worker reads only the entries of earlier levels'
+states, which no longer change; each command names the table as it is then (``handle``), and
+one grown in the middle of a level is named to the workers then ("follow"); a full table is
+copied into a segment twice its size and the old one is unlinked at once (a worker still
+reading it keeps it mapped until it follows); the last one is unlinked when the search ends
+(``close``), and a segment ``/dev/shm`` has no room for is refused in one line before it is
+made.
 """
 
 from __future__ import annotations

@@ -5,9 +5,13 @@ coordinator's and a copy in each worker, updated with every level's new fingerpr
 bytes a state each. Now the coordinator's ``Fingerprints`` keeps its table in POSIX shared
 memory (``SharedTables``, one segment per table: a growing table gets a new segment and the old
 one is unlinked) and each worker maps the current one and looks fingerprints up in it
-(``SharedView``). The two never race: the coordinator adds fingerprints only while it merges
-a level, when every worker waits for its next command, and each command to expand names the
-table as it is then (``handle``).
+(``SharedView``). The coordinator adds a level's fingerprints while the workers expand it
+(``workers``: it numbers their states as they come), so a worker may read a slot as it is
+written: a slot is one aligned 8-byte word, read whole or not yet, so a lookup finds a key
+added or misses one being added - either is right, as every key added was numbered at a
+smaller rank than any the worker has still to make (a miss costs a duplicate the merge
+drops). Each command to expand names the table as it is then (``handle``), and when the table
+grows in the middle of a level the coordinator names the new one ("follow").
 
 A segment is unlinked as soon as a bigger table replaces it and when the search ends
 (``SharedTables.close``), so none outlives the search; were the coordinator killed, the
