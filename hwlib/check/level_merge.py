@@ -11,10 +11,11 @@ level, or earlier in this one) not.
 
 The candidates may come in chunks, as a part makes them: ``run`` numbers while every part that
 has not ended has a chunk waiting, and says which part it waits for. What it keeps of the
-level is per part: the number of each of its first candidates that are live (the worker holds
-them as states: -1 where not kept) and the numbers of its kept cold ones - its share of the next
-frontier - and, where asked, the kept states' fingerprints in number order. A candidate itself
-is not kept once numbered, so the process that merges holds a chunk per part, not the level.
+level is per part the number of each of its first candidates that are live (the worker holds
+them as states: -1 where not kept) - as many as the parts could hold in memory as states - and,
+where asked, the kept states' fingerprints in number order. The kept states are the numbers
+it gave, one range; a candidate itself is not kept once numbered, so the process that merges
+holds a chunk per part, not the level.
 """
 
 from __future__ import annotations
@@ -50,8 +51,6 @@ class LevelMerge:
         self._live: list[int] = [0] * parts         # how many of the part's first candidates are live
         #: per part, for each of its live candidates in turn, its number (-1: not kept)
         self.live_numbers: list[array] = [array("q") for _ in range(parts)]
-        #: per part, the numbers of its kept cold candidates, in number order
-        self.kept: list[array] = [array("q") for _ in range(parts)]
         #: the kept states' fingerprints in number order, where asked (``keys``)
         self.keys: array | None = array("q") if keys else None
         #: the level's first transition per kind, over the parts that ended
@@ -116,8 +115,6 @@ class LevelMerge:
             self._taken[best] = taken + 1
             if taken < self._live[best]:
                 self.live_numbers[best].append(given)
-            elif given >= 0:
-                self.kept[best].append(given)
 
     def numbered(self) -> range:
         """The numbers of the level's kept states."""

@@ -19,16 +19,18 @@ memory (``shared_parents``), so it keeps a cold state as its number alone. Then,
    as one process would number it - into the visited set the workers read, which so drops
    more of their duplicates as the level goes on: a fingerprint added there was numbered at a
    smaller rank than any a worker has still to send - and the first violation per kind merged
-   the same way. A chunk is not kept once numbered: what this process keeps of the level is
-   each worker's share of the next frontier as numbers (8 bytes a state) and the numbers of
-   the states each keeps live, and a worker keeps none of its candidates once sent. The merge
-   reads from the one worker whose chunk it waits for; the others wait to send (the pipe
-   full), so none runs ahead by more than a chunk and a pipe's buffer;
+   the same way. A chunk is not kept once numbered, and a worker keeps none of its candidates
+   once sent. The merge reads from the one worker whose chunk it waits for; the others wait to
+   send (the pipe full), so none runs ahead by more than a chunk and a pipe's buffer;
 3. each worker keeps its live states that were numbered and drops the others (a duplicate
-   another worker met first, or that its filter had forgotten), and takes the numbers of its
-   cold ones. Where that leaves one worker more than its share of the next level
-   (``balance``), its last states move to the workers short of theirs, as numbers whose
-   schedules they read and replay (``Search.adopt``, as when the search is first shared).
+   another worker met first, or that its filter had forgotten). The rest of the next level -
+   its cold states, which any worker rebuilds alike from the parent table - is dealt out as
+   ranges of numbers (``deal``): each worker gets one range, less the numbers of the states
+   kept live in it, so that each holds an equal share of the level; a worker keeping more live
+   states than its share by ``BALANCE_ABOVE`` gives its last ones away, to be rebuilt where
+   they are dealt. So what this process keeps of a level is the numbers of the states kept
+   live (as many as the workers could hold as states), and a worker holds its cold states as
+   a range (``Dealt``): neither holds a number per state of the level.
 
 So the state counts, the violations and their schedules equal a one-process search's, on
 any number of workers (moving a state changes only which process expands it). Workers are
@@ -40,12 +42,11 @@ even in the middle of a level (``watched``).
 from __future__ import annotations
 
 import gc
-import heapq
 import multiprocessing
 import signal
 import traceback
 from array import array
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import Any
 
 import numpy as np
@@ -63,8 +64,8 @@ SPLIT_AT = 2000
 #: how many frontier states a worker expands between two looks at its pipe (``watched``)
 WATCH_EVERY = 256
 
-#: a level's states move between workers (``balance``) only when one holds more than its
-#: share by this fraction of the share: a moved state is replayed, a third of an expansion
+#: a worker gives live states away (``deal``) only when it keeps more than its share of a level
+#: by this fraction of the share: a state given away is replayed, a third of an expansion
 BALANCE_ABOVE = 0.02
 
 #: how many candidates a worker sends at a time: 256 KiB, its two arrays
@@ -176,15 +177,15 @@ class Coordinator:
                 merge.end(waiting, found, generated)
             waiting = merge.run()
         search.remote = search.close_level(merge)
-        live_numbers, cold = merge.live_numbers, merge.kept
-        given = balance(live_numbers, cold)
+        live_numbers = merge.live_numbers
         del merge
+        dealt = deal(live_numbers, search.remote[0])
         parents, seen = search.parents.handle(), handle(search.seen, self.tables)    # with this level's states
-        for pipe, mine, theirs, received in zip(self.pipes, live_numbers, cold, given, strict=True):
-            pipe.send(("keep", len(mine), len(theirs), received, parents, seen))
+        for pipe, mine, (numbers, skipped) in zip(self.pipes, live_numbers, dealt, strict=True):
+            pipe.send(("keep", len(mine), (numbers.start, numbers.stop), len(skipped), parents, seen))
             send_arrays(pipe, [mine])
-            send_arrays(pipe, [theirs])
-        del live_numbers, cold
+            send_arrays(pipe, [skipped])
+        del live_numbers, dealt
         for pipe in self.pipes:
             self._answer(pipe)
         return True
@@ -220,36 +221,71 @@ class Coordinator:
             self.parents.close()
 
 
-def balance(live: list[array], cold: list[array]) -> list[list[int]]:
-    """Evens out the next level's states between the workers. Per worker, ``live`` the
-    numbers of its live candidates (-1: not kept) and ``cold`` those of its kept cold ones;
-    its live ones come first in number order. When one keeps more than ``BALANCE_ABOVE`` over
-    its share, each worker's states past its share are taken from it - its last ones: cut from
-    its ``cold``, a live one marked given away (-2) in its ``live`` -; returns, per worker, the
-    numbers it receives - those of the others, as many as it lacks."""
-    held = [np.flatnonzero(np.frombuffer(numbers, np.int64) >= 0) for numbers in live]    # positions
-    counts = [len(positions) + len(numbers) for positions, numbers in zip(held, cold, strict=True)]
-    share = -(-sum(counts) // len(counts))
-    if all(count <= share * (1 + BALANCE_ABOVE) for count in counts):
-        return [[] for _ in counts]
-    surplus: list[int] = []
+def deal(live: list[array], numbered: range) -> list[tuple[range, array]]:
+    """Deals out the next level, the states ``numbered``. Per worker, ``live`` gives the number
+    of each state it made live (-1: not kept), which it keeps - but for its last ones past its
+    share of the level by more than ``BALANCE_ABOVE`` of the share, marked given away (-2)
+    there. Every other state of the level is cold, rebuilt from the parent table wherever it
+    is expanded: they are dealt in number order, to each worker as many as its share lacks,
+    as one range of numbers less the numbers of the states kept live within it. Returns, per
+    worker, that range and those numbers (sorted)."""
+    kept = [np.frombuffer(numbers, np.int64) for numbers in live]
+    share = -(-len(numbered) // len(live))
+    for mine in kept:
+        positions = np.flatnonzero(mine >= 0)
+        if len(positions) > share * (1 + BALANCE_ABOVE):
+            mine[positions[share:]] = -2
+    counts = [int(np.count_nonzero(mine >= 0)) for mine in kept]
+    held = np.sort(np.concatenate([mine[mine >= 0] for mine in kept] + [np.empty(0, np.int64)]))
+    # the p-th cold number (from 0) is numbered.start + p + the live numbers below it: those
+    # held[i] with held[i] - numbered.start - i <= p
+    below = held - numbered.start - np.arange(len(held))
+
+    def cold_number(position: int) -> int:
+        return numbered.start + position + int(np.searchsorted(below, position, side="right"))
+
+    dealt, position, cold = [], 0, len(numbered) - len(held)
     for w, count in enumerate(counts):
-        over = count - share
-        if over <= 0:
-            continue
-        from_live = max(over - len(cold[w]), 0)         # its last states: the cold ones, then live ones
-        for position in held[w][len(held[w]) - from_live:].tolist():
-            surplus.append(live[w][position])
-            live[w][position] = -2
-        cut = len(cold[w]) - (over - from_live)
-        surplus.extend(cold[w][cut:])
-        del cold[w][cut:]
-    received = []
-    for count in counts:        # the workers lack at least as many as the others hold past their share
-        take = max(share - count, 0)
-        received.append(surplus[:take])
-        surplus = surplus[take:]
-    return received
+        take = cold - position if w == len(counts) - 1 else min(max(share - count, 0), cold - position)
+        start, stop = cold_number(position), cold_number(position + take) if position + take < cold else numbered.stop
+        position += take
+        skipped = held[np.searchsorted(held, start):np.searchsorted(held, stop)]
+        dealt.append((range(start, stop), array("q", skipped.tobytes())))
+    return dealt
+
+
+class Dealt(Sequence[int]):
+    """A worker's cold states of a level: a range of numbers less some (``skipped``, sorted:
+    the states kept live there), in number order - no memory a state."""
+
+    def __init__(self, numbers: range, skipped: array) -> None:
+        self.numbers, self.skipped = numbers, skipped
+
+    def __len__(self) -> int:
+        return len(self.numbers) - len(self.skipped)
+
+    def __getitem__(self, position):
+        if isinstance(position, slice):
+            return [self[i] for i in range(*position.indices(len(self)))]
+        if position < 0:
+            position += len(self)
+        if not 0 <= position < len(self):
+            raise IndexError("Dealt: no such position")
+        number = self.numbers.start + position          # then past each skipped number at or below it
+        for skipped in self.skipped:
+            if skipped > number:
+                break
+            number += 1
+        return number
+
+    def __iter__(self) -> Iterator[int]:
+        skipped = iter(self.skipped)
+        next_skipped = next(skipped, None)
+        for number in self.numbers:
+            if number == next_skipped:
+                next_skipped = next(skipped, None)
+                continue
+            yield number
 
 
 def _work(pipe, spec: dict, reduced: bool, hot_limit: int | None, resumed: bool) -> None:
@@ -295,11 +331,11 @@ def recv_arrays(pipe, count: int, how_many: int) -> list[array]:
     return arrays
 
 
-def kept(search: Search, live: list[Node], numbers: array, cold: array, received: list[int]) -> None:
+def kept(search: Search, live: list[Node], numbers: array, cold: Dealt) -> None:
     """The worker's next frontier: of its level's live new states (``live``), those the
     coordinator numbered (``numbers``, one for each: -1, met first by another worker or
-    forgotten by the filter; -2, moved to another), its ``cold`` ones' numbers, and the states
-    ``received`` from the others (numbers); live nodes and cold numbers, each in number order."""
+    forgotten by the filter; -2, given away), and the ``cold`` ones dealt to it; live nodes and
+    cold numbers, each in number order."""
     assert len(live) == len(numbers), "kept: a number for each live new state"
     mine = []
     for child, number in zip(live, numbers, strict=True):
@@ -308,10 +344,6 @@ def kept(search: Search, live: list[Node], numbers: array, cold: array, received
         else:
             child.index = number
             mine.append(child)
-    if received:                # expanded in number order, among the others
-        theirs, theirs_cold = search.adopt([(number, None) for number in received])
-        mine = list(heapq.merge(mine, theirs, key=lambda node: node.index))
-        cold = array("q", heapq.merge(cold, theirs_cold))
     search.frontier, search.cold = mine, cold
 
 
@@ -359,12 +391,12 @@ def _serve(pipe, search: Search, view: SharedView, parents: ParentsView) -> None
                 pipe.send(("done", (search.level_found, search.result.generated)))
                 search.level_found = {}
             elif command == "keep":
-                count, cold_count, received, table, seen = args
+                count, (start, stop), skipped, table, seen = args
                 numbers, = recv_arrays(pipe, count, 1)
-                cold, = recv_arrays(pipe, cold_count, 1)
+                left_out, = recv_arrays(pipe, skipped, 1)
                 search.parents, search.seen = parents.follow(table), view.follow(seen)
-                kept(search, live, numbers, cold, sorted(received))
-                del numbers, cold
+                kept(search, live, numbers, Dealt(range(start, stop), left_out))
+                del numbers
                 live = []
                 pipe.send(("ok", len(search.frontier) + len(search.cold)))
         except BaseException:

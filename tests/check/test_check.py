@@ -486,42 +486,44 @@ def test_two_workers_find_exactly_what_one_process_finds(monkeypatch, protocol, 
 
 
 def test_workers_even_out_their_states_and_still_find_exactly_what_one_process_finds(monkeypatch):
-    """``workers.balance``: a worker's states past its share of the next level move to the
-    workers short of theirs - its last ones in number order: its cold ones cut from its list,
-    then live ones, marked -2 where it keeps their numbers -, and only when one holds more than
-    ``BALANCE_ABOVE`` over its share. Moving at every level (above 0) changes nothing a search
-    finds: the same state counts, violations and schedules, every state numbered alike and
-    reached from the same parent by the same step."""
+    """``workers.deal``: each worker keeps the states it made live - but a worker with more
+    than its share by ``BALANCE_ABOVE`` gives its last ones away (-2 where it keeps their
+    numbers) -, and the rest of the level is dealt out cold, in number order, as one range a
+    worker less the live states' numbers within it, so that each holds its share. Moving at
+    every level (above 0) changes nothing a search finds: the same state counts, violations
+    and schedules, every state numbered alike and reached from the same parent by the same
+    step. ``Dealt``, a worker's cold states, reads as the list of its numbers."""
     from hwlib.check import workers
 
-    def kept(*counts, live=2):
-        """Per worker, ``count`` states kept, numbered worker after worker: its first ``live``
-        live, each after a live duplicate (-1), the rest cold."""
-        start, lives, colds = 0, [], []
-        for count in counts:
-            hot = min(live, count)
-            lives.append(array("q", [n for i in range(hot) for n in (-1, start + i)]))
-            colds.append(array("q", range(start + hot, start + count)))
-            start += count
-        return lives, colds
-
-    lives, colds = kept(10, 2, 3)
-    received = workers.balance(lives, colds)                    # 15 states: 5 each
-    assert received == [[], [5, 6, 7], [8, 9]]
-    assert list(lives[0]) == [-1, 0, -1, 1] and list(colds[0]) == [2, 3, 4]
-    assert list(lives[1]) == [-1, 10, -1, 11] and list(colds[1]) == []
-    lives, colds = kept(10, 0, 0, live=8)                       # 4 each: live ones given too
-    assert workers.balance(lives, colds) == [[], [4, 5, 6, 7], [8, 9]]
-    assert list(lives[0]) == [n for i in range(8) for n in (-1, i if i < 4 else -2)] and list(colds[0]) == []
-    assert workers.balance(*kept(5, 5, 5)) == [[], [], []]
+    live = [array("q", [-1, 5, 6, -1, 7]), array("q", [8, -1])]       # states 5 - 19: 8 each at most
+    dealt = workers.deal(live, range(5, 20))
+    assert [(numbers, list(skipped)) for numbers, skipped in dealt] == [(range(9, 14), []), (range(14, 20), [])]
+    assert list(live[0]) == [-1, 5, 6, -1, 7] and list(live[1]) == [8, -1]
+    live = [array("q", [5, 7, 9, 11, 12, 13]), array("q", [6, 14])]      # states 5 - 16: 6 each
+    dealt = workers.deal(live, range(5, 17))
+    assert [(numbers, list(skipped)) for numbers, skipped in dealt] == [(range(8, 8), []),
+                                                                       (range(8, 17), [9, 11, 12, 13, 14])]
+    live = [array("q", [5, 6, 7, 8, 9, 10, 11, 12]), array("q")]        # 8 live of 10: 3 given away
+    dealt = workers.deal(live, range(5, 15))
+    assert list(live[0]) == [5, 6, 7, 8, 9, -2, -2, -2] and dealt[1] == (range(10, 15), array("q"))
     monkeypatch.setattr(workers, "BALANCE_ABOVE", 0.5)
-    assert workers.balance(*kept(7, 4, 4)) == [[], [], []]      # 7 <= 5 x 1.5
+    live = [array("q", [5, 6, 7, 8, 9, 10, 11]), array("q")]            # 7 <= 5 x 1.5: kept
+    dealt = workers.deal(live, range(5, 15))
+    assert list(live[0]) == list(range(5, 12)) and dealt == [(range(12, 12), array("q")), (range(12, 15), array("q"))]
+    cold = workers.Dealt(range(10, 20), array("q", [11, 12, 15]))
+    assert list(cold) == [cold[i] for i in range(len(cold))] == [10, 13, 14, 16, 17, 18, 19] and cold[-1] == 19
 
     monkeypatch.setattr(workers, "SPLIT_AT", 50)
     monkeypatch.setattr(workers, "BALANCE_ABOVE", 0.0)
     moved = []
-    real = workers.balance
-    monkeypatch.setattr(workers, "balance", lambda live, cold: moved.append(real(live, cold)) or moved[-1])
+    real = workers.deal
+
+    def deal(live, numbered):
+        dealt = real(live, numbered)
+        moved.append(sum(list(numbers).count(-2) for numbers in live))
+        return dealt
+
+    monkeypatch.setattr(workers, "deal", deal)
     numbered: dict[int, list] = {1: [], 2: []}         # per level, every state's parent and step
 
     def level_done(search, processes):
@@ -533,7 +535,7 @@ def test_workers_even_out_their_states_and_still_find_exactly_what_one_process_f
                      level_done=lambda search: level_done(search, 2))
     assert _counts_and_verdicts(alone) == _counts_and_verdicts(shared)
     assert numbered[1] == numbered[2]                   # each state numbered alike, from the same parent
-    assert sum(len(mine) for level in moved for mine in level) > 100      # states did move
+    assert sum(moved) > 100                             # live states were given away
 
 
 def test_a_level_merge_numbers_the_candidates_in_parent_step_order_over_their_ranks():
@@ -541,7 +543,7 @@ def test_a_level_merge_numbers_the_candidates_in_parent_step_order_over_their_ra
     step) order across the parts, from the next free number on; a fingerprint met before - in
     the visited set or earlier in the level - is not numbered. Given in chunks, it numbers while
     every part not ended has one waiting and says which part it waits for; it keeps, per part,
-    the number of each live candidate (-1: not kept) and its kept cold ones' numbers."""
+    the number of each live candidate (-1: not kept)."""
     from hwlib.check.search import Search
 
     search = Search(config("kip101"), Bounds(replicas=2), NO_CRASHES, ("lost-write",), True)
@@ -568,7 +570,6 @@ def test_a_level_merge_numbers_the_candidates_in_parent_step_order_over_their_ra
     assert merge.run() == -1
     # ranks 256 (new), 257 (the same fingerprint), 259, 260 (new), 261 (met before)
     assert [list(numbers) for numbers in merge.live_numbers] == [[first_new], [-1, first_new + 2]]
-    assert [list(numbers) for numbers in merge.kept] == [[first_new + 1], []]
     numbered, kept = search.close_level(merge)
     assert numbered == range(first_new, first_new + 3) and list(kept) == []     # no fingerprints asked for
     assert list(search.parents) == parents + [256, 259, 2 * 256 + 4]
