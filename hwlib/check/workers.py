@@ -24,13 +24,13 @@ memory (``shared_parents``), so it keeps a cold state as its number alone. Then,
    send (the pipe full), so none runs ahead by more than a chunk and a pipe's buffer;
 3. each worker keeps its live states that were numbered and drops the others (a duplicate
    another worker met first, or that its filter had forgotten). The rest of the next level -
-   its cold states, which any worker rebuilds alike from the parent table - is dealt out as
-   ranges of numbers (``deal``): each worker gets one range, less the numbers of the states
-   kept live in it, so that each holds an equal share of the level; a worker keeping more live
+   its cold states, which any worker rebuilds alike from the parent table - is dealt out in
+   blocks of numbers (``deal``), less the numbers of the states kept live in them, so that
+   each holds an equal share of the level, spread over its numbers; a worker keeping more live
    states than its share by ``BALANCE_ABOVE`` gives its last ones away, to be rebuilt where
    they are dealt. So what this process keeps of a level is the numbers of the states kept
    live (as many as the workers could hold as states), and a worker holds its cold states as
-   a range (``Dealt``): neither holds a number per state of the level.
+   blocks (``Dealt``): neither holds a number per state of the level.
 
 So the state counts, the violations and their schedules equal a one-process search's, on
 any number of workers (moving a state changes only which process expands it). Workers are
@@ -70,6 +70,10 @@ BALANCE_ABOVE = 0.02
 
 #: how many candidates a worker sends at a time: 256 KiB, its two arrays
 CHUNK = 1 << 14
+
+#: a level's cold states are dealt to the workers in blocks of so many states at most (``deal``;
+#: at least 16 blocks a worker)
+DEAL_BLOCK = 1024
 
 #: the slots of a worker's filter of the level's states it met (8 MiB): where it fills, it is
 #: emptied, and a duplicate it forgot is dropped by the merge instead
@@ -181,9 +185,10 @@ class Coordinator:
         del merge
         dealt = deal(live_numbers, search.remote[0])
         parents, seen = search.parents.handle(), handle(search.seen, self.tables)    # with this level's states
-        for pipe, mine, (numbers, skipped) in zip(self.pipes, live_numbers, dealt, strict=True):
-            pipe.send(("keep", len(mine), (numbers.start, numbers.stop), len(skipped), parents, seen))
+        for pipe, mine, (starts, stops, skipped) in zip(self.pipes, live_numbers, dealt, strict=True):
+            pipe.send(("keep", len(mine), len(starts), len(skipped), parents, seen))
             send_arrays(pipe, [mine])
+            send_arrays(pipe, [starts, stops])
             send_arrays(pipe, [skipped])
         del live_numbers, dealt
         for pipe in self.pipes:
@@ -221,14 +226,18 @@ class Coordinator:
             self.parents.close()
 
 
-def deal(live: list[array], numbered: range) -> list[tuple[range, array]]:
+def deal(live: list[array], numbered: range) -> list[tuple[array, array, array]]:
     """Deals out the next level, the states ``numbered``. Per worker, ``live`` gives the number
     of each state it made live (-1: not kept), which it keeps - but for its last ones past its
     share of the level by more than ``BALANCE_ABOVE`` of the share, marked given away (-2)
     there. Every other state of the level is cold, rebuilt from the parent table wherever it
-    is expanded: they are dealt in number order, to each worker as many as its share lacks,
-    as one range of numbers less the numbers of the states kept live within it. Returns, per
-    worker, that range and those numbers (sorted)."""
+    is expanded: in number order, they are cut into blocks (``DEAL_BLOCK``), and each block
+    goes to the worker furthest behind its due - as many as its share lacks - (a smooth
+    weighted round robin), so each worker's cold states are spread over the level's numbers:
+    the workers then make candidates of like ranks at once, which the merge, taking the
+    smallest first, needs (one worker holding the low numbers would make the other wait).
+    Returns, per worker, its blocks as ranges of numbers (starts, stops) and the numbers of the
+    states kept live within them (sorted) - what ``Dealt`` reads."""
     kept = [np.frombuffer(numbers, np.int64) for numbers in live]
     share = -(-len(numbered) // len(live))
     for mine in kept:
@@ -237,55 +246,59 @@ def deal(live: list[array], numbered: range) -> list[tuple[range, array]]:
             mine[positions[share:]] = -2
     counts = [int(np.count_nonzero(mine >= 0)) for mine in kept]
     held = np.sort(np.concatenate([mine[mine >= 0] for mine in kept] + [np.empty(0, np.int64)]))
+    cold = len(numbered) - len(held)
     # the p-th cold number (from 0) is numbered.start + p + the live numbers below it: those
     # held[i] with held[i] - numbered.start - i <= p
     below = held - numbered.start - np.arange(len(held))
-
-    def cold_number(position: int) -> int:
-        return numbered.start + position + int(np.searchsorted(below, position, side="right"))
-
-    dealt, position, cold = [], 0, len(numbered) - len(held)
-    for w, count in enumerate(counts):
-        take = cold - position if w == len(counts) - 1 else min(max(share - count, 0), cold - position)
-        start, stop = cold_number(position), cold_number(position + take) if position + take < cold else numbered.stop
-        position += take
-        skipped = held[np.searchsorted(held, start):np.searchsorted(held, stop)]
-        dealt.append((range(start, stop), array("q", skipped.tobytes())))
+    block = max(1, min(DEAL_BLOCK, cold // (16 * len(live))))      # 16 blocks a worker at least
+    firsts = np.arange(0, cold, block, dtype=np.int64)
+    starts = numbered.start + firsts + np.searchsorted(below, firsts, side="right")
+    stops = np.append(starts[1:], numbered.stop)
+    due = [max(share - count, 0) for count in counts]
+    if not sum(due):
+        due = [1] * len(due)
+    owner = np.empty(len(starts), np.int64)
+    behind = [0] * len(due)
+    for block in range(len(starts)):
+        for w, weight in enumerate(due):
+            behind[w] += weight
+        w = max(range(len(due)), key=behind.__getitem__)
+        behind[w] -= sum(due)
+        owner[block] = w
+    dealt = []
+    for w in range(len(live)):
+        mine_starts, mine_stops = starts[owner == w], stops[owner == w]
+        inside = np.searchsorted(mine_starts, held, side="right") - 1      # the block of mine each may be in
+        within = (inside >= 0) & (held < mine_stops[np.maximum(inside, 0)]) if len(mine_starts) else inside < -1
+        dealt.append((array("q", mine_starts.tobytes()), array("q", mine_stops.tobytes()),
+                      array("q", held[within].tobytes())))
     return dealt
 
 
 class Dealt(Sequence[int]):
-    """A worker's cold states of a level: a range of numbers less some (``skipped``, sorted:
-    the states kept live there), in number order - no memory a state."""
+    """A worker's cold states of a level: blocks of numbers (``starts``, ``stops``, in number
+    order) less some (``skipped``, sorted: the states kept live there), in number order - a few
+    numbers a block, none a state."""
 
-    def __init__(self, numbers: range, skipped: array) -> None:
-        self.numbers, self.skipped = numbers, skipped
+    def __init__(self, starts: array, stops: array, skipped: array) -> None:
+        self.starts, self.stops, self.skipped = starts, stops, skipped
 
     def __len__(self) -> int:
-        return len(self.numbers) - len(self.skipped)
+        return sum(stop - start for start, stop in zip(self.starts, self.stops, strict=True)) - len(self.skipped)
 
     def __getitem__(self, position):
-        if isinstance(position, slice):
-            return [self[i] for i in range(*position.indices(len(self)))]
-        if position < 0:
-            position += len(self)
-        if not 0 <= position < len(self):
-            raise IndexError("Dealt: no such position")
-        number = self.numbers.start + position          # then past each skipped number at or below it
-        for skipped in self.skipped:
-            if skipped > number:
-                break
-            number += 1
-        return number
+        numbers = list(self)
+        return numbers[position]
 
     def __iter__(self) -> Iterator[int]:
         skipped = iter(self.skipped)
         next_skipped = next(skipped, None)
-        for number in self.numbers:
-            if number == next_skipped:
-                next_skipped = next(skipped, None)
-                continue
-            yield number
+        for start, stop in zip(self.starts, self.stops, strict=True):
+            for number in range(start, stop):
+                if number == next_skipped:
+                    next_skipped = next(skipped, None)
+                    continue
+                yield number
 
 
 def _work(pipe, spec: dict, reduced: bool, hot_limit: int | None, resumed: bool) -> None:
@@ -391,11 +404,12 @@ def _serve(pipe, search: Search, view: SharedView, parents: ParentsView) -> None
                 pipe.send(("done", (search.level_found, search.result.generated)))
                 search.level_found = {}
             elif command == "keep":
-                count, (start, stop), skipped, table, seen = args
+                count, blocks, skipped, table, seen = args
                 numbers, = recv_arrays(pipe, count, 1)
+                starts, stops = recv_arrays(pipe, blocks, 2)
                 left_out, = recv_arrays(pipe, skipped, 1)
                 search.parents, search.seen = parents.follow(table), view.follow(seen)
-                kept(search, live, numbers, Dealt(range(start, stop), left_out))
+                kept(search, live, numbers, Dealt(starts, stops, left_out))
                 del numbers
                 live = []
                 pipe.send(("ok", len(search.frontier) + len(search.cold)))

@@ -495,23 +495,28 @@ def test_workers_even_out_their_states_and_still_find_exactly_what_one_process_f
     step. ``Dealt``, a worker's cold states, reads as the list of its numbers."""
     from hwlib.check import workers
 
+    def dealt(live, numbered):
+        """Per worker: its blocks (starts, stops), the live numbers skipped in them, its cold states."""
+        return [([list(starts), list(stops)], list(skipped), list(workers.Dealt(starts, stops, skipped)))
+                for starts, stops, skipped in workers.deal(live, numbered)]
+
     live = [array("q", [-1, 5, 6, -1, 7]), array("q", [8, -1])]       # states 5 - 19: 8 each at most
-    dealt = workers.deal(live, range(5, 20))
-    assert [(numbers, list(skipped)) for numbers, skipped in dealt] == [(range(9, 14), []), (range(14, 20), [])]
+    assert dealt(live, range(5, 20)) == [                               # blocks of 1 (16 a worker at least)
+        ([[10, 12, 14, 17, 19], [11, 13, 15, 18, 20]], [], [10, 12, 14, 17, 19]),         # 3 live + 5
+        ([[9, 11, 13, 15, 16, 18], [10, 12, 14, 16, 17, 19]], [], [9, 11, 13, 15, 16, 18])]   # 1 live + 6
     assert list(live[0]) == [-1, 5, 6, -1, 7] and list(live[1]) == [8, -1]
     live = [array("q", [5, 7, 9, 11, 12, 13]), array("q", [6, 14])]      # states 5 - 16: 6 each
-    dealt = workers.deal(live, range(5, 17))
-    assert [(numbers, list(skipped)) for numbers, skipped in dealt] == [(range(8, 8), []),
-                                                                       (range(8, 17), [9, 11, 12, 13, 14])]
+    assert dealt(live, range(5, 17)) == [([[], []], [], []),
+                                         ([[8, 10, 15, 16], [10, 15, 16, 17]], [9, 11, 12, 13, 14], [8, 10, 15, 16])]
     live = [array("q", [5, 6, 7, 8, 9, 10, 11, 12]), array("q")]        # 8 live of 10: 3 given away
-    dealt = workers.deal(live, range(5, 15))
-    assert list(live[0]) == [5, 6, 7, 8, 9, -2, -2, -2] and dealt[1] == (range(10, 15), array("q"))
+    assert dealt(live, range(5, 15))[1][2] == [10, 11, 12, 13, 14] and list(live[0]) == [5, 6, 7, 8, 9, -2, -2, -2]
     monkeypatch.setattr(workers, "BALANCE_ABOVE", 0.5)
     live = [array("q", [5, 6, 7, 8, 9, 10, 11]), array("q")]            # 7 <= 5 x 1.5: kept
-    dealt = workers.deal(live, range(5, 15))
-    assert list(live[0]) == list(range(5, 12)) and dealt == [(range(12, 12), array("q")), (range(12, 15), array("q"))]
-    cold = workers.Dealt(range(10, 20), array("q", [11, 12, 15]))
-    assert list(cold) == [cold[i] for i in range(len(cold))] == [10, 13, 14, 16, 17, 18, 19] and cold[-1] == 19
+    assert [cold for _, _, cold in dealt(live, range(5, 15))] == [[], [12, 13, 14]]
+    assert list(live[0]) == list(range(5, 12))
+    spread = workers.deal([array("q"), array("q"), array("q")], range(10, 100_010))     # 100,000 cold: blocks of 1,024
+    assert [len(workers.Dealt(*part)) for part in spread] == [33_792, 33_440, 32_768]
+    assert [part[0][:2].tolist() for part in spread] == [[10, 3082], [1034, 4106], [2058, 5130]]   # in turn
 
     monkeypatch.setattr(workers, "SPLIT_AT", 50)
     monkeypatch.setattr(workers, "BALANCE_ABOVE", 0.0)
