@@ -290,8 +290,8 @@ class Dealt(Sequence[int]):
         return sum(stop - start for start, stop in zip(self.starts, self.stops, strict=True)) - len(self.skipped)
 
     def __getitem__(self, position):
-        numbers = list(self)
-        return numbers[position]
+        """By position (or slice), walking the blocks: the search only iterates and counts."""
+        return list(self)[position]
 
     def __iter__(self) -> Iterator[int]:
         skipped = iter(self.skipped)
