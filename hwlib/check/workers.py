@@ -179,9 +179,11 @@ class Coordinator:
                 count, live = payload
                 ranks, keys = recv_arrays(pipe, count, 2)
                 merge.feed(waiting, ranks, keys, live)
-            else:
+            elif kind == "done":
                 found, generated = payload
                 merge.end(waiting, found, generated)
+            else:
+                raise WorkerError(f"a model-checking worker answered {kind!r} in the middle of a level")
             waiting = merge.run()
         search.remote = search.close_level(merge)
         live_numbers = merge.live_numbers
@@ -253,8 +255,8 @@ def deal(live: list[array], numbered: range) -> list[tuple[array, array, array]]
     # the p-th cold number (from 0) is numbered.start + p + the live numbers below it: those
     # held[i] with held[i] - numbered.start - i <= p
     below = held - numbered.start - np.arange(len(held))
-    block = max(1, min(DEAL_BLOCK, cold // (16 * len(live))))      # 16 blocks a worker at least
-    firsts = np.arange(0, cold, block, dtype=np.int64)
+    size = max(1, min(DEAL_BLOCK, cold // (16 * len(live))))       # 16 blocks a worker at least
+    firsts = np.arange(0, cold, size, dtype=np.int64)
     starts = numbered.start + firsts + np.searchsorted(below, firsts, side="right")
     stops = np.append(starts[1:], numbered.stop)
     due = [max(share - count, 0) for count in counts]
