@@ -144,11 +144,13 @@ class Followed:
         self._name = ""
 
     def mapping(self, name: str, slots: int) -> Any:
-        """The int64 view of segment ``name``'s first ``slots`` entries."""
+        """The int64 view of segment ``name``'s first ``slots`` entries (FileNotFoundError if
+        it is gone - replaced and unlinked since it was named -, the segment mapped before
+        still mapped)."""
         if name != self._name:
+            mapped = Mapped(SharedMemory(name=name), slots)    # first: a segment gone leaves the old one read
             self._unmap()
-            self._mapped = Mapped(SharedMemory(name=name), slots)
-            self._name = name
+            self._mapped, self._name = mapped, name
         assert self._mapped is not None
         return self._mapped.table
 

@@ -365,6 +365,23 @@ def kept(search: Search, live: list[Node], numbers: array, cold: Dealt) -> None:
     search.frontier, search.cold = mine, cold
 
 
+def follow_grown(search: Search, view: SharedView, parents: ParentsView, seen: tuple, table: tuple) -> None:
+    """The worker reads the visited set and the parent table a "follow" names (a table grew in
+    the middle of a level). A segment gone since - the table grew again and the coordinator
+    unlinked it before this worker looked at its pipe - is passed over: the one the worker
+    reads stays mapped and holds every entry it needs (a smaller visited set misses only keys
+    added since, and the parent entries it reads are of earlier levels), and the "follow"
+    after it names the newer one."""
+    try:
+        search.seen = view.follow(seen)
+    except FileNotFoundError:
+        pass
+    try:
+        search.parents = parents.follow(table)
+    except FileNotFoundError:
+        pass
+
+
 def _serve(pipe, search: Search, view: SharedView, parents: ParentsView) -> None:
     """The worker's commands, until "stop" or until the coordinator's end of the pipe closes."""
     live: list[Node] = []
@@ -378,8 +395,7 @@ def _serve(pipe, search: Search, view: SharedView, parents: ParentsView) -> None
                 search.drop_frontier()
                 return
             if command == "follow":             # a table grew after this worker's part of the level was sent
-                seen, table = args
-                search.seen, search.parents = view.follow(seen), parents.follow(table)
+                follow_grown(search, view, parents, *args)
             elif command == "adopt":
                 items, seen, table = args
                 search.seen, search.parents = view.follow(seen), parents.follow(table)
@@ -396,7 +412,7 @@ def _serve(pipe, search: Search, view: SharedView, parents: ParentsView) -> None
                 level = Fingerprints(most=FILTER_SLOTS)
 
                 def follow(tables: tuple) -> None:     # read in place: ``expand`` holds the same set
-                    search.seen, search.parents = view.follow(tables[0]), parents.follow(tables[1])
+                    follow_grown(search, view, parents, *tables)
 
                 try:
                     for ranks, keys, hot in search.candidate_chunks(watched(nodes, pipe, follow), search.seen, live,

@@ -628,13 +628,15 @@ def test_a_worker_reads_the_visited_set_grown_in_the_middle_of_its_expansion(mon
     """The coordinator numbers a level's states into the visited set while the workers expand
     it, and a table that grows moves to a new segment: it sends "follow", and the worker, at its
     next look at the pipe, reads the new table from then on - through the same set its
-    expansion holds - with the old segment unmapped. Its candidates are those an expansion
-    against a set never moved makes."""
+    expansion holds - with the old segment unmapped; a "follow" naming a segment gone since (the
+    table grew again) is passed over, the table it reads still mapped. Its candidates are those
+    an expansion against a set never moved makes."""
     import multiprocessing
     import random
 
     from hwlib.check import workers
     from hwlib.check.search import Search
+    from hwlib.check.shared_parents import ParentsView, SharedParents
     from hwlib.check.shared_visited import SharedView, handle, shared_copy
 
     def searched():
@@ -649,27 +651,35 @@ def test_a_worker_reads_the_visited_set_grown_in_the_middle_of_its_expansion(mon
     search = searched()
     assert len(search.frontier) > 10
     coordinator_set, tables = shared_copy(search.seen)
-    view = SharedView()
+    table = SharedParents(search.parents)
+    view, parents = SharedView(), ParentsView()
     coordinator, worker = multiprocessing.Pipe()
     try:
-        search.seen = view.follow(handle(coordinator_set, tables))
-        first = tables.name()
+        search.seen, search.parents = view.follow(handle(coordinator_set, tables)), parents.follow(table.handle())
+        first = handle(coordinator_set, tables)
         rng = random.Random(3)
-        coordinator_set.update(rng.getrandbits(63) for _ in range(3 * len(coordinator_set)))   # none a state's
-        assert tables.name() != first                   # grown: a new segment
-        coordinator.send(("follow", handle(coordinator_set, tables), None))
+        coordinator_set.update(rng.getrandbits(63) for _ in range(len(coordinator_set)))       # none a state's
+        grown = handle(coordinator_set, tables)
+        coordinator_set.update(rng.getrandbits(63) for _ in range(2 * len(coordinator_set)))
+        assert len({first[0], grown[0], tables.name()}) == 3        # grown twice: each segment replaced unlinked
+        coordinator.send(("follow", grown, table.handle()))                         # gone: passed over
+        coordinator.send(("follow", handle(coordinator_set, tables), table.handle()))
         monkeypatch.setattr(workers, "WATCH_EVERY", 1)
         followed = []
 
         def follow(shared):
-            followed.append(view.follow(shared[0]))
+            workers.follow_grown(search, view, parents, *shared)
+            followed.append((search.seen, view._name))
 
         got = search.candidates(workers.watched(search.frontier_nodes(), worker, follow), search.seen)
-        assert followed == [search.seen] and view._name == tables.name()
+        assert followed == [(search.seen, first[0]), (search.seen, tables.name())]
         assert [list(a) for a in got] == [list(a) for a in expected] and len(got[0]) > 10
     finally:
         view.close()
+        parents.close()
+        search.parents = array("q")
         tables.close()
+        table.close()
         coordinator.close()
         worker.close()
 
