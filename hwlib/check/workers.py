@@ -21,7 +21,9 @@ memory (``shared_parents``), so it keeps a cold state as its number alone. Then,
    smaller rank than any a worker has still to send - and the first violation per kind merged
    the same way. A chunk is not kept once numbered, and a worker keeps none of its candidates
    once sent. The merge reads from the one worker whose chunk it waits for; the others wait to
-   send (the pipe full), so none runs ahead by more than a chunk and a pipe's buffer;
+   send (the pipe full), so none runs ahead by more than a chunk and a pipe's buffer. When
+   the visited set or the parent table grows into a new segment, it names it to the workers
+   ("follow"), which map it at their next look at the pipe (``follow_grown``);
 3. each worker keeps its live states that were numbered and drops the others (a duplicate
    another worker met first, or that its filter had forgotten). The rest of the next level -
    its cold states, which any worker rebuilds alike from the parent table - is dealt out in
