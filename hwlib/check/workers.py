@@ -260,7 +260,7 @@ def deal(live: list[array], numbered: range) -> list[tuple[array, array, array]]
     size = max(1, min(DEAL_BLOCK, cold // (16 * len(live))))       # 16 blocks a worker at least
     firsts = np.arange(0, cold, size, dtype=np.int64)
     starts = numbered.start + firsts + np.searchsorted(below, firsts, side="right")
-    stops = np.append(starts[1:], numbered.stop)
+    stops = np.append(starts[1:], numbered.stop) if len(starts) else starts      # no cold state: no block
     due = [max(share - count, 0) for count in counts]
     if not sum(due):
         due = [1] * len(due)

@@ -514,6 +514,9 @@ def test_workers_even_out_their_states_and_still_find_exactly_what_one_process_f
     live = [array("q", [5, 6, 7, 8, 9, 10, 11]), array("q")]            # 7 <= 5 x 1.5: kept
     assert [cold for _, _, cold in dealt(live, range(5, 15))] == [[], [12, 13, 14]]
     assert list(live[0]) == list(range(5, 12))
+    nothing = ([[], []], [], [])
+    assert dealt([array("q"), array("q")], range(7, 7)) == [nothing, nothing]              # a level with no new state
+    assert dealt([array("q", [7, 8]), array("q", [9])], range(7, 10)) == [nothing, nothing]     # every one live
     spread = workers.deal([array("q"), array("q"), array("q")], range(10, 100_010))     # 100,000 cold: blocks of 1,024
     assert [len(workers.Dealt(*part)) for part in spread] == [33_792, 33_440, 32_768]
     assert [part[0][:2].tolist() for part in spread] == [[10, 3082], [1034, 4106], [2058, 5130]]   # in turn
