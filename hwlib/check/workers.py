@@ -265,18 +265,20 @@ def deal(live: list[array], numbered: range) -> list[tuple[array, array, array]]
     if not sum(due):
         due = [1] * len(due)
     owner = np.empty(len(starts), np.int64)
-    behind = [0] * len(due)
+    behind, total = [0] * len(due), sum(due)
     for block in range(len(starts)):
         for w, weight in enumerate(due):
             behind[w] += weight
         w = max(range(len(due)), key=behind.__getitem__)
-        behind[w] -= sum(due)
+        behind[w] -= total
         owner[block] = w
     dealt = []
     for w in range(len(live)):
         mine_starts, mine_stops = starts[owner == w], stops[owner == w]
-        inside = np.searchsorted(mine_starts, held, side="right") - 1      # the block of mine each may be in
-        within = (inside >= 0) & (held < mine_stops[np.maximum(inside, 0)]) if len(mine_starts) else inside < -1
+        within = np.zeros(len(held), bool)          # the live numbers inside a block of this worker's
+        if len(mine_starts):
+            inside = np.searchsorted(mine_starts, held, side="right") - 1      # the block each may be in
+            within = (inside >= 0) & (held < mine_stops[np.maximum(inside, 0)])
         dealt.append((array("q", mine_starts.tobytes()), array("q", mine_stops.tobytes()),
                       array("q", held[within].tobytes())))
     return dealt
