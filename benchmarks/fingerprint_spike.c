@@ -1,10 +1,8 @@
 /* The native spike of benchmarks/fingerprint_spike.py: Python 3.11's hash of a state's key, from its integers alone.
  *
  * hwlib's fingerprint is Python's hash of a nested tuple of integers (hwlib/model/space.py,
- * fingerprint). This computes the same 64-bit value with no Python object: CPython 3.11's
- * tuplehash (Objects/tupleobject.c: xxHash's lanes and primes, the length mixed in last) over
- * long_hash's values (an int below 2**61 - 1 in absolute value is its own hash, -1 hashes as -2),
- * from a token stream - 1 opens a tuple, 0 is an integer (its value beside it), 2 closes one,
+ * fingerprint). This computes the same 64-bit value with no Python object - CPython 3.11's
+ * tuple hash (fingerprint_spike_hash.h, shared with fingerprint_spike_read.c) - from a token stream - 1 opens a tuple, 0 is an integer (its value beside it), 2 closes one,
  * 3 ends a state. It reads the stream and the fingerprints Python gave the same states, counts
  * the states whose hash differs (exit 1 if any) and prints the counts; valgrind's callgrind
  * counts state_hash's instructions alone (--toggle-collect=state_hash).
@@ -15,49 +13,37 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define XXPRIME_1 11400714785074694791ULL
-#define XXPRIME_2 14029467366897019727ULL
-#define XXPRIME_5 2870177450012600261ULL
-#define XXROTATE(x) (((x) << 31) | ((x) >> 33))
-#define MAX_NESTING 64
+#include "fingerprint_spike_hash.h"
 
 enum { INTEGER = 0, OPEN = 1, CLOSE = 2, END = 3 };
 
 /* The hash of the state whose tokens start at *at; *at is left at the next state's first. */
 __attribute__((noinline)) int64_t state_hash(const int8_t *tags, const int64_t *values, size_t *at) {
-    uint64_t acc[MAX_NESTING];
-    uint64_t len[MAX_NESTING];
-    int depth = -1;
-    size_t i = *at;
-    for (;; i++) {
-        uint64_t lane;
+    TupleHash h;
+    hash_start(&h);
+    for (size_t i = *at;; i++) {
         switch (tags[i]) {
         case OPEN:
-            if (++depth == MAX_NESTING) {
-                fprintf(stderr, "a key nested deeper than %d tuples\n", MAX_NESTING);
+            if (hash_depth(&h) + 1 == HASH_NESTING) {
+                fprintf(stderr, "a key nested deeper than %d tuples\n", HASH_NESTING);
                 exit(2);
             }
-            acc[depth] = XXPRIME_5;
-            len[depth] = 0;
-            continue;
+            hash_open(&h);
+            break;
         case INTEGER:
-            lane = values[i] == -1 ? (uint64_t)-2 : (uint64_t)values[i];
+            hash_int(&h, values[i]);
             break;
         case CLOSE:
-            lane = acc[depth] + (len[depth] ^ (XXPRIME_5 ^ 3527539UL));
-            if (lane == (uint64_t)-1)
-                lane = 1546275796;
-            if (--depth < 0) {
+            if (hash_depth(&h) == 0) {
                 *at = i + 2;            /* past this CLOSE and the state's END */
-                return (int64_t)lane;
+                return (int64_t)hash_end(&h);
             }
+            hash_close(&h);
             break;
         default:
             fprintf(stderr, "token %zu: %d where a tuple's item was expected\n", i, tags[i]);
             exit(2);
         }
-        acc[depth] = XXROTATE(acc[depth] + lane * XXPRIME_2) * XXPRIME_1;
-        len[depth]++;
     }
 }
 

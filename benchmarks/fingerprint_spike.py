@@ -17,7 +17,8 @@ specification's faults, one process, levels 2 to ``--depth``), in four counts:
    for the same sources (their struct layouts), reads the replicas' part of the key - the
    largest - straight from the compiled engine's objects and hashes it, checked equal to
    Python's hash of that part for every state of the search's frontier at depth 6; its
-   instructions a state beside Python's for the same part.
+   instructions a state beside Python's for the same part. Both C halves take CPython's tuple
+   hash from one header, ``fingerprint_spike_hash.h``.
 
 It prints the search with the fingerprint replaced: by the C hash of the given stream; by it
 with reading costing as much again; and by every part read and hashed at the reader's cost a
