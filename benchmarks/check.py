@@ -69,6 +69,7 @@ from baseline import REPO, checkout, in_tree  # beside this script (its folder i
 from hwlib import ENGINE, PROTOCOLS, ClusterConfig
 from hwlib.check import Bounds
 from hwlib.check import explore as _explore
+from hwlib.engine.releases import rules_named
 from hwlib.model.space import endless
 
 FAULTS = ("elect", "isolate", "isolate_unseen", "deliver")
@@ -509,7 +510,7 @@ def main() -> None:
         print(f"3 replicas, every generation, complete, on {args.workers} workers (default --memory)")
         total = 0.0
         for protocol in PROTOCOLS:
-            reason = endless(protocol, Bounds(replicas=3), FAULTS)
+            reason = endless(protocol, rules_named(protocol), Bounds(replicas=3), FAULTS)
             if reason is not None:
                 print(f"  {protocol:<7} not run: {reason}")
                 continue
