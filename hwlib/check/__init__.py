@@ -27,7 +27,7 @@ from ..model.vocabulary import (
     step_fault,
 )
 from .checkpoints import CheckDir
-from .coverage import Coverage
+from .coverage import Coverage, share_text
 from .driver import CheckRun, open_directory, run
 from .runners import Hooks, explore
 from .search import CheckResult, Search, Violation
@@ -50,4 +50,4 @@ __all__ = ["DEFAULT_FAULTS", "DEFAULT_KINDS", "DEFAULT_MIN_INSYNC_REPLICAS", "FA
            "Hooks", "Search", "Verdict", "Violation", "alphabet", "budget_words", "cell_verdict", "counterexample",
            "coverage_text", "enabled_steps", "explore", "fingerprint", "matrix_markdown", "must_end",
            "open_directory", "parse_faults", "parse_kinds", "parse_protocols", "profile_faults", "queued_words",
-           "run", "short_coverage", "state_key", "step_fault", "verdict", "write_outputs"]
+           "run", "share_text", "short_coverage", "state_key", "step_fault", "verdict", "write_outputs"]

@@ -16,6 +16,7 @@ from there on, and ``in_bounds`` says how much of the runs' steps stayed inside.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -25,6 +26,17 @@ from ..model.space import fingerprint, key_context
 from ..model.vocabulary import CheckError
 from ..profiles import FaultProfile
 from .search import Search, _anomalies_here
+
+
+def share_text(share: float) -> str:
+    """A share as a percentage that never reads as nothing when it is not: one decimal from
+    0.1% up (``2.2%``), two significant digits below (``0.028%``), ``0%`` only for none."""
+    percent = share * 100
+    if percent <= 0:
+        return "0%"
+    if percent >= 0.1:
+        return f"{percent:.1f}%"
+    return f"{percent:.{1 - math.floor(math.log10(percent))}f}%"
 
 
 @dataclass(frozen=True)
@@ -52,7 +64,7 @@ class Coverage:
         """One line: ``500 random runs of power-loss visit 1,234 of 56,789 reachable states
         (2.2%); 9% of their steps stay within the bounds``."""
         return (f"{self.runs:,} random runs of {self.profile} visit {self.visited:,} of {self.reachable:,} reachable "
-                f"states ({self.share:.1%}); {self.within:.0%} of their steps stay within the bounds")
+                f"states ({share_text(self.share)}); {self.within:.0%} of their steps stay within the bounds")
 
 
 class Visits:

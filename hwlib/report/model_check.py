@@ -38,6 +38,7 @@ from ..check import (
     open_directory,
     profile_faults,
     queued_words,
+    share_text,
     step_fault,
 )
 from ..check import run as check_run
@@ -298,7 +299,7 @@ def sampling(check: ProfileCheck) -> str:
     first = measured[0].coverage
     low = min(r.coverage.share for r in measured)
     high = max(r.coverage.share for r in measured)
-    share = f"{low:.1%}" if f"{low:.1%}" == f"{high:.1%}" else f"{low:.1%} to {high:.1%}"
+    share = share_text(low) if share_text(low) == share_text(high) else f"{share_text(low)} to {share_text(high)}"
     example = next((r for r in measured if r.protocol == "kip320"), measured[0])
     return (f"Random runs against this space: {first.runs:,} runs of {first.profile}, drawn as the sweep draws "
             f"its runs, at {check.results[0].bounds.replicas} replicas, visit {share} of the reachable states "

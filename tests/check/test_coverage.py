@@ -98,3 +98,15 @@ def test_a_resumed_check_keeps_the_coverage_its_finished_searches_measured(tmp_p
     assert line in again.stdout.splitlines()
     other = subprocess.run([*args, "--coverage-runs", "20", "--resume"], capture_output=True, text=True)
     assert "coverage: not measured: an earlier run finished this search with other --coverage-runs" in other.stdout
+
+
+def test_a_small_share_reads_as_small_not_as_nothing():
+    """The share of the reachable states random runs visit is often far below 0.1% at 3
+    replicas or long bounds: two significant digits there, so it never prints as 0.0%."""
+    from hwlib.check import share_text
+
+    assert share_text(492 / 1_726_570) == "0.028%"
+    assert share_text(0.00099) == "0.099%"
+    assert share_text(1e-7) == "0.000010%"
+    assert share_text(0.022) == "2.2%" and share_text(1.0) == "100.0%"
+    assert share_text(0.0) == "0%"
