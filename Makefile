@@ -38,12 +38,14 @@ PYTEST := $(PY) -m pytest -n 2 --dist loadscope
 test: setup
 	$(VENV)/bin/ruff check hwlib tests benchmarks tools setup.py
 	$(VENV)/bin/mypy hwlib
+	$(VENV)/bin/mypy --follow-imports=silent benchmarks
 	@echo "make test: the fast subset; the tests marked slow are deselected (make test-all runs every test)"
 	$(PYTEST) -q -m "not slow" --durations=20
 
 test-all: setup
 	$(VENV)/bin/ruff check hwlib tests benchmarks tools setup.py
 	$(VENV)/bin/mypy hwlib
+	$(VENV)/bin/mypy --follow-imports=silent benchmarks
 	$(PYTEST) -q
 
 bench: setup
@@ -55,6 +57,7 @@ bench: setup
 lint: setup
 	$(VENV)/bin/ruff check hwlib tests benchmarks tools setup.py
 	$(VENV)/bin/mypy hwlib
+	$(VENV)/bin/mypy --follow-imports=silent benchmarks
 
 clean:
 	rm -rf $(VENV) build *.egg-info

@@ -82,8 +82,9 @@ def explore(config: ClusterConfig, bounds: Bounds, faults: tuple[str, ...], kind
     took a check request (``CheckSpec.of_search``) or one before, which took these loose."""
     try:
         from hwlib.check import Hooks
-    except ImportError:     # an older tree (--baseline-ref)
-        return _explore(config, bounds, faults, kinds, exhaustive, workers=workers, memory=memory, spark=spark)
+    except ImportError:     # an older tree (--baseline-ref), whose explore took these loose
+        return _explore(config, bounds, faults, kinds, exhaustive,  # type: ignore[call-arg, arg-type]
+                        workers=workers, memory=memory, spark=spark)
     from hwlib.check import CheckSpec
 
     spec = CheckSpec.of_search(config, bounds, faults, kinds, exhaustive, workers, memory)
@@ -290,7 +291,7 @@ def instructions_against(ref: str, depth: int, row: str = "memory") -> None:
     search (``INSTRUCTION_ROWS``), its levels 2 to ``depth``, under callgrind."""
     if shutil.which("valgrind") is None:
         raise SystemExit("--instructions: needs valgrind (apt-get install valgrind)")
-    rows = {}
+    rows: dict[str, tuple[int, int, int]] = {}
     with checkout(ref, compiled=True) as tree, tempfile.TemporaryDirectory() as scratch:
         for label, source in ((ref, tree), ("this tree", REPO)):
             (start, first), (whole, last) = instruction_runs(source, row, depth, Path(scratch), str(len(rows)))

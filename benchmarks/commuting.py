@@ -53,11 +53,12 @@ class Searches:
         made = self.search.transition(state, index, 0)
         if made is None:
             return None
-        cluster, checker, records, ticks = made
-        return State(cluster, checker, records, ticks, -1, 0)
+        cluster, checker, records, spent = made
+        return State(cluster, checker, records, spent, -1, 0)
 
     def key(self, state: State) -> int:
-        return self.search.key(state.cluster, state.checker, state.ticks)
+        assert state.cluster is not None and state.checker is not None     # made by step: live
+        return self.search.key(state.cluster, state.checker, state.spent)
 
     def successors(self, state: State) -> dict[int, State]:
         """Every enabled step's successor, by the step's index."""
@@ -141,7 +142,7 @@ def main() -> int:
     try:
         faults = parse_faults(args.faults)
         bounds = Bounds(replicas=args.replicas)
-        config = ClusterConfig(replicas=list(bounds.replica_ids), acks="all", protocol=args.protocol,
+        config = ClusterConfig(replicas=tuple(bounds.replica_ids), acks="all", protocol=args.protocol,
                                min_insync_replicas=args.min_insync_replicas)
     except HwlibError as error:
         print(f"commuting.py: {error}", file=sys.stderr)

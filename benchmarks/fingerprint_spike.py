@@ -99,7 +99,7 @@ def record(depth: int, scratch: Path) -> None:
         fingerprints.append(found)
         return found
 
-    Search.key = key
+    Search.key = key                # type: ignore[method-assign]  # the search as it runs, recording each key
     spec = CheckSpec.of_search(ClusterConfig(protocol="kip320", acks="all"), Bounds(replicas=3, depth=depth),
                                FAULTS, KINDS, True, 1, None)
     result = explore(spec, hooks=Hooks())
@@ -186,7 +186,10 @@ def read_child(scratch: Path, mode: str) -> None:
     search.start()
     while search.next_level():
         pass
-    states = [node.cluster for node in search.frontier_nodes()]
+    states = []
+    for node in search.frontier_nodes():
+        assert node.cluster is not None         # every state is live: the search has no memory cap
+        states.append(node.cluster)
     values, order = search.context.values, tuple(states[0].config.replicas)
     index = {name: i for i, name in enumerate(order)}
     ctx = KeyContext(order, values)

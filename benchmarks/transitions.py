@@ -55,6 +55,7 @@ def costs(search: Search, states: int) -> tuple[dict[str, float], int, int, floa
     began = clock()
     for node in search.frontier[:states]:
         parent, checker = node.cluster, node.checker
+        assert parent is not None and checker is not None      # every frontier state is live here
         for index in range(len(search.steps)):
             t = clock()
             taken = model.guard(parent, index, node.records, node.spent)
