@@ -2,10 +2,11 @@
  *
  * hwlib's fingerprint is Python's hash of a nested tuple of integers (hwlib/model/space.py,
  * fingerprint). This computes the same 64-bit value with no Python object - CPython 3.11's
- * tuple hash (fingerprint_spike_hash.h, shared with fingerprint_spike_read.c) - from a token stream - 1 opens a tuple, 0 is an integer (its value beside it), 2 closes one,
- * 3 ends a state. It reads the stream and the fingerprints Python gave the same states, counts
- * the states whose hash differs (exit 1 if any) and prints the counts; valgrind's callgrind
- * counts state_hash's instructions alone (--toggle-collect=state_hash).
+ * tuple hash (fingerprint_spike_hash.h, shared with fingerprint_spike_read.c) - from a token
+ * stream: 1 opens a tuple, 0 is an integer (its value beside it), 2 closes one, 3 ends a state.
+ * It reads the stream and the fingerprints Python gave the same states, counts the states whose
+ * hash differs (exit 1 if any) and prints the counts; valgrind's callgrind counts state_hash's
+ * instructions alone (--toggle-collect=state_hash).
  *
  *     fingerprint_spike TAGS VALUES FINGERPRINTS    (int8, int64, int64 arrays, native order)
  */
