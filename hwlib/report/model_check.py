@@ -297,9 +297,9 @@ def sampling(check: ProfileCheck) -> str:
     if not measured:
         return ""
     first = measured[0].coverage
-    low = min(r.coverage.share for r in measured)
-    high = max(r.coverage.share for r in measured)
-    share = share_text(low) if share_text(low) == share_text(high) else f"{share_text(low)} to {share_text(high)}"
+    low = share_text(min(r.coverage.share for r in measured))
+    high = share_text(max(r.coverage.share for r in measured))
+    share = low if low == high else f"{low} to {high}"
     example = next((r for r in measured if r.protocol == "kip320"), measured[0])
     return (f"Random runs against this space: {first.runs:,} runs of {first.profile}, drawn as the sweep draws "
             f"its runs, at {check.results[0].bounds.replicas} replicas, visit {share} of the reachable states "
